@@ -1,0 +1,294 @@
+"""Stream the provider's ``graph.json`` and hold it to the pinned provider's own contract.
+
+The document is never held in memory: ijson yields events, one node or edge record at a time is
+built, validated and handed to a sink. The two document shapes (the raw ``--no-cluster``
+extraction and a NetworkX node-link export) are told apart by node-link marker keys, never by the
+name of the edge list. Validation errors are remembered and raised once the whole structure is
+known, in the contract's order (format, presence, types and counts, direction, built_at_commit,
+nodes, edges), so the same bad document always gets the same refusal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Protocol
+
+import ijson
+
+from . import graphmodel
+from .errors import ReaderIncompatible, Refusal, Unreadable
+from .manifest import ProviderPin
+from .rules import bounded_text, citation_in_scope, is_bounded_text, parse_location
+
+MAX_NODES = 200_000
+MAX_EDGES = 500_000
+MAX_NESTING = 64
+NODE_LINK_MARKERS = ("links", "directed", "multigraph", "graph")
+_LIST_KEYS = ("nodes", "edges", "links")
+_CONTAINER_START = ("start_map", "start_array")
+_CONTAINER_END = ("end_map", "end_array")
+
+
+@dataclass(frozen=True)
+class CodeNode:
+    provider_id: str
+    label: str
+    path: str
+    line: int | None
+    kind: str
+    callable_base: str | None
+
+
+@dataclass(frozen=True)
+class EdgeRecord:
+    source: str
+    target: str
+    relation: str
+    kind: str
+    confidence: str
+    site_path: str
+    site_line: int | None
+    site_error: str | None
+
+
+class GraphSink(Protocol):
+    def add_code_node(self, node: CodeNode) -> None: ...
+
+    def add_exclusion(self, provider_id: str, file_type: str) -> None: ...
+
+    def add_edge(self, list_name: str, edge: EdgeRecord) -> None: ...
+
+
+@dataclass(frozen=True)
+class DocumentShape:
+    format: str
+    edge_list: str
+    raw_nodes: int
+    raw_edges: int
+
+
+def _remediation(provider: ProviderPin) -> dict[str, Any]:
+    from . import __version__
+
+    reviewed = ", ".join(
+        f"{graphmodel.REVIEWED_DISTRIBUTION}=={v}" for v in graphmodel.REVIEWED_VERSIONS
+    )
+    return {
+        "installed_cm_graph": __version__,
+        "reader_provider_versions": list(graphmodel.REVIEWED_VERSIONS),
+        "generation_provider": provider.requirement,
+        "action": (
+            f"Refresh the graph with a reviewed provider release ({reviewed}), or upgrade "
+            f"cm-graph (installed {__version__}) to a release that reads this provider."
+        ),
+    }
+
+
+class _RecordReader:
+    """Validate node and edge records and forward them; remember the first error per list."""
+
+    def __init__(self, sink: GraphSink, provider: ProviderPin) -> None:
+        self.sink = sink
+        self.provider = provider
+        self.reviewed = graphmodel.is_reviewed_provider(provider.distribution, provider.version)
+        self.counts = {name: 0 for name in _LIST_KEYS}
+        self.errors: dict[str, Refusal] = {}
+
+    def accept(self, list_name: str, record: Any) -> None:
+        self.counts[list_name] += 1
+        cap = MAX_NODES if list_name == "nodes" else MAX_EDGES
+        if self.counts[list_name] > cap:
+            raise Unreadable(f"graph.json has more than {cap:,} records in its {list_name} list.")
+        if list_name in self.errors:
+            return
+        try:
+            if list_name == "nodes":
+                self._node(record)
+            else:
+                self._edge(list_name, record)
+        except Refusal as refusal:
+            self.errors[list_name] = refusal
+
+    def _node(self, record: Any) -> None:
+        if not isinstance(record, dict):
+            raise Unreadable("A node of graph.json is not an object.")
+        if not {"id", "label", "file_type", "source_file"} <= record.keys():
+            raise Unreadable("A node of graph.json lacks a required field.")
+        file_type = record["file_type"]
+        if not is_bounded_text(file_type, 64):
+            raise Unreadable("A node of graph.json has a file_type that is not text.")
+        if file_type not in graphmodel.ACCEPTED_FILE_TYPES:
+            if self.reviewed:
+                raise Unreadable("A node of graph.json has a node type the provider does not define.")
+            raise ReaderIncompatible(
+                "The generation was built by a provider this reader was not reviewed against, "
+                "and it holds a node type this reader does not know.",
+                remediation=_remediation(self.provider),
+            )
+        provider_id = bounded_text(record["id"], "A node id", 512, Unreadable)
+        if file_type != graphmodel.CODE:
+            self.sink.add_exclusion(provider_id, file_type)
+            return
+        source_file = record["source_file"]
+        path = "" if source_file in (None, "") else bounded_text(
+            source_file, "A node's source_file", 1024, Unreadable
+        )
+        label = bounded_text(record["label"], "A node label", 512, Unreadable)
+        line = parse_location(record.get("source_location"), "A node")
+        if path and not citation_in_scope(path, line):
+            raise Unreadable("A node of graph.json names a path outside the repository's scope.")
+        self.sink.add_code_node(CodeNode(
+            provider_id=provider_id,
+            label=label,
+            path=path,
+            line=line if path else None,
+            kind=graphmodel.node_kind(path, label, record.get("type")),
+            callable_base=graphmodel.callable_base(label),
+        ))
+
+    def _edge(self, list_name: str, record: Any) -> None:
+        if not isinstance(record, dict):
+            raise Unreadable("An edge of graph.json is not an object.")
+        if not {"source", "target", "relation", "confidence", "source_file"} <= record.keys():
+            raise Unreadable("An edge of graph.json lacks a required field.")
+        confidence = record["confidence"]
+        if not is_bounded_text(confidence, 64) or confidence not in graphmodel.CONFIDENCES:
+            raise Unreadable("An edge of graph.json has a confidence outside EXTRACTED/INFERRED/AMBIGUOUS.")
+        relation = bounded_text(record["relation"], "An edge relation", 128, Unreadable)
+        source = bounded_text(record["source"], "An edge source", 512, Unreadable)
+        target = bounded_text(record["target"], "An edge target", 512, Unreadable)
+        site_path, site_line, site_error = "", None, None
+        try:
+            source_file = record["source_file"]
+            if source_file not in (None, ""):
+                site_path = bounded_text(source_file, "An edge's source_file", 1024, Unreadable)
+            site_line = parse_location(record.get("source_location"), "An edge")
+            if site_path and not citation_in_scope(site_path, site_line):
+                raise Unreadable("An edge of graph.json names a call site outside the repository's scope.")
+        except Refusal as refusal:
+            site_error = refusal.message
+        self.sink.add_edge(list_name, EdgeRecord(
+            source=source,
+            target=target,
+            relation=relation,
+            kind=graphmodel.relation_kind(relation),
+            confidence=graphmodel.CONFIDENCES[confidence],
+            site_path=site_path if site_error is None else "",
+            site_line=(site_line if site_path else None) if site_error is None else None,
+            site_error=site_error,
+        ))
+
+
+def read_document(
+    stream: BinaryIO, *, commit: str, provider: ProviderPin, sink: GraphSink
+) -> DocumentShape:
+    """Read one ``graph.json`` from ``stream`` into ``sink`` and return its shape.
+
+    Raises a refusal for anything the pinned provider's contract does not allow. A refusal can be
+    raised after some records reached the sink; the caller discards the sink's work.
+    """
+    records = _RecordReader(sink, provider)
+    top_keys: dict[str, str] = {}
+    scalars: dict[str, Any] = {}
+    pending_key: str | None = None
+    builder: ijson.ObjectBuilder | None = None
+    record_list = ""
+    record_depth = 0
+    skip_depth = 0
+    depth = 0
+    try:
+        for prefix, event, value in ijson.parse(stream, use_float=True):
+            if event in _CONTAINER_START:
+                depth += 1
+                if depth > MAX_NESTING:
+                    raise Unreadable("graph.json is nested more deeply than any graph needs.")
+            elif event in _CONTAINER_END:
+                depth -= 1
+            if builder is not None:
+                builder.event(event, value)
+                if event in _CONTAINER_START:
+                    record_depth += 1
+                elif event in _CONTAINER_END:
+                    record_depth -= 1
+                if record_depth == 0:
+                    records.accept(record_list, builder.value)
+                    builder = None
+                continue
+            if skip_depth:
+                if event in _CONTAINER_START:
+                    skip_depth += 1
+                elif event in _CONTAINER_END:
+                    skip_depth -= 1
+                if skip_depth == 0:
+                    records.accept(record_list, None)
+                continue
+            if depth == 0 and event in ("end_map", "end_array"):
+                continue
+            if prefix == "":
+                if event == "map_key":
+                    if value in top_keys:
+                        raise Unreadable("graph.json repeats a top-level key.")
+                    pending_key = value
+                    top_keys[value] = "pending"
+                elif event != "start_map":
+                    raise Unreadable("graph.json is not a JSON object.")
+                continue
+            if pending_key is not None and prefix == pending_key:
+                top_keys[pending_key] = event
+                if event not in _CONTAINER_START:
+                    scalars[pending_key] = value
+                pending_key = None
+                continue
+            if prefix in ("nodes.item", "edges.item", "links.item") and depth - (
+                1 if event in _CONTAINER_START else 0
+            ) == 2:
+                record_list = prefix.split(".", 1)[0]
+                if event in _CONTAINER_START:
+                    if records.counts[record_list] >= (
+                        MAX_NODES if record_list == "nodes" else MAX_EDGES
+                    ) or record_list in records.errors:
+                        skip_depth = 1
+                        continue
+                    builder = ijson.ObjectBuilder()
+                    builder.event(event, value)
+                    record_depth = 1
+                else:
+                    records.accept(record_list, value)
+    except Refusal:
+        raise
+    except ijson.IncompleteJSONError:
+        raise Unreadable("graph.json ends before its document does.") from None
+    except (ijson.JSONError, UnicodeDecodeError, ValueError):
+        raise Unreadable("graph.json is not valid JSON.") from None
+    return _check_structure(top_keys, scalars, records, commit)
+
+
+def _check_structure(
+    top_keys: dict[str, str], scalars: dict[str, Any], records: _RecordReader, commit: str
+) -> DocumentShape:
+    if not top_keys and not records.counts["nodes"]:
+        raise Unreadable("graph.json is not a JSON object with nodes and edges.")
+    node_link = any(marker in top_keys for marker in NODE_LINK_MARKERS)
+    edge_list = "links" if node_link and "links" in top_keys else "edges"
+    for name in ("nodes", edge_list):
+        if top_keys.get(name) in (None, "null"):
+            raise Unreadable(f"graph.json has no {name} list.")
+        if top_keys[name] != "start_array":
+            raise Unreadable(f"graph.json's {name} is not a list.")
+    if node_link:
+        directed = scalars.get("directed")
+        if top_keys.get("directed") != "boolean" or directed is not True:
+            raise Unreadable("A node-link graph.json must declare directed: true; an undirected graph cannot answer oriented questions.")
+    if top_keys.get("built_at_commit") not in (None, "null"):
+        stamp = scalars.get("built_at_commit")
+        if not is_bounded_text(stamp, 64) or stamp != commit:
+            raise Unreadable("graph.json's built_at_commit is not the commit the generation is bound to.")
+    for name in ("nodes", edge_list):
+        if name in records.errors:
+            raise records.errors[name]
+    return DocumentShape(
+        format="node_link" if node_link else "raw_extraction",
+        edge_list=edge_list,
+        raw_nodes=records.counts["nodes"],
+        raw_edges=records.counts[edge_list],
+    )

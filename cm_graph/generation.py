@@ -1,0 +1,172 @@
+"""Published generations: find the current one, verify its artifact, publish a new one.
+
+A generation is immutable once renamed into place; "current" is exactly the name in the
+``current`` pointer. Reading checks privacy and the manifest before trusting anything, and
+verifies the artifact's size and SHA-256 against the manifest before any of it is parsed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from . import artifact
+from .errors import Absent, Corrupt, InvalidInput, Oversized, Unsafe
+from .layout import Workspace
+from .locking import build_lock
+from .manifest import MAX_MANIFEST_BYTES, Manifest, parse_manifest
+from .privfs import (
+    check_private_dir,
+    create_exclusive,
+    ensure_private_dir,
+    fsync_dir,
+    open_private_read,
+    read_private_bytes,
+    write_private_atomic,
+)
+from .rules import is_generation_id
+
+MANIFEST_NAME = "manifest.json"
+ARTIFACT_NAME = "graph.bin"
+
+
+@dataclass(frozen=True)
+class Generation:
+    workspace: Workspace
+    manifest: Manifest
+
+    @property
+    def id(self) -> str:
+        return self.manifest.generation
+
+    @property
+    def directory(self) -> Path:
+        return self.workspace.generation_dir(self.id)
+
+    @property
+    def artifact_path(self) -> Path:
+        return self.directory / ARTIFACT_NAME
+
+    def open_verified_artifact(self) -> BinaryIO:
+        """Open graph.bin privately and check its size and digest against the manifest.
+
+        The returned handle is the one that was hashed, so what is parsed is what was verified.
+        """
+        try:
+            fd = open_private_read(self.artifact_path)
+        except FileNotFoundError:
+            raise Corrupt("The generation's artifact is missing; remove and rebuild.") from None
+        except Unsafe:
+            raise
+        handle = os.fdopen(fd, "rb")
+        try:
+            if os.fstat(handle.fileno()).st_size > artifact.MAX_ARTIFACT_BYTES:
+                raise Oversized("The generation's artifact exceeds the 256 MiB budget.")
+            size, digest = artifact.file_digest(handle, artifact.MAX_ARTIFACT_BYTES)
+            if size != self.manifest.graph_bytes:
+                raise Corrupt("The generation's artifact size does not match its manifest.")
+            if digest != self.manifest.graph_digest:
+                raise Corrupt("The generation's artifact digest does not match its manifest.")
+        except BaseException:
+            handle.close()
+            raise
+        return handle
+
+
+def read_current(workspace: Workspace) -> Generation:
+    """The generation the ``current`` pointer names, with a validated manifest."""
+    if not os.path.lexists(workspace.directory):
+        raise Absent("No local graph has been built for this checkout.")
+    for directory in (workspace.root, workspace.graph_dir, workspace.directory):
+        check_private_dir(directory)
+    try:
+        pointer = read_private_bytes(workspace.current_pointer, 64)
+    except FileNotFoundError:
+        raise Absent("No generation has been published for this checkout.") from None
+    except Oversized:
+        raise InvalidInput("The current-generation pointer is corrupt; rebuild.") from None
+    generation = pointer.decode("ascii", "replace").strip()
+    if not is_generation_id(generation):
+        raise InvalidInput("The current-generation pointer is corrupt; rebuild.")
+    check_private_dir(workspace.generations_dir)
+    check_private_dir(workspace.generation_dir(generation))
+    try:
+        data = read_private_bytes(
+            workspace.generation_dir(generation) / MANIFEST_NAME, MAX_MANIFEST_BYTES
+        )
+    except FileNotFoundError:
+        raise InvalidInput("The generation's manifest is missing; remove and rebuild.") from None
+    manifest = parse_manifest(data, expected_generation=generation)
+    return Generation(workspace, manifest)
+
+
+def new_generation_id() -> str:
+    return uuid.uuid4().hex
+
+
+def publish(
+    workspace: Workspace,
+    write_artifact: Callable[[BinaryIO], tuple[int, str]],
+    make_manifest: Callable[[str, int, str], Manifest],
+    *,
+    keep_previous: bool = False,
+) -> Manifest:
+    """Publish a new generation atomically and make it current.
+
+    ``write_artifact`` writes graph.bin into a fresh private file and returns (size, sha256);
+    ``make_manifest`` turns (generation, size, sha256) into the manifest. Staging happens in a
+    private sibling directory that is renamed into place, so a reader sees either no new
+    generation or a whole one, and a failure leaves the previous generation current.
+    """
+    generation = new_generation_id()
+    with build_lock_for(workspace):
+        ensure_private_dir(workspace.generations_dir, private_from=workspace.root)
+        staging = workspace.generations_dir / f".{uuid.uuid4().hex}.staging"
+        os.mkdir(staging, 0o700)
+        try:
+            fd = create_exclusive(staging / ARTIFACT_NAME)
+            with os.fdopen(fd, "wb") as handle:
+                size, digest = write_artifact(handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            manifest = make_manifest(generation, size, digest)
+            data = manifest.serialise()
+            fd = create_exclusive(staging / MANIFEST_NAME)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            fsync_dir(staging)
+            os.rename(staging, workspace.generation_dir(generation))
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        fsync_dir(workspace.generations_dir)
+        write_private_atomic(workspace.current_pointer, f"{generation}\n".encode("ascii"))
+        if not keep_previous:
+            prune(workspace, keep=generation)
+    return manifest
+
+
+def build_lock_for(workspace: Workspace):  # type: ignore[no-untyped-def]
+    ensure_private_dir(workspace.directory, private_from=workspace.root)
+    return build_lock(workspace.lock_path)
+
+
+def prune(workspace: Workspace, *, keep: str) -> None:
+    """Delete every other generation (and stray staging) and the indexes derived from them."""
+    for entry in os.listdir(workspace.generations_dir):
+        if entry != keep:
+            shutil.rmtree(workspace.generations_dir / entry, ignore_errors=True)
+    if os.path.isdir(workspace.indexes_dir):
+        for entry in os.listdir(workspace.indexes_dir):
+            if entry == f"{keep}.sqlite" or entry.startswith(f".{keep}.sqlite."):
+                continue
+            path = workspace.indexes_dir / entry
+            if path.is_file() or path.is_symlink():
+                path.unlink()

@@ -1,0 +1,301 @@
+"""Git, read-only and hardened: revisions, the commit's census, and blob contents.
+
+Every child gets a scrubbed environment (no system or global config, no proxies, no prompts, no
+lazy fetches) so that what we read is the object database of the checkout and nothing else. The
+census reads the commit's tree, never the working tree or the index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import GitFailure, Oversized
+from .rules import PRIVATE_ROOTS, is_bounded_text, is_object_name
+
+MAX_TRACKED_FILES = 50_000
+MAX_TRACKED_BYTES = 512 * 1024 * 1024
+MAX_BLOB_BYTES = 32 * 1024 * 1024
+MAX_SKIPPED_PATHS = 50_000
+MAX_RECORD_BYTES = 16 * 1024
+_READ_CHUNK = 64 * 1024
+PROVIDER_STATE = frozenset({"graphify-out", ".graphify", ".graph"})
+PRIVATE_STATE = PRIVATE_ROOTS | {"graphify-out"}
+_SAFETY_FLAGS = [
+    "--no-optional-locks",
+    "-c", "protocol.allow=never",
+    "-c", "core.fsmonitor=false",
+    "-c", "fetch.recurseSubmodules=no",
+    "-c", "uploadpack.allowFilter=false",
+]
+_PARTIAL_CLONE_KEYS = r"^(extensions\.partialclone|remote\..*\.(promisor|partialclonefilter))$"
+
+
+def git_environment() -> dict[str, str]:
+    env = {
+        name: os.environ[name]
+        for name in ("PATH", "TMPDIR", "LANG", "LC_ALL", "TZ")
+        if name in os.environ
+    }
+    env.update({
+        "no_proxy": "*", "NO_PROXY": "*",
+        "http_proxy": "", "https_proxy": "", "HTTP_PROXY": "", "HTTPS_PROXY": "",
+        "ALL_PROXY": "", "all_proxy": "",
+        "PYTHONNOUSERSITE": "1",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_SYSTEM": os.devnull,
+        "GIT_ATTR_NOSYSTEM": "1",
+        "GIT_OPTIONAL_LOCKS": "0",
+        "GIT_NO_LAZY_FETCH": "1",
+        "GIT_NO_REPLACE_OBJECTS": "1",
+        "GIT_ALLOW_PROTOCOL": "",
+        "GIT_PROTOCOL_FROM_USER": "0",
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_SSH_COMMAND": "false",
+    })
+    return env
+
+
+def git_argv(checkout: Path, *args: str) -> list[str]:
+    return ["git", "-C", str(checkout), *_SAFETY_FLAGS, *args]
+
+
+def run_git(checkout: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    try:
+        done = subprocess.run(
+            git_argv(checkout, *args),
+            env=git_environment(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        raise GitFailure("Git could not be run for this checkout.") from None
+    if check and done.returncode != 0:
+        raise GitFailure("Git could not answer about this checkout or revision.")
+    return done
+
+
+def checkout_root(directory: Path) -> Path | None:
+    """The resolved top level of the work tree holding ``directory``, or None outside one."""
+    done = run_git(Path(directory), "rev-parse", "--show-toplevel", check=False)
+    if done.returncode != 0:
+        return None
+    top = done.stdout.decode("utf-8", "surrogateescape").strip()
+    return Path(os.path.realpath(top)) if top else None
+
+
+@dataclass(frozen=True)
+class Revision:
+    commit: str
+    tree: str
+
+
+def resolve_revision(checkout: Path, revision: str) -> Revision:
+    if not is_bounded_text(revision, 256) or revision.startswith("-"):
+        raise GitFailure("The revision must be single-line text that does not start with '-'.")
+    commit = run_git(checkout, "rev-parse", "--verify", "--end-of-options", f"{revision}^{{commit}}")
+    commit_id = commit.stdout.decode("ascii", "replace").strip()
+    tree = run_git(checkout, "rev-parse", "--verify", "--end-of-options", f"{commit_id}^{{tree}}")
+    tree_id = tree.stdout.decode("ascii", "replace").strip()
+    if not (is_object_name(commit_id) and is_object_name(tree_id)):
+        raise GitFailure("Git did not return full object names for the revision.")
+    return Revision(commit_id, tree_id)
+
+
+def refuse_partial_clone(checkout: Path) -> None:
+    done = run_git(
+        checkout, "config", "--local", "--name-only", "--get-regexp", _PARTIAL_CLONE_KEYS,
+        check=False,
+    )
+    if done.returncode not in (0, 1):
+        raise GitFailure("Git could not read this checkout's configuration.")
+    if done.stdout.strip():
+        raise GitFailure("This checkout is a partial clone; use a full clone.")
+
+
+@dataclass(frozen=True)
+class CensusEntry:
+    path: str
+    mode: str
+    blob: str
+    size: int
+
+
+@dataclass
+class Census:
+    """The tracked files of one commit that an indexer may see and a citation may name."""
+
+    entries: list[CensusEntry]
+    skipped: int
+
+    def digest(self) -> str:
+        """SHA-256 over ``"<mode> <blob> <size> <path>\\n"`` per entry in path order."""
+        sha = hashlib.sha256()
+        for entry in self.entries:
+            sha.update(f"{entry.mode} {entry.blob} {entry.size} {entry.path}\n".encode())
+        return sha.hexdigest()
+
+    @property
+    def tracked_bytes(self) -> int:
+        return sum(entry.size for entry in self.entries)
+
+
+def _segments_fold(path: str) -> list[str]:
+    return [segment.casefold() for segment in path.split("/")]
+
+
+def _iter_ls_tree_records(stream: Iterable[bytes]) -> Iterator[bytes]:
+    pending = b""
+    for chunk in stream:
+        pending += chunk
+        while True:
+            cut = pending.find(b"\0")
+            if cut < 0:
+                break
+            record, pending = pending[:cut], pending[cut + 1 :]
+            if len(record) > MAX_RECORD_BYTES:
+                raise Oversized("A tree record of the bound commit exceeds its budget.")
+            yield record
+        if len(pending) > MAX_RECORD_BYTES:
+            raise Oversized("A tree record of the bound commit exceeds its budget.")
+    if pending:
+        raise GitFailure("Git ended the tree listing in the middle of a record.")
+
+
+def read_census(checkout: Path, commit: str) -> Census:
+    """Stream ``git ls-tree -r -z --long --full-tree`` of ``commit`` and apply the budgets."""
+    argv = git_argv(checkout, "ls-tree", "-r", "-z", "--long", "--full-tree", commit)
+    try:
+        child = subprocess.Popen(
+            argv, env=git_environment(), stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        raise GitFailure("Git could not be run for this checkout.") from None
+    entries: list[CensusEntry] = []
+    skipped = 0
+    total = 0
+    assert child.stdout is not None
+    try:
+        chunks = iter(lambda: child.stdout.read(_READ_CHUNK), b"")  # type: ignore[union-attr]
+        for record in _iter_ls_tree_records(chunks):
+            entry = _parse_tree_record(record)
+            if entry is None:
+                skipped += 1
+                if skipped > MAX_SKIPPED_PATHS:
+                    raise Oversized("The bound commit has more skipped paths than the budget.")
+                continue
+            if entry.size > MAX_BLOB_BYTES:
+                raise Oversized("A tracked file of the bound commit exceeds the per-file budget.")
+            total += entry.size
+            entries.append(entry)
+            if len(entries) > MAX_TRACKED_FILES:
+                raise Oversized("The bound commit tracks more files than the budget.")
+            if total > MAX_TRACKED_BYTES:
+                raise Oversized("The bound commit's tracked bytes exceed the budget.")
+    finally:
+        child.stdout.close()
+        returncode = child.wait()
+    if returncode != 0:
+        raise GitFailure("Git could not list the tree of the bound commit.")
+    entries.sort(key=lambda entry: entry.path)
+    return Census(entries, skipped)
+
+
+def _parse_tree_record(record: bytes) -> CensusEntry | None:
+    """One ``<mode> <type> <object> <size>\\t<path>`` record; None when it is skipped."""
+    head, tab, raw_path = record.partition(b"\t")
+    fields = head.split()
+    if not tab or len(fields) != 4 or not raw_path:
+        raise GitFailure("Git returned a malformed tree record.")
+    try:
+        path = raw_path.decode("utf-8")
+        mode, kind, blob, size_text = (field.decode("ascii") for field in fields)
+    except UnicodeDecodeError:
+        raise GitFailure("Git returned a tree record that is not UTF-8.") from None
+    if mode in ("120000", "160000"):
+        return None
+    segments = _segments_fold(path)
+    if any(segment in PROVIDER_STATE or segment in PRIVATE_STATE for segment in segments):
+        return None
+    if mode not in ("100644", "100755") or kind != "blob":
+        return None
+    if not is_object_name(blob) or not size_text.isdigit():
+        raise GitFailure("Git returned a malformed tree record.")
+    return CensusEntry(path=path, mode=mode, blob=blob, size=int(size_text))
+
+
+class BlobReader:
+    """One long-lived ``git cat-file --batch`` child that streams blobs by object name.
+
+    Blobs are read in chunks and never held whole, so counting lines or hashing a 32 MiB file
+    costs a chunk of memory, not the file.
+    """
+
+    def __init__(self, checkout: Path) -> None:
+        try:
+            self._child = subprocess.Popen(
+                git_argv(checkout, "cat-file", "--batch"),
+                env=git_environment(),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            raise GitFailure("Git could not be run for this checkout.") from None
+
+    def chunks(self, blob: str, expected_size: int) -> Iterator[bytes]:
+        child = self._child
+        assert child.stdin is not None and child.stdout is not None
+        try:
+            child.stdin.write(blob.encode("ascii") + b"\n")
+            child.stdin.flush()
+        except OSError:
+            raise GitFailure("Git stopped while reading blobs of the bound commit.") from None
+        header = child.stdout.readline(4096).split()
+        if len(header) != 3 or header[1] != b"blob" or int(header[2]) != expected_size:
+            raise GitFailure("Git could not read a blob of the bound commit.")
+        remaining = expected_size
+        while remaining:
+            chunk = child.stdout.read(min(remaining, 256 * 1024))
+            if not chunk:
+                raise GitFailure("Git stopped while reading blobs of the bound commit.")
+            remaining -= len(chunk)
+            yield chunk
+        if child.stdout.read(1) != b"\n":
+            raise GitFailure("Git returned a malformed blob record.")
+
+    def line_count(self, blob: str, size: int) -> int:
+        """Lines as an editor numbers them: newlines, plus one for an unterminated last line."""
+        if size == 0:
+            for _ in self.chunks(blob, 0):
+                pass
+            return 0
+        lines = 0
+        last = b""
+        for chunk in self.chunks(blob, size):
+            lines += chunk.count(b"\n")
+            last = chunk
+        return lines if last.endswith(b"\n") else lines + 1
+
+    def close(self) -> None:
+        child = self._child
+        if child.stdin:
+            child.stdin.close()
+        if child.stdout:
+            child.stdout.close()
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+    def __enter__(self) -> BlobReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

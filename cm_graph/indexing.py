@@ -1,0 +1,72 @@
+"""Find or derive the index of a checkout's current generation.
+
+The index is derived state: when it is missing, unreadable by this reader, or names another
+generation, it is built again from the generation (never repaired in place).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import apsw
+
+from .errors import ReaderIncompatible, Stale
+from .generation import Generation, read_current
+from .gitio import resolve_revision
+from .importer import IndexReport, build_index
+from .indexdb import IndexUnreadable, open_index
+from .layout import Workspace
+
+
+def current_generation(workspace: Workspace, revision: str | None = None) -> Generation:
+    """The current generation; with ``revision``, refuse one bound to a different commit."""
+    generation = read_current(workspace)
+    if revision is not None:
+        bound = resolve_revision(workspace.checkout, revision)
+        manifest = generation.manifest
+        if (bound.commit, bound.tree) != (manifest.commit, manifest.tree):
+            raise Stale("The local graph was built from a different revision; refresh it.")
+    return generation
+
+
+def _reusable(path: Path, generation: Generation) -> dict[str, int] | None:
+    if not os.path.isfile(path):
+        return None
+    try:
+        connection = open_index(path)
+    except (IndexUnreadable, ReaderIncompatible):
+        return None
+    try:
+        row = connection.execute("SELECT generation FROM generation").fetchall()
+        if row != [(generation.id,)]:
+            return None
+        return dict(connection.execute("SELECT name, value FROM counts").fetchall())
+    except apsw.Error:
+        return None
+    finally:
+        connection.close()
+
+
+def ensure_index(
+    workspace: Workspace, revision: str | None = None, *, rebuild: bool = False
+) -> IndexReport:
+    """Reuse the current generation's index when it is readable, otherwise derive it."""
+    started = time.perf_counter()
+    generation = current_generation(workspace, revision)
+    path = workspace.index_path(generation.id)
+    if not rebuild:
+        counts = _reusable(path, generation)
+        if counts is not None:
+            generation.open_verified_artifact().close()
+            return IndexReport(
+                generation=generation.id,
+                commit=generation.manifest.commit,
+                path=path,
+                counts=counts,
+                bytes=os.stat(path).st_size,
+                seconds=time.perf_counter() - started,
+                reused=True,
+            )
+    return build_index(generation, path)

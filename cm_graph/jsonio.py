@@ -1,0 +1,55 @@
+"""Strict JSON in, canonical JSON out.
+
+Files we are handed (manifests, authorization files) are decoded strictly: duplicate keys and
+non-finite numbers are refusals, because a permissive decoder would let two readers see two
+different documents. Everything we write is canonical (sorted keys, compact, UTF-8) so that the
+same content is always the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import InvalidInput, Refusal
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(name)
+
+
+def loads_strict(data: bytes, what: str, error: type[Refusal] = InvalidInput) -> Any:
+    """Decode UTF-8 JSON, refusing duplicate keys, NaN/Infinity and over-deep nesting."""
+    try:
+        text = data.decode("utf-8")
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+    except _DuplicateKey:
+        raise error(f"{what} repeats a key.") from None
+    except RecursionError:
+        raise error(f"{what} is nested too deeply.") from None
+    except (UnicodeDecodeError, ValueError):
+        raise error(f"{what} is not valid JSON.") from None
+
+
+def dumps_canonical(value: Any) -> bytes:
+    """Sorted keys, no whitespace, non-ASCII kept, NaN refused: one value, one byte string."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def dumps_pretty(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)

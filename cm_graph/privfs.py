@@ -1,0 +1,128 @@
+"""Private files and directories: owner-only, never through a symlink, replaced atomically.
+
+Evidence and graph state are private to the operator. Modes are set at creation and checked again
+on every read, because a file we made 0600 can have been replaced, hard-linked or chmod-ed since.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import uuid
+from pathlib import Path
+
+from .errors import Unsafe
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def _check_private_stat(st: os.stat_result, *, is_dir: bool) -> None:
+    kind_ok = stat.S_ISDIR(st.st_mode) if is_dir else stat.S_ISREG(st.st_mode)
+    if not kind_ok or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+        raise Unsafe("Private state is not an owner-only " + ("directory." if is_dir else "file."))
+    if not is_dir and st.st_nlink != 1:
+        raise Unsafe("Private state file has more than one link.")
+
+
+def check_private_dir(path: Path) -> None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        raise Unsafe("Private state directory is unavailable.") from None
+    _check_private_stat(st, is_dir=True)
+
+
+def ensure_private_dir(path: Path, *, private_from: Path) -> None:
+    """Create ``path`` (0700) and every missing directory between ``private_from`` and it.
+
+    Directories from ``private_from`` down must be owner-only real directories; those above it
+    only need to be real directories.
+    """
+    path = Path(path)
+    private_from = Path(private_from)
+    chain = [path, *path.parents]
+    for directory in reversed(chain):
+        inside = directory == private_from or private_from in directory.parents
+        try:
+            st = os.lstat(directory)
+        except FileNotFoundError:
+            os.mkdir(directory, DIR_MODE)
+            os.chmod(directory, DIR_MODE)
+            continue
+        if inside:
+            _check_private_stat(st, is_dir=True)
+        elif not stat.S_ISDIR(st.st_mode):
+            raise Unsafe("A parent of the private state directory is not a directory.")
+
+
+def open_private_read(path: Path) -> int:
+    """Open an existing private regular file without following a symlink; return its fd."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+    except FileNotFoundError:
+        raise
+    except OSError:
+        raise Unsafe("Private state file could not be opened safely.") from None
+    try:
+        _check_private_stat(os.fstat(fd), is_dir=False)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_private_bytes(path: Path, limit: int) -> bytes:
+    """Read at most ``limit`` bytes of a private file; more is a refusal, not a truncation."""
+    fd = open_private_read(path)
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        from .errors import Oversized
+
+        raise Oversized("A private state file exceeds its size budget.")
+    return data
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | _CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def temp_sibling(destination: Path, suffix: str = ".tmp") -> Path:
+    return destination.with_name(f".{destination.name}.{uuid.uuid4().hex}{suffix}")
+
+
+def create_exclusive(path: Path) -> int:
+    """A brand-new 0600 file: never an existing one, never through a symlink."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, FILE_MODE)
+    os.fchmod(fd, FILE_MODE)
+    return fd
+
+
+def write_private_atomic(destination: Path, data: bytes) -> None:
+    """Write ``data`` to a fresh private sibling, fsync it, and rename it over ``destination``.
+
+    An existing file or symlink at the destination is replaced, never written through, and a
+    failure leaves the previous file intact with no temporary file behind.
+    """
+    staging = temp_sibling(destination)
+    fd = create_exclusive(staging)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(staging, destination)
+    except BaseException:
+        try:
+            os.unlink(staging)
+        except FileNotFoundError:
+            pass
+        raise
+    fsync_dir(destination.parent)

@@ -1,0 +1,96 @@
+-- Migration 0001: the baseline schema (version 1). Later migrations upgrade from here.
+--
+-- One file per published generation, derived from it once and never written again. Node and
+-- edge numbers are ranks, not insertion order: nodes are numbered in provider-id order and edges
+-- in full relationship-identity order, so the file's bytes do not depend on the order the
+-- provider listed its records in. Text compares by code point (BINARY collation over UTF-8).
+PRAGMA application_id = 1668114290;  -- 0x636d6772, "cmgr": marks files this project wrote
+PRAGMA user_version = 1;             -- the schema version; see migrations/
+
+-- The generation this file was derived from: the one row that names it and its digests.
+CREATE TABLE generation (
+  generation     TEXT NOT NULL PRIMARY KEY,  -- 32 lowercase hex
+  commit_id      TEXT NOT NULL,              -- the bound commit (full object name)
+  tree_id        TEXT NOT NULL,              -- its tree
+  built_at       TEXT NOT NULL,              -- the manifest's build time (UTC, ISO-8601)
+  completeness   TEXT NOT NULL CHECK (completeness IN ('complete', 'partial')),
+  provider       TEXT NOT NULL,              -- "<distribution>==<version>" from the manifest
+  graph_digest   TEXT NOT NULL,              -- SHA-256 of graph.bin
+  graph_bytes    INTEGER NOT NULL,
+  census_digest  TEXT NOT NULL,
+  document_format TEXT NOT NULL CHECK (document_format IN ('raw_extraction', 'node_link'))
+) WITHOUT ROWID;
+
+-- Tallies taken while importing (raw_nodes, raw_edges, code_nodes, edges, call_sites, ...).
+CREATE TABLE counts (
+  name  TEXT NOT NULL PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Code nodes. Non-code corpora are in exclusions instead.
+CREATE TABLE nodes (
+  node          INTEGER PRIMARY KEY,         -- rank of provider_id (1-based)
+  provider_id   TEXT NOT NULL UNIQUE,
+  label         TEXT NOT NULL,
+  callable_base TEXT,                        -- label minus a trailing argument list, or NULL
+  path          TEXT NOT NULL,               -- '' for a sourceless stub (never cited)
+  line          INTEGER,                     -- NULL when the provider recorded none
+  kind          TEXT NOT NULL CHECK (kind IN ('file', 'symbol', 'test')),
+  incomplete    INTEGER NOT NULL CHECK (incomplete IN (0, 1))  -- touches an undeclared endpoint
+);
+CREATE INDEX nodes_by_label ON nodes (label, node);
+CREATE INDEX nodes_by_callable_base ON nodes (callable_base, node) WHERE callable_base IS NOT NULL;
+CREATE INDEX nodes_by_path ON nodes (path, node);
+
+-- Distinct relationships between two code nodes, numbered in identity order:
+-- (source id, target id, relation, kind, confidence, call-site path, call-site line or -1).
+CREATE TABLE edges (
+  edge       INTEGER PRIMARY KEY,            -- rank of the identity (1-based)
+  source     INTEGER NOT NULL REFERENCES nodes (node),
+  target     INTEGER NOT NULL REFERENCES nodes (node),
+  relation   TEXT NOT NULL,                  -- the provider's own word, verbatim
+  kind       TEXT NOT NULL CHECK (kind IN ('calls', 'imports', 'defines', 'references',
+                                            'inherits', 'tests', 'related')),
+  confidence TEXT NOT NULL CHECK (confidence IN ('extracted', 'inferred', 'ambiguous')),
+  site_path  TEXT NOT NULL,                  -- the call site's file, '' when none
+  site_line  INTEGER,                        -- the call site's line, NULL when none
+  records    INTEGER NOT NULL                -- provider records carrying this exact identity
+);
+
+-- Precomputed adjacency in both directions. A node's list in one direction is ordered by the
+-- edge's identity rank, which is the order every traversal visits it in.
+CREATE TABLE adjacency (
+  node      INTEGER NOT NULL,
+  direction INTEGER NOT NULL CHECK (direction IN (0, 1)),  -- 0: outgoing, 1: incoming
+  position  INTEGER NOT NULL,                -- 0-based place in this node's list
+  kind      TEXT NOT NULL,
+  edge      INTEGER NOT NULL,
+  neighbour INTEGER NOT NULL,                -- the edge's other endpoint
+  PRIMARY KEY (node, direction, position)
+) WITHOUT ROWID;
+
+-- Nodes of a corpus the questions never query (document, paper, image, rationale, concept,
+-- doc_ref). Edges onto them were pruned silently.
+CREATE TABLE exclusions (
+  provider_id TEXT NOT NULL,
+  file_type   TEXT NOT NULL,
+  PRIMARY KEY (provider_id, file_type)
+) WITHOUT ROWID;
+
+-- Endpoints the provider named in an edge but never declared, by the code node on the other
+-- side. A walk that touches such a node reports provider_partial.
+CREATE TABLE undeclared_endpoints (
+  node        INTEGER NOT NULL REFERENCES nodes (node),
+  missing_id  TEXT NOT NULL,
+  PRIMARY KEY (node, missing_id)
+) WITHOUT ROWID;
+
+-- The bound commit's tracked files (git ls-tree of the commit, never the working tree).
+-- lines is counted for every blob a node or call site names, NULL for the rest.
+CREATE TABLE census (
+  path  TEXT NOT NULL PRIMARY KEY,
+  mode  TEXT NOT NULL,
+  blob  TEXT NOT NULL,
+  size  INTEGER NOT NULL,
+  lines INTEGER
+) WITHOUT ROWID;
