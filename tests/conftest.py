@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from .g0 import make_g0_repo
+
+
+@pytest.fixture
+def state_dir(tmp_path: Path) -> Path:
+    """A state root outside any git work tree (tmp_path itself is not inside one)."""
+    return tmp_path / "state"
+
+
+@pytest.fixture
+def g0_repo(tmp_path: Path) -> Path:
+    return make_g0_repo(tmp_path / "repo")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never touch the real ~/.local/share: a test that forgets --state-dir lands in tmp."""
+    monkeypatch.setenv("CM_GRAPH_HOME", str(tmp_path / "default-state"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    os.umask(0o022)

@@ -1,0 +1,115 @@
+"""Real parts for tests: git repositories in temp dirs, provider output, published generations.
+
+Nothing here mocks git, SQLite or the filesystem: repositories are made with the git binary,
+generations are published through the same code the CLI uses, indexes are real SQLite files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from cm_graph.layout import Workspace
+from cm_graph.publishing import publish_provider_output
+
+FIXED_DATE = "2026-01-01T12:00:00+00:00"
+FIXED_BUILT_AT = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(repo),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
+        "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
+        "GIT_AUTHOR_DATE": FIXED_DATE, "GIT_COMMITTER_DATE": FIXED_DATE,
+    }
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args], env=env, capture_output=True, check=True
+    )
+    return done.stdout.decode().strip()
+
+
+def make_repo(root: Path, files: dict[str, str | bytes]) -> Path:
+    """A real git repository at ``root`` with ``files`` committed at a fixed date."""
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main")
+    write_files(root, files)
+    commit_all(root, "initial")
+    return root
+
+
+def write_files(root: Path, files: dict[str, str | bytes]) -> None:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+
+
+def commit_all(root: Path, message: str) -> str:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--allow-empty", "-m", message)
+    return git(root, "rev-parse", "HEAD")
+
+
+def numbered_lines(count: int) -> str:
+    return "".join(f"line {n}\n" for n in range(1, count + 1))
+
+
+def inventory_for(repo: Path, paths: list[str]) -> dict[str, Any]:
+    """A provider-style per-file inventory whose ast_hash is the MD5 of the committed bytes."""
+    rows = {}
+    for path in paths:
+        blob = subprocess.run(
+            ["git", "-C", str(repo), "show", f"HEAD:{path}"], capture_output=True, check=True
+        ).stdout
+        digest = hashlib.md5(blob).hexdigest()
+        rows[path] = {"mtime": 0.0, "seen": 0.0, "ast_hash": digest, "semantic_hash": digest}
+    return rows
+
+
+def write_output(
+    out_dir: Path,
+    graph: dict[str, Any] | bytes,
+    inventory: dict[str, Any] | None = None,
+) -> Path:
+    """A ``graphify-out/`` directory holding ``graph`` (a dict, or raw bytes to write as is)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    data = graph if isinstance(graph, bytes) else json.dumps(graph).encode()
+    (out_dir / "graph.json").write_bytes(data)
+    if inventory is not None:
+        (out_dir / "manifest.json").write_text(json.dumps(inventory))
+    return out_dir
+
+
+def code_paths(repo: Path) -> list[str]:
+    listed = git(repo, "ls-files").splitlines()
+    return [path for path in listed if path.endswith(".py")]
+
+
+def publish(
+    repo: Path,
+    state: Path,
+    graph: dict[str, Any] | bytes,
+    *,
+    out_dir: Path | None = None,
+    inventory: dict[str, Any] | None = None,
+    revision: str = "HEAD",
+    keep_previous: bool = False,
+) -> Workspace:
+    """Publish ``graph`` as the current generation of ``repo`` under the state root ``state``."""
+    out = out_dir or state.parent / f"out-{os.urandom(4).hex()}"
+    if inventory is None:
+        inventory = inventory_for(repo, code_paths(repo))
+    write_output(out, graph, inventory)
+    workspace = Workspace.locate(repo, state)
+    publish_provider_output(
+        workspace, out, revision=revision, keep_previous=keep_previous, built_at=FIXED_BUILT_AT
+    )
+    return workspace
