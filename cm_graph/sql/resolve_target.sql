@@ -1,0 +1,24 @@
+-- resolve_target: the seeds a target names, in three tiers; a tier is consulted only when every
+-- earlier one matched nothing.
+--   1. the label exactly as written;
+--   2. the label with only its syntactic trailing argument list removed (callable_base);
+--   3. the path exactly as written (the file node and every symbol in it).
+-- Params : :target (bounded text), :limit (the seed bound plus one, to detect overflow)
+-- Returns: node numbers in node (provider id) order, at most :limit rows.
+WITH
+  by_label AS (SELECT node FROM nodes WHERE label = :target),
+  by_callable AS (
+    SELECT node FROM nodes
+    WHERE callable_base = :target AND NOT EXISTS (SELECT 1 FROM by_label)
+  ),
+  by_path AS (
+    SELECT node FROM nodes
+    WHERE path = :target
+      AND NOT EXISTS (SELECT 1 FROM by_label)
+      AND NOT EXISTS (SELECT 1 FROM by_callable)
+  )
+SELECT node FROM by_label
+UNION ALL SELECT node FROM by_callable
+UNION ALL SELECT node FROM by_path
+ORDER BY node
+LIMIT :limit;

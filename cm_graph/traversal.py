@@ -1,0 +1,78 @@
+"""Run a question against an open index: resolve the target, walk, and report the flags.
+
+The walk itself is one SQL statement (``sql/walk.sql``); this module binds its parameters and
+turns its rows into plain values. It never reads git or the provider's JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import apsw
+
+from .errors import InvalidInput
+from .questions import MAX_SEEDS, MAX_TARGET_CHARS, Question
+from .resources import query_sql
+from .rules import is_bounded_text
+
+
+@dataclass(frozen=True)
+class Seeds:
+    nodes: tuple[int, ...]
+    overflow: bool
+
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.nodes) > 1 or self.overflow
+
+
+@dataclass(frozen=True)
+class Step:
+    """One reported relationship: the edge crossed, between its own two endpoints."""
+
+    level: int
+    edge: int
+    origin: int
+    reached: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class Walk:
+    steps: tuple[Step, ...]
+    over_budget: bool
+    depth_boundary: bool
+
+
+def resolve_seeds(connection: apsw.Connection, target: object) -> Seeds:
+    if not is_bounded_text(target, MAX_TARGET_CHARS):
+        raise InvalidInput(
+            f"The target must be non-empty single-line text of at most {MAX_TARGET_CHARS} characters."
+        )
+    rows = connection.execute(
+        query_sql("resolve_target"), {"target": target, "limit": MAX_SEEDS + 1}
+    ).fetchall()
+    nodes = tuple(row[0] for row in rows)
+    return Seeds(nodes[:MAX_SEEDS], len(nodes) > MAX_SEEDS)
+
+
+def walk(
+    connection: apsw.Connection, spec: Question, seeds: Seeds, depth: int, budget: int
+) -> Walk:
+    rows = connection.execute(
+        query_sql("walk"),
+        {
+            "seeds": json.dumps(list(seeds.nodes)),
+            "directions": json.dumps(list(spec.directions)),
+            "kinds": json.dumps(list(spec.kinds)),
+            "depth": depth,
+            "budget": budget,
+        },
+    ).fetchall()
+    steps = tuple(
+        Step(level, edge, origin, reached, seed)
+        for _, _, level, _, edge, origin, reached, seed in rows
+        if edge is not None
+    )
+    return Walk(steps, bool(rows[0][0]), bool(rows[0][1]))
