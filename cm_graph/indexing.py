@@ -52,14 +52,19 @@ def _reusable(path: Path, generation: Generation) -> dict[str, int] | None:
 def ensure_index(
     workspace: Workspace, revision: str | None = None, *, rebuild: bool = False
 ) -> IndexReport:
-    """Reuse the current generation's index when it is readable, otherwise derive it."""
-    started = time.perf_counter()
+    """Verify the current generation, then reuse its readable index or derive it."""
     generation = current_generation(workspace, revision)
-    path = workspace.index_path(generation.id)
+    generation.open_verified_artifact().close()
+    return index_for(generation, rebuild=rebuild)
+
+
+def index_for(generation: Generation, *, rebuild: bool = False) -> IndexReport:
+    """The index of an already verified generation: reused when readable, else derived."""
+    started = time.perf_counter()
+    path = generation.workspace.index_path(generation.id)
     if not rebuild:
         counts = _reusable(path, generation)
         if counts is not None:
-            generation.open_verified_artifact().close()
             return IndexReport(
                 generation=generation.id,
                 commit=generation.manifest.commit,

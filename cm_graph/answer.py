@@ -1,0 +1,132 @@
+"""A question's answer as data: seeds, reported relationships with their endpoints, and flags.
+
+Built from an open index only. The related_tests filter and the omission flags are decided here,
+once, so documents, packets, summaries and the terminal view all read the same answer.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import apsw
+
+from .questions import Question
+from .resources import query_sql
+from .traversal import Seeds, Walk, resolve_seeds, walk
+
+
+@dataclass(frozen=True)
+class Node:
+    node: int
+    label: str
+    path: str
+    line: int | None
+    kind: str
+    incomplete: bool
+
+
+@dataclass(frozen=True)
+class Edge:
+    edge: int
+    source: int
+    target: int
+    relation: str
+    kind: str
+    confidence: str
+    site_path: str
+    site_line: int | None
+
+
+@dataclass(frozen=True)
+class Relation:
+    level: int
+    edge: Edge
+    origin: Node
+    reached: Node
+    seed: Node
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: Question
+    target: str
+    depth: int
+    budget: int
+    seeds: tuple[Node, ...]
+    seed_overflow: bool
+    relations: tuple[Relation, ...]
+    over_budget: bool
+    depth_boundary: bool
+    incomplete: bool
+
+    @property
+    def resolved(self) -> bool:
+        return bool(self.seeds)
+
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.seeds) > 1 or self.seed_overflow
+
+    @property
+    def truncated(self) -> bool:
+        return self.over_budget or self.seed_overflow or self.depth_boundary
+
+    def omissions(self) -> list[str]:
+        """The traversal's omission codes, in the contract's order."""
+        codes = []
+        if self.truncated:
+            codes.append("provider_has_more")
+        if self.ambiguous or any(r.edge.confidence == "ambiguous" for r in self.relations):
+            codes.append("unresolved_entities")
+        if self.incomplete:
+            codes.append("provider_partial")
+        return codes
+
+
+def _nodes(connection: apsw.Connection, numbers: set[int]) -> dict[int, Node]:
+    rows = connection.execute(query_sql("describe_nodes"), {"nodes": json.dumps(sorted(numbers))})
+    return {
+        row[0]: Node(row[0], row[1], row[2], row[3], row[4], bool(row[5])) for row in rows
+    }
+
+
+def _edges(connection: apsw.Connection, numbers: set[int]) -> dict[int, Edge]:
+    rows = connection.execute(query_sql("describe_edges"), {"edges": json.dumps(sorted(numbers))})
+    return {row[0]: Edge(*row) for row in rows}
+
+
+def answer(
+    connection: apsw.Connection, spec: Question, target: str, depth: int, budget: int
+) -> Answer:
+    """Resolve ``target`` and walk; an unresolved target is an Answer with no seeds."""
+    seeds: Seeds = resolve_seeds(connection, target)
+    if not seeds.nodes:
+        return Answer(spec, target, depth, budget, (), False, (), False, False, False)
+    result: Walk = walk(connection, spec, seeds, depth, budget)
+    numbers = set(seeds.nodes)
+    for step in result.steps:
+        numbers.update((step.origin, step.reached, step.seed))
+    nodes = _nodes(connection, numbers)
+    edges = _edges(connection, {step.edge for step in result.steps})
+    relations = tuple(
+        Relation(step.level, edges[step.edge], nodes[step.origin], nodes[step.reached], nodes[step.seed])
+        for step in result.steps
+    )
+    incomplete = any(nodes[s].incomplete for s in seeds.nodes) or any(
+        r.reached.incomplete for r in relations
+    )
+    if spec.tests_only:
+        relations = tuple(r for r in relations if r.reached.kind == "test")
+    return Answer(
+        question=spec,
+        target=target,
+        depth=depth,
+        budget=budget,
+        seeds=tuple(nodes[s] for s in seeds.nodes),
+        seed_overflow=seeds.overflow,
+        relations=relations,
+        over_budget=result.over_budget,
+        depth_boundary=result.depth_boundary,
+        incomplete=incomplete,
+    )

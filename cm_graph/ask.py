@@ -1,0 +1,83 @@
+"""The library entry point: ask one bounded question and get a summary plus a packet.
+
+This is what the CLI, connections and any server call. Usability is settled before anything is
+read: an unusable graph, an index this reader cannot read, an unresolved target or an uncitable
+answer all come back as an *unavailable* outcome (required pauses work, optional degrades),
+never as an exception. Bad arguments (question, target, depth, budget) raise, but only once the
+graph is known to be usable, as the contract orders it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from .answer import Answer, answer
+from .contract import Authorization
+from .documents import CitationChecker, build_documents
+from .errors import ReaderIncompatible, Refusal
+from .indexdb import open_index
+from .indexing import index_for
+from .layout import Workspace
+from .packet import Uncitable, available_summary, build_packet, unavailable_summary
+from .questions import check_budget, check_depth, question
+from .status import graph_status
+
+
+@dataclass(frozen=True)
+class Outcome:
+    summary: dict[str, Any]
+    packet: dict[str, Any] | None
+    answer: Answer | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.summary["status"] == "required_unavailable" else 0
+
+
+def ask(
+    workspace: Workspace,
+    question_name: str,
+    target: Any,
+    authorization: Authorization,
+    *,
+    revision: str = "HEAD",
+    depth: Any = None,
+    node_budget: Any = None,
+    now: datetime | None = None,
+) -> Outcome:
+    now = now or datetime.now(UTC)
+    required = authorization.policy.required
+    spec = question(question_name)
+
+    def unavailable(reason: str, detail: str, remediation: dict[str, Any] | None = None) -> Outcome:
+        return Outcome(unavailable_summary(required, reason, detail, remediation), None)
+
+    status = graph_status(workspace, revision)
+    if not status.usable or status.generation is None:
+        return unavailable(status.state, status.detail)
+    generation = status.generation
+    try:
+        report = index_for(generation)
+        connection = open_index(report.path)
+    except ReaderIncompatible as refusal:
+        return unavailable(refusal.reason, refusal.message, refusal.remediation)
+    except Refusal as refusal:
+        return unavailable("unreadable", refusal.message)
+    try:
+        result = answer(
+            connection, spec, target, check_depth(depth, spec), check_budget(node_budget)
+        )
+        if not result.resolved:
+            return unavailable("unresolved", "The target names no symbol or path in the graph.")
+        documents = build_documents(
+            result, CitationChecker(connection), authorization.policy.max_documents
+        )
+    finally:
+        connection.close()
+    try:
+        packet = build_packet(result, documents, authorization, generation.manifest, now)
+    except Uncitable as refusal:
+        return Outcome(unavailable_summary(required, "uncitable", refusal.message), None, result)
+    return Outcome(available_summary(result, packet, generation.manifest), packet, result)

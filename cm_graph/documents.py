@@ -1,0 +1,125 @@
+"""Turn an answer's relationships into cited documents.
+
+Every citation is confirmed against the bound commit's census stored in the index: the path
+must be tracked by that commit and a line claim must not pass the end of its blob. What cannot
+be confirmed is dropped, never downgraded, and the drop is reported (provider_warning); a
+relationship left with nothing to cite is not a document (document_limit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import apsw
+
+from .answer import Answer, Node, Relation
+from .resources import query_sql
+from .rules import citation_in_scope, citation_string
+
+MAX_DOCUMENTS = 16
+MAX_CITATIONS_PER_DOCUMENT = 10
+MAX_CITATIONS = 200
+SOURCE_KIND = "local_repository_graph"
+PACKET_CONFIDENCE = {"extracted": "extracted", "inferred": "inferred", "ambiguous": "unknown"}
+
+
+class CitationChecker:
+    """Answers "does the bound commit carry this path and line?" from the index's census."""
+
+    def __init__(self, connection: apsw.Connection) -> None:
+        self._connection = connection
+        self._lines: dict[str, int | None] = {}
+
+    def confirms(self, path: str, line: int | None) -> bool:
+        if not citation_in_scope(path, line):
+            return False
+        if path not in self._lines:
+            rows = self._connection.execute(query_sql("census_lines"), {"path": path}).fetchall()
+            self._lines[path] = -1 if not rows else rows[0][0]
+        lines = self._lines[path]
+        if lines == -1:
+            return False
+        return line is None or (lines is not None and line <= lines)
+
+
+@dataclass
+class Documents:
+    items: list[dict[str, Any]] = field(default_factory=list)
+    unvalidated: bool = False
+    dropped: bool = False
+
+    def omissions(self) -> list[str]:
+        codes = []
+        if self.unvalidated:
+            codes.append("provider_warning")
+        if self.dropped:
+            codes.append("document_limit")
+        return codes
+
+
+def sentence(question: str, relation: Relation) -> str:
+    """``<question>: <subject> <relation> <object> (<evidence>, hop <n>[, reached from <seed>],
+    <kind> at <path>)`` — the edge's own two endpoints, never a seed-to-far-node shortcut."""
+    reached, origin = relation.reached, relation.origin
+    if relation.edge.source == reached.node:
+        subject, obj = reached.label, origin.label
+    else:
+        subject, obj = origin.label, reached.label
+    details = [relation.edge.confidence, f"hop {relation.level}"]
+    if relation.level >= 2:
+        details.append(f"reached from {relation.seed.label}")
+    details.append(f"{reached.kind} at {reached.path}")
+    return f"{question}: {subject} {relation.edge.relation} {obj} ({', '.join(details)})"
+
+
+def _endpoint_citation(node: Node) -> str | None:
+    return citation_string(node.path, node.line) if node.path else None
+
+
+def build_documents(answer: Answer, checker: CitationChecker, max_documents: int) -> Documents:
+    limit = min(MAX_DOCUMENTS, max_documents)
+    result = Documents()
+    total = 0
+    for relation in answer.relations:
+        if len(result.items) >= limit:
+            result.dropped = True
+            break
+        entries: dict[str, tuple[Node, str]] = {}
+        located = 0
+        for endpoint in (relation.reached, relation.origin):
+            citation = _endpoint_citation(endpoint)
+            if citation is None:
+                continue
+            located += 1
+            entries.setdefault(citation, (endpoint, f"{endpoint.kind} {endpoint.label}"))
+        cited = [
+            {"source": citation, "title": title}
+            for citation, (node, title) in entries.items()
+            if checker.confirms(node.path, node.line)
+        ]
+        if len(cited) < len(entries) or located < 2:
+            result.unvalidated = True
+        edge = relation.edge
+        if edge.site_path:
+            site = citation_string(edge.site_path, edge.site_line)
+            if checker.confirms(edge.site_path, edge.site_line):
+                if all(c["source"] != site for c in cited):
+                    cited.append({"source": site, "title": f"call site: {edge.relation}"})
+            else:
+                result.unvalidated = True
+        cited = cited[:MAX_CITATIONS_PER_DOCUMENT]
+        if not cited:
+            result.dropped = True
+            continue
+        if total + len(cited) > MAX_CITATIONS:
+            result.dropped = True
+            break
+        total += len(cited)
+        result.items.append({
+            "text": sentence(answer.question.name, relation),
+            "confidence": PACKET_CONFIDENCE[edge.confidence],
+            "source_kind": SOURCE_KIND,
+            "citations": cited,
+        })
+    return result

@@ -1,0 +1,128 @@
+"""The ``code_mower.contextPacket.v1`` repository packet and the query summary.
+
+The packet is the evidence (documents with citations) plus the binding that says who may read
+it and until when; the summary is metadata only and is all the terminal ever shows.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from .answer import Answer
+from .contract import Authorization, binding_expiry, parse_envelope
+from .documents import Documents
+from .errors import Refusal
+from .manifest import Manifest
+
+PACKET_SCHEMA = "code_mower.contextPacket.v1"
+SUMMARY_SCHEMA = "code_mower.contextGraphQuery.v1"
+
+
+class Uncitable(Refusal):
+    reason = "uncitable"
+
+
+def _dedupe(codes: list[str]) -> list[str]:
+    return list(dict.fromkeys(codes))
+
+
+def build_packet(
+    answer: Answer,
+    documents: Documents,
+    authorization: Authorization,
+    manifest: Manifest,
+    now: datetime,
+) -> dict[str, Any]:
+    """Assemble the packet, or refuse (uncitable) when it could not be honest or authorized."""
+    if now.tzinfo is None:
+        raise Uncitable("The clock must carry a timezone.")
+    try:
+        envelope = parse_envelope(authorization.envelope_json, now)
+    except Refusal as refusal:
+        raise Uncitable(refusal.message) from None
+    if envelope.kind != "repository":
+        raise Uncitable("The connection envelope is not a repository connection.")
+    if envelope.generation != manifest.generation:
+        raise Uncitable("The connection envelope names a different generation than the one queried.")
+    if not answer.resolved:
+        raise Uncitable("The target names no symbol or path in the graph.")
+    if not documents.items:
+        raise Uncitable("No relationship in the answer has a citation the bound commit confirms.")
+    omissions = answer.omissions() + documents.omissions()
+    if manifest.completeness == "partial":
+        omissions.append("provider_partial")
+    omissions = _dedupe(omissions)
+    truncated = answer.truncated or "document_limit" in omissions
+    policy = authorization.policy
+    return {
+        "schema": PACKET_SCHEMA,
+        "capability_version": 1,
+        "provider": envelope.provider,
+        "kind": "repository",
+        "retrieved_at": now.isoformat(),
+        "source_revision": manifest.commit,
+        "source_built_at": manifest.built_at,
+        "completeness": "partial" if omissions else "complete",
+        "truncated": truncated,
+        "omissions": omissions,
+        "documents": documents.items,
+        "binding": {
+            "connection": envelope.connection,
+            "generation": envelope.generation,
+            "identity": envelope.identity,
+            "recipients": list(envelope.recipients),
+            "repository": authorization.repository,
+            "work_item": authorization.work_item,
+            "policy_version": policy.policy_version,
+            "expires_at": binding_expiry(envelope, policy, now).isoformat(),
+        },
+    }
+
+
+def available_summary(
+    answer: Answer, packet: dict[str, Any], manifest: Manifest
+) -> dict[str, Any]:
+    return {
+        "schema": SUMMARY_SCHEMA,
+        "status": "available",
+        "dependent_work": "usable",
+        "question": answer.question.name,
+        "generation": manifest.generation,
+        "graph_generation": manifest.generation,
+        "source_revision": manifest.commit,
+        "seeds": len(answer.seeds),
+        "relations": len(answer.relations),
+        "ambiguous": answer.ambiguous,
+        "documents": len(packet["documents"]),
+        "completeness": packet["completeness"],
+        "generation_completeness": manifest.completeness,
+        "query_completeness": packet["completeness"],
+        "truncated": packet["truncated"],
+        "omissions": packet["omissions"],
+        "recipients": packet["binding"]["recipients"],
+    }
+
+
+def unavailable_summary(
+    required: bool, reason: str, detail: str, remediation: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    if required:
+        next_action = (
+            "Refresh or build the local graph for this revision and retry; dependent work is "
+            "paused until then."
+        )
+    else:
+        next_action = "Carry on with ordinary repository tools; no graph context is attached."
+    summary: dict[str, Any] = {
+        "schema": SUMMARY_SCHEMA,
+        "status": "required_unavailable" if required else "optional_unavailable",
+        "reason": reason,
+        "dependent_work": "paused" if required else "usable",
+        "detail": detail,
+        "next_action": next_action,
+    }
+    if remediation is not None:
+        summary["remediation"] = remediation
+        summary["next_action"] = remediation.get("action", next_action)
+    return summary

@@ -1,0 +1,95 @@
+"""Is the checkout's graph usable for a revision? The seven lifecycle states, in order.
+
+``absent``, ``invalid``, ``oversized``, ``corrupt``, ``stale``, ``partial``, ``current``: only
+``current`` is usable. Nothing is repaired or rebuilt here; each state names its remedy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import Absent, Corrupt, GitFailure, InvalidInput, Oversized, Refusal, Unsafe
+from .generation import Generation, read_current
+from .gitio import resolve_revision
+from .layout import Workspace
+
+STATUS_SCHEMA = "code_mower.contextGraphStatus.v1"
+STATES = ("absent", "invalid", "oversized", "corrupt", "stale", "partial", "current")
+REMEDIES = {
+    "absent": "Build the graph: cm-graph build.",
+    "invalid": "Remove and rebuild the graph: cm-graph remove && cm-graph build.",
+    "oversized": "Remove and rebuild the graph: cm-graph remove && cm-graph build.",
+    "corrupt": "Remove and rebuild the graph: cm-graph remove && cm-graph build.",
+    "stale": "Refresh the graph for this revision: cm-graph refresh.",
+    "partial": "Fix what the provider could not read, then refresh: cm-graph refresh.",
+    "current": "",
+}
+
+
+@dataclass(frozen=True)
+class GraphStatus:
+    state: str
+    detail: str
+    generation: Generation | None
+
+    @property
+    def usable(self) -> bool:
+        return self.state == "current"
+
+    def to_json(self) -> dict[str, Any]:
+        value: dict[str, Any] = {"schema": STATUS_SCHEMA, "state": self.state, "usable": self.usable}
+        if self.detail:
+            value["detail"] = self.detail
+        if self.generation is not None:
+            m = self.generation.manifest
+            value["build"] = {
+                "generation": m.generation, "commit": m.commit, "tree": m.tree,
+                "provider_version": m.provider.version, "built_at": m.built_at,
+                "tracked_files": m.tracked_files, "census_digest": m.census_digest,
+                "graph_digest": m.graph_digest, "graph_bytes": m.graph_bytes,
+                "completeness": m.completeness, "unsupported_inputs": m.unsupported_inputs,
+            }
+        return value
+
+
+def graph_status(
+    workspace: Workspace, revision: str = "HEAD", *, require_complete: bool = True
+) -> GraphStatus:
+    try:
+        generation = read_current(workspace)
+    except Absent as refusal:
+        return GraphStatus("absent", refusal.message, None)
+    except (InvalidInput, Unsafe, Oversized) as refusal:
+        return GraphStatus("invalid", refusal.message, None)
+    try:
+        generation.open_verified_artifact().close()
+    except Unsafe as refusal:
+        return GraphStatus("invalid", refusal.message, generation)
+    except Oversized as refusal:
+        return GraphStatus("oversized", refusal.message, generation)
+    except Corrupt as refusal:
+        return GraphStatus("corrupt", refusal.message, generation)
+    try:
+        bound = resolve_revision(workspace.checkout, revision)
+    except GitFailure as refusal:
+        return GraphStatus("invalid", refusal.message, generation)
+    manifest = generation.manifest
+    if (bound.commit, bound.tree) != (manifest.commit, manifest.tree):
+        return GraphStatus(
+            "stale", "The graph was built from a different revision; refresh it.", generation
+        )
+    if require_complete and manifest.completeness != "complete":
+        return GraphStatus(
+            "partial", "The provider did not cover every code input; refresh it.", generation
+        )
+    return GraphStatus("current", "", generation)
+
+
+def require_current(workspace: Workspace, revision: str = "HEAD") -> Generation:
+    """The current generation, or a refusal whose reason is the lifecycle state."""
+    status = graph_status(workspace, revision)
+    if not status.usable:
+        raise Refusal(status.detail, reason=status.state)
+    assert status.generation is not None
+    return status.generation
