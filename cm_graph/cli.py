@@ -7,7 +7,11 @@ a JSON object on stdout with ``--json``) with exit code 1. Usage errors exit 2. 
 from __future__ import annotations
 
 import functools
+import os
+import stat
 import sys
+from datetime import UTC, datetime
+from enum import Enum
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -15,11 +19,36 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from . import __version__
-from .errors import Refusal
-from .indexing import ensure_index
+from .answer import answer
+from .ask import ask
+from .contract import (
+    MAX_AUTHORIZATION_BYTES,
+    POLICY_SCHEMA,
+    Authorization,
+    mint_envelope,
+    parse_authorization,
+    parse_envelope,
+)
+from .errors import InvalidInput, Refusal
+from .generation import remove_graph_state
+from .indexdb import open_index
+from .indexing import ensure_index, index_for, search_readiness
+from .jsonio import dumps_canonical
 from .layout import Workspace
+from .privfs import write_private_atomic
 from .publishing import publish_provider_output
-from .render import console, print_json, print_mapping, print_refusal
+from .questions import check_budget, check_depth
+from .questions import question as question_spec
+from .render import (
+    console,
+    print_answer,
+    print_json,
+    print_mapping,
+    print_refusal,
+    print_status,
+    print_summary,
+)
+from .status import graph_status, require_current
 
 app = typer.Typer(
     name="cm-graph",
@@ -127,6 +156,172 @@ def build_command(
         print_mapping(console(), "Generation published", summary)
     if manifest.completeness != "complete":
         raise typer.Exit(1)
+
+
+class QuestionName(str, Enum):
+    impact = "impact"
+    dependency = "dependency"
+    symbol = "symbol"
+    related_tests = "related_tests"
+
+
+Depth = Annotated[int | None, typer.Option("--depth", help="Hop limit, 1..4 (default per question).")]
+Budget = Annotated[int | None, typer.Option("--node-budget", help="Relationship budget, 1..200 (default 40).")]
+
+
+def _read_authorization(path: Path) -> Authorization:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        raise InvalidInput("The authorization file cannot be opened.") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise InvalidInput("The authorization file is not a regular file.")
+        data = handle.read(MAX_AUTHORIZATION_BYTES + 1)
+    return parse_authorization(data)
+
+
+@app.command("query")
+@refusals_exit
+def query_command(
+    question: Annotated[QuestionName, typer.Option("--question", help="The bounded question to ask.")],
+    target: Annotated[str, typer.Option("--target", help="A symbol name or a repository-relative path.")],
+    authorization: Annotated[
+        Path, typer.Option("--authorization", help="JSON file: connection envelope, policy, repository, work_item.")
+    ],
+    packet_out: Annotated[
+        Path | None, typer.Option("--packet-out", help="Where to write the evidence packet (0600, atomic).")
+    ] = None,
+    revision: Annotated[str, typer.Option("--revision", help="The revision the answer must be about.")] = "HEAD",
+    depth: Depth = None,
+    node_budget: Budget = None,
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    show: Annotated[bool, typer.Option("--show", help="Also render the relationships on stderr for the operator.")] = False,
+    json_output: Json = False,
+) -> None:
+    """Answer one bounded question; stdout gets metadata only, the evidence goes to --packet-out."""
+    auth = _read_authorization(authorization)
+    workspace = Workspace.locate(repo_path, state_dir)
+    outcome = ask(
+        workspace, question.value, target, auth,
+        revision=revision, depth=depth, node_budget=node_budget,
+    )
+    if outcome.packet is not None and packet_out is not None:
+        write_private_atomic(Path(os.path.abspath(packet_out)), dumps_canonical(outcome.packet))
+    if json_output:
+        print_json(console(), outcome.summary)
+    else:
+        print_summary(console(), outcome.summary)
+    if show and outcome.answer is not None:
+        print_answer(console(stderr=True), outcome.answer)
+    raise typer.Exit(outcome.exit_code)
+
+
+@app.command("ask")
+@refusals_exit
+def ask_command(
+    question: Annotated[QuestionName, typer.Argument(help="impact, dependency, symbol or related_tests.")],
+    target: Annotated[str, typer.Argument(help="A symbol name or a repository-relative path.")],
+    revision: Annotated[str, typer.Option("--revision", help="The revision the answer must be about.")] = "HEAD",
+    depth: Depth = None,
+    node_budget: Budget = None,
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+) -> None:
+    """Show an answer's relationships on the terminal, for the operator (no packet is written)."""
+    workspace = Workspace.locate(repo_path, state_dir)
+    generation = require_current(workspace, revision)
+    report = index_for(generation)
+    spec = question_spec(question.value)
+    connection = open_index(report.path)
+    try:
+        result = answer(connection, spec, target, check_depth(depth, spec), check_budget(node_budget))
+    finally:
+        connection.close()
+    if not result.resolved:
+        raise Refusal("The target names no symbol or path in the graph.", reason="unresolved")
+    print_answer(console(), result)
+
+
+auth_app = typer.Typer(help="Authorization files for `cm-graph query`.", no_args_is_help=True)
+app.add_typer(auth_app, name="auth")
+
+
+@auth_app.command("init")
+@refusals_exit
+def auth_init_command(
+    connection: Annotated[str, typer.Option("--connection", help="Connection name (lowercase identifier).")],
+    repository: Annotated[list[str], typer.Option("--repository", help="Approved repository, owner/repo (repeatable).")],
+    recipient: Annotated[list[str], typer.Option("--recipient", help="Approved recipient, host:role (repeatable).")],
+    required: Annotated[bool, typer.Option("--required/--optional", help="Whether dependent work pauses without graph context.")] = True,
+    work_item: Annotated[str, typer.Option("--work-item", help="The work item the evidence is for.")] = "local-work",
+    policy_version: Annotated[str, typer.Option("--policy-version", help="Policy version identifier.")] = "v1",
+    max_documents: Annotated[int, typer.Option("--max-documents", help="Documents per packet (1..50; at most 16 are emitted).")] = 5,
+    revision: Annotated[str, typer.Option("--revision", help="The revision the graph must be current for.")] = "HEAD",
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+) -> None:
+    """Print an authorization file for the current generation (valid for one hour)."""
+    workspace = Workspace.locate(repo_path, state_dir)
+    generation = require_current(workspace, revision)
+    now = datetime.now(UTC)
+    policy = {
+        "schema": POLICY_SCHEMA, "connection": connection, "policy_version": policy_version,
+        "required": required, "max_documents": max_documents,
+    }
+    document = {
+        "connection": mint_envelope(
+            connection=connection, generation=generation.id,
+            repository_root=str(workspace.checkout), repositories=list(repository),
+            recipients=list(recipient), now=now,
+        ),
+        "policy": policy,
+        "repository": repository[0],
+        "work_item": work_item,
+    }
+    data = dumps_canonical(document)
+    authorization_check = parse_authorization(data)
+    parse_envelope(authorization_check.envelope_json, now)
+    print_json(console(), document)
+
+
+@app.command("status")
+@refusals_exit
+def status_command(
+    revision: Annotated[str, typer.Option("--revision", help="The revision to check against.")] = "HEAD",
+    allow_partial: Annotated[bool, typer.Option("--allow-partial", help="Treat a partial build as usable.")] = False,
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """Say whether the checkout's graph is usable for REVISION, and whether search is ready."""
+    workspace = Workspace.locate(repo_path, state_dir)
+    status = graph_status(workspace, revision, require_complete=not allow_partial)
+    value = status.to_json()
+    value["search"] = search_readiness(status)
+    if json_output:
+        print_json(console(), value)
+    else:
+        print_status(console(), value)
+    raise typer.Exit(0 if status.usable and value["search"]["search"] == "available" else 1)
+
+
+@app.command("remove")
+@refusals_exit
+def remove_command(
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """Delete this checkout's graph state: generations and indexes."""
+    workspace = Workspace.locate(repo_path, state_dir)
+    removed = remove_graph_state(workspace)
+    value = {"schema": "code_mower.contextGraphRemove.v1", "removed": removed}
+    if json_output:
+        print_json(console(), value)
+    else:
+        console().print("Removed local graph state." if removed else "No local graph state to remove.")
 
 
 @app.command("version")

@@ -224,7 +224,17 @@ def read_document(
                 continue
             if depth == 0 and event in ("end_map", "end_array"):
                 continue
-            if prefix == "":
+            if pending_key is not None:
+                # The event after a top-level key is always its value. Its prefix is the key,
+                # so the value of an empty key shares the top level's own "" prefix.
+                top_keys[pending_key] = event
+                if event not in _CONTAINER_START:
+                    scalars[pending_key] = value
+                pending_key = None
+                continue
+            if depth <= 1 and event not in _CONTAINER_END:
+                # The top level is told apart by depth, not by its "" prefix, which anything
+                # nested under an empty key carries too.
                 if event == "map_key":
                     if value in top_keys:
                         raise Unreadable("graph.json repeats a top-level key.")
@@ -233,15 +243,11 @@ def read_document(
                 elif event != "start_map":
                     raise Unreadable("graph.json is not a JSON object.")
                 continue
-            if pending_key is not None and prefix == pending_key:
-                top_keys[pending_key] = event
-                if event not in _CONTAINER_START:
-                    scalars[pending_key] = value
-                pending_key = None
-                continue
-            if prefix in ("nodes.item", "edges.item", "links.item") and depth - (
-                1 if event in _CONTAINER_START else 0
-            ) == 2:
+            # A record is a value (never a map key) two levels down: a key inside a top-level
+            # annotation named "nodes.item" has the same prefix and depth.
+            if prefix in ("nodes.item", "edges.item", "links.item") and event != "map_key" and (
+                depth - (1 if event in _CONTAINER_START else 0) == 2
+            ):
                 record_list = prefix.split(".", 1)[0]
                 if event in _CONTAINER_START:
                     if records.counts[record_list] >= (

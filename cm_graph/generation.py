@@ -170,3 +170,12 @@ def prune(workspace: Workspace, *, keep: str) -> None:
             path = workspace.indexes_dir / entry
             if path.is_file() or path.is_symlink():
                 path.unlink()
+
+
+def remove_graph_state(workspace: Workspace) -> bool:
+    """Delete the checkout's generations and indexes under the build lock; True if any existed."""
+    if not os.path.lexists(workspace.directory):
+        return False
+    with build_lock_for(workspace):
+        shutil.rmtree(workspace.directory)
+    return True

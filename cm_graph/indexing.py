@@ -18,6 +18,7 @@ from .gitio import resolve_revision
 from .importer import IndexReport, build_index
 from .indexdb import IndexUnreadable, open_index
 from .layout import Workspace
+from .status import GraphStatus
 
 
 def current_generation(workspace: Workspace, revision: str | None = None) -> Generation:
@@ -75,3 +76,34 @@ def index_for(generation: Generation, *, rebuild: bool = False) -> IndexReport:
                 reused=True,
             )
     return build_index(generation, path)
+
+
+READINESS_SCHEMA = "code_mower.contextGraphSearchReadiness.v1"
+
+
+def search_readiness(status: GraphStatus) -> dict[str, object]:
+    """Can this reader answer questions from the current generation? Builds nothing."""
+    if not status.usable or status.generation is None:
+        return {"schema": READINESS_SCHEMA, "search": "unavailable", "reader": "not_checked", "reason": status.state}
+    path = status.generation.workspace.index_path(status.generation.id)
+    if not os.path.isfile(path):
+        return {
+            "schema": READINESS_SCHEMA, "search": "unavailable", "reader": "not_indexed",
+            "reason": "not_indexed", "next_action": "Run `cm-graph index` (or ask a question).",
+        }
+    try:
+        open_index(path).close()
+    except ReaderIncompatible as refusal:
+        return {
+            "schema": READINESS_SCHEMA, "search": "unavailable", "reader": "incompatible",
+            "reason": "reader_incompatible", "detail": refusal.message,
+            "remediation": refusal.remediation, "next_action": refusal.remediation["action"],
+        }
+    except IndexUnreadable as refusal:
+        return {
+            "schema": READINESS_SCHEMA, "search": "unavailable", "reader": "unreadable",
+            "reason": "unreadable", "detail": refusal.message,
+        }
+    from . import __version__
+
+    return {"schema": READINESS_SCHEMA, "search": "available", "reader": "compatible", "installed_cm_graph": __version__}

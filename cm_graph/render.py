@@ -46,3 +46,40 @@ def _text(value: Any) -> str:
 
 def print_refusal(err: Console, reason: str, message: str) -> None:
     err.print(f"[bold red]cm-graph: {reason}[/]: {message}", markup=True, highlight=False)
+
+
+def print_summary(out: Console, summary: dict[str, Any]) -> None:
+    """The query summary: a status header, then one sorted ``key: value`` row per field."""
+    rows = {k: v for k, v in sorted(summary.items()) if k not in ("schema", "status")}
+    print_mapping(out, f"Graph context: {summary['status']}", rows)
+
+
+def print_status(out: Console, value: dict[str, Any]) -> None:
+    rows: dict[str, Any] = {"state": value["state"], "usable": value["usable"]}
+    if "detail" in value:
+        rows["detail"] = value["detail"]
+    rows.update(value.get("build", {}))
+    rows["search"] = value["search"]["search"]
+    if "next_action" in value["search"]:
+        rows["next_action"] = value["search"]["next_action"]
+    print_mapping(out, f"Local graph: {value['state']}", rows)
+
+
+def print_answer(out: Console, answer: Any) -> None:
+    """The operator's view of an answer: one row per relationship, in report order."""
+    from .documents import sentence
+
+    table = Table(
+        title=f"{answer.question.name} {answer.target}: {len(answer.relations)} relationships",
+        title_justify="left",
+    )
+    table.add_column("hop", justify="right")
+    table.add_column("relationship")
+    table.add_column("call site")
+    for relation in answer.relations:
+        edge = relation.edge
+        site = edge.site_path + (f"#L{edge.site_line}" if edge.site_line else "")
+        table.add_row(str(relation.level), sentence(answer.question.name, relation), site or "-")
+    out.print(table)
+    flags = [code for code in answer.omissions()]
+    out.print(f"omissions: {', '.join(flags) if flags else 'none'}")
