@@ -10,9 +10,9 @@ import functools
 import os
 import stat
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import Enum
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -29,7 +29,12 @@ from .contract import (
     parse_authorization,
     parse_envelope,
 )
+from .building import build
 from .errors import InvalidInput, Refusal
+from .importer import IndexReport
+from .inventory import Coverage
+from .manifest import Manifest
+from .provider import DEFAULT_TIMEOUT_SECONDS, SANDBOX_MODES, default_executable, verify_provider
 from .generation import remove_graph_state
 from .indexdb import open_index
 from .indexing import ensure_index, index_for, search_readiness
@@ -40,6 +45,7 @@ from .publishing import publish_provider_output
 from .questions import check_budget, check_depth
 from .questions import question as question_spec
 from .render import (
+    build_progress,
     console,
     print_answer,
     print_json,
@@ -113,25 +119,15 @@ def index_command(
         print_mapping(console(), f"Index {summary['status']}", summary)
 
 
-@app.command("build")
-@refusals_exit
-def build_command(
-    from_graph: Annotated[
-        Path, typer.Option("--from-graph", help="An existing graphify-out/ directory to publish.")
-    ],
-    repo_path: RepoPath = None,
-    state_dir: StateDir = None,
-    revision: Annotated[str, typer.Option("--revision", help="The revision the output was extracted from.")] = "HEAD",
-    keep_previous: Annotated[bool, typer.Option("--keep-previous", help="Keep older generations.")] = False,
-    json_output: Json = False,
-) -> None:
-    """Publish provider output as a new generation bound to REVISION, then index it."""
-    workspace = Workspace.locate(repo_path, state_dir)
-    manifest, coverage = publish_provider_output(
-        workspace, from_graph, revision=revision, keep_previous=keep_previous
-    )
-    report = ensure_index(workspace)
-    summary = {
+Sandbox = Annotated[
+    str, typer.Option("--sandbox", help="Containment for the provider: auto, required or off.")
+]
+KeepPrevious = Annotated[bool, typer.Option("--keep-previous", help="Keep older generations.")]
+Timeout = Annotated[float, typer.Option("--timeout", help="Seconds the provider may run.")]
+
+
+def _build_summary(manifest: Manifest, coverage: Coverage, report: IndexReport) -> dict[str, Any]:
+    summary: dict[str, Any] = {
         "status": "published",
         "usable": manifest.completeness == "complete",
         "generation": manifest.generation,
@@ -150,12 +146,78 @@ def build_command(
     }
     if coverage.notes:
         summary["partial_because"] = coverage.notes
+    return summary
+
+
+def _run_build(
+    *, refresh: bool, from_graph: Path | None, repo_path: Path | None, state_dir: Path | None,
+    revision: str, keep_previous: bool, sandbox: str, timeout: float, json_output: bool,
+) -> None:
+    if sandbox not in SANDBOX_MODES:
+        raise InvalidInput("--sandbox must be auto, required or off.")
+    workspace = Workspace.locate(repo_path, state_dir)
+    if from_graph is not None:
+        manifest, coverage = publish_provider_output(
+            workspace, from_graph, revision=revision, keep_previous=keep_previous
+        )
+        summary = _build_summary(manifest, coverage, ensure_index(workspace))
+    else:
+        provider = verify_provider(default_executable())
+        with build_progress(console(stderr=True)) as progress:
+            result = build(
+                workspace, provider, revision=revision, refresh=refresh,
+                keep_previous=keep_previous, sandbox=sandbox, timeout=timeout, progress=progress,
+            )
+        summary = _build_summary(result.manifest, result.coverage, result.index)
+        summary["contained"] = result.run.contained
+        summary["extract_seconds"] = round(result.run.seconds, 3)
     if json_output:
         print_json(console(), summary)
     else:
         print_mapping(console(), "Generation published", summary)
-    if manifest.completeness != "complete":
+    if not summary["usable"]:
         raise typer.Exit(1)
+
+
+@app.command("build")
+@refusals_exit
+def build_command(
+    from_graph: Annotated[
+        Path | None, typer.Option("--from-graph", help="Publish an existing graphify-out/ instead of running the provider.")
+    ] = None,
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    revision: Annotated[str, typer.Option("--revision", help="The revision to build (default HEAD).")] = "HEAD",
+    keep_previous: KeepPrevious = False,
+    sandbox: Sandbox = "auto",
+    timeout: Timeout = DEFAULT_TIMEOUT_SECONDS,
+    json_output: Json = False,
+) -> None:
+    """Run the pinned provider on REVISION, publish the generation and index it."""
+    _run_build(
+        refresh=False, from_graph=from_graph, repo_path=repo_path, state_dir=state_dir,
+        revision=revision, keep_previous=keep_previous, sandbox=sandbox, timeout=timeout,
+        json_output=json_output,
+    )
+
+
+@app.command("refresh")
+@refusals_exit
+def refresh_command(
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    revision: Annotated[str, typer.Option("--revision", help="The revision to build (default HEAD).")] = "HEAD",
+    keep_previous: KeepPrevious = False,
+    sandbox: Sandbox = "auto",
+    timeout: Timeout = DEFAULT_TIMEOUT_SECONDS,
+    json_output: Json = False,
+) -> None:
+    """Like build, but also when the graph is already current."""
+    _run_build(
+        refresh=True, from_graph=None, repo_path=repo_path, state_dir=state_dir,
+        revision=revision, keep_previous=keep_previous, sandbox=sandbox, timeout=timeout,
+        json_output=json_output,
+    )
 
 
 class QuestionName(str, Enum):

@@ -116,7 +116,19 @@ def publish(
     *,
     keep_previous: bool = False,
 ) -> Manifest:
-    """Publish a new generation atomically and make it current.
+    """Take the build lock and publish (see ``publish_locked``)."""
+    with build_lock_for(workspace):
+        return publish_locked(workspace, write_artifact, make_manifest, keep_previous=keep_previous)
+
+
+def publish_locked(
+    workspace: Workspace,
+    write_artifact: Callable[[BinaryIO], tuple[int, str]],
+    make_manifest: Callable[[str, int, str], Manifest],
+    *,
+    keep_previous: bool = False,
+) -> Manifest:
+    """Publish a new generation atomically and make it current; the caller holds the lock.
 
     ``write_artifact`` writes graph.bin into a fresh private file and returns (size, sha256);
     ``make_manifest`` turns (generation, size, sha256) into the manifest. Staging happens in a
@@ -124,32 +136,31 @@ def publish(
     generation or a whole one, and a failure leaves the previous generation current.
     """
     generation = new_generation_id()
-    with build_lock_for(workspace):
-        ensure_private_dir(workspace.generations_dir, private_from=workspace.root)
-        staging = workspace.generations_dir / f".{uuid.uuid4().hex}.staging"
-        os.mkdir(staging, 0o700)
-        try:
-            fd = create_exclusive(staging / ARTIFACT_NAME)
-            with os.fdopen(fd, "wb") as handle:
-                size, digest = write_artifact(handle)
-                handle.flush()
-                os.fsync(handle.fileno())
-            manifest = make_manifest(generation, size, digest)
-            data = manifest.serialise()
-            fd = create_exclusive(staging / MANIFEST_NAME)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            fsync_dir(staging)
-            os.rename(staging, workspace.generation_dir(generation))
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        fsync_dir(workspace.generations_dir)
-        write_private_atomic(workspace.current_pointer, f"{generation}\n".encode("ascii"))
-        if not keep_previous:
-            prune(workspace, keep=generation)
+    ensure_private_dir(workspace.generations_dir, private_from=workspace.root)
+    staging = workspace.generations_dir / f".{uuid.uuid4().hex}.staging"
+    os.mkdir(staging, 0o700)
+    try:
+        fd = create_exclusive(staging / ARTIFACT_NAME)
+        with os.fdopen(fd, "wb") as handle:
+            size, digest = write_artifact(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        manifest = make_manifest(generation, size, digest)
+        data = manifest.serialise()
+        fd = create_exclusive(staging / MANIFEST_NAME)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        fsync_dir(staging)
+        os.rename(staging, workspace.generation_dir(generation))
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    fsync_dir(workspace.generations_dir)
+    write_private_atomic(workspace.current_pointer, f"{generation}\n".encode("ascii"))
+    if not keep_previous:
+        prune(workspace, keep=generation)
     return manifest
 
 

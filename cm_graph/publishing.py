@@ -7,6 +7,7 @@ every generation, whoever made it, goes through one packing, manifest and publis
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
@@ -14,13 +15,14 @@ from typing import BinaryIO
 from . import artifact
 from .errors import InvalidInput
 from .generation import publish
-from .gitio import BlobReader, read_census, refuse_partial_clone, resolve_revision
+from .gitio import BlobReader, Census, Revision, read_census, refuse_partial_clone, resolve_revision
 from .inventory import MAX_INVENTORY_BYTES, Coverage, assess
 from .layout import Workspace
 from .manifest import PINNED_PROVIDER, Manifest, ProviderPin
 
 
-def _read_inventory(output_dir: Path) -> bytes | None:
+def read_inventory_file(output_dir: Path) -> bytes | None:
+    """The provider's per-file inventory (``manifest.json``), or None when absent or too big."""
     path = output_dir / artifact.INVENTORY_MEMBER
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
@@ -29,6 +31,33 @@ def _read_inventory(output_dir: Path) -> bytes | None:
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(MAX_INVENTORY_BYTES + 1)
     return data if len(data) <= MAX_INVENTORY_BYTES else None
+
+
+def make_manifest_factory(
+    bound: Revision, census: Census, coverage: Coverage, provider: ProviderPin, built_at: datetime
+) -> Callable[[str, int, str], Manifest]:
+    """A manifest bound to ``bound`` for whatever generation id and artifact digest publish gets."""
+    stamp = built_at.astimezone(UTC).replace(microsecond=0).isoformat()
+
+    def make_manifest(generation: str, size: int, digest: str) -> Manifest:
+        return Manifest(
+            generation=generation,
+            commit=bound.commit,
+            tree=bound.tree,
+            provider=provider,
+            built_at=stamp,
+            tracked_files=len(census.entries),
+            tracked_bytes=census.tracked_bytes,
+            census_digest=census.digest(),
+            graph_digest=digest,
+            graph_bytes=size,
+            completeness=coverage.completeness,
+            skipped_paths=census.skipped,
+            indexed_files=coverage.indexed_files,
+            unsupported_inputs=coverage.unsupported_inputs,
+        )
+
+    return make_manifest
 
 
 def publish_provider_output(
@@ -49,34 +78,19 @@ def publish_provider_output(
     bound = resolve_revision(checkout, revision)
     refuse_partial_clone(checkout)
     census = read_census(checkout, bound.commit)
-    inventory = _read_inventory(output_dir)
+    inventory = read_inventory_file(output_dir)
     with BlobReader(checkout) as blobs:
         coverage = assess(census, inventory, blobs)
     members = [artifact.GRAPH_MEMBER]
     if inventory is not None:
         members.append(artifact.INVENTORY_MEMBER)
-    stamp = (built_at or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
 
     def write_artifact(handle: BinaryIO) -> tuple[int, str]:
         return artifact.pack(output_dir, members, handle)
 
-    def make_manifest(generation: str, size: int, digest: str) -> Manifest:
-        return Manifest(
-            generation=generation,
-            commit=bound.commit,
-            tree=bound.tree,
-            provider=provider,
-            built_at=stamp.isoformat(),
-            tracked_files=len(census.entries),
-            tracked_bytes=census.tracked_bytes,
-            census_digest=census.digest(),
-            graph_digest=digest,
-            graph_bytes=size,
-            completeness=coverage.completeness,
-            skipped_paths=census.skipped,
-            indexed_files=coverage.indexed_files,
-            unsupported_inputs=coverage.unsupported_inputs,
-        )
-
-    manifest = publish(workspace, write_artifact, make_manifest, keep_previous=keep_previous)
+    manifest = publish(
+        workspace, write_artifact,
+        make_manifest_factory(bound, census, coverage, provider, built_at or datetime.now(UTC)),
+        keep_previous=keep_previous,
+    )
     return manifest, coverage

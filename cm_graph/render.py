@@ -6,6 +6,8 @@ ids); evidence never reaches the terminal through this module.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
@@ -83,3 +85,13 @@ def print_answer(out: Console, answer: Any) -> None:
     out.print(table)
     flags = [code for code in answer.omissions()]
     out.print(f"omissions: {', '.join(flags) if flags else 'none'}")
+
+
+@contextmanager
+def build_progress(err: Console) -> Iterator[Callable[[str], None]]:
+    """Stage names on stderr while a build runs; silent when stderr is not a terminal."""
+    if not err.is_terminal:
+        yield lambda stage: None
+        return
+    with err.status("census") as status:
+        yield lambda stage: status.update(f"[bold]{stage}[/] …")

@@ -1,0 +1,129 @@
+"""``cm-graph build``/``refresh``: from a revision to a published, indexed generation.
+
+Census first (outside the lock), then inside the build lock: materialise the commit's tracked
+blobs into a private scratch directory, run the verified provider there, judge completeness from
+its own inventory, pack and publish atomically, and index. The scratch directory is removed on
+every path; a failure anywhere leaves the previous generation current.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import BinaryIO
+
+from . import artifact
+from .errors import Refusal
+from .generation import build_lock_for, publish_locked, read_current
+from .gitio import BlobReader, Census, read_census, refuse_partial_clone, resolve_revision
+from .importer import IndexReport
+from .indexing import index_for
+from .inventory import Coverage, assess
+from .layout import Workspace
+from .manifest import Manifest
+from .privfs import create_exclusive, ensure_private_dir
+from .provider import DEFAULT_TIMEOUT_SECONDS, RunReport, VerifiedProvider, run_provider
+from .publishing import make_manifest_factory, read_inventory_file
+from .rules import path_in_scope
+from .status import graph_status
+
+STAGES = ("census", "materialise", "extract", "pack", "index")
+
+
+class AlreadyCurrent(Refusal):
+    reason = "current"
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    manifest: Manifest
+    coverage: Coverage
+    run: RunReport
+    index: IndexReport
+
+
+def materialise(census: Census, checkout: Path, destination: Path) -> None:
+    """Write every census blob under ``destination`` (0600 files, 0700 dirs), never following
+    or overwriting anything, with one ``git cat-file --batch``."""
+    os.mkdir(destination, 0o700)
+    with BlobReader(checkout) as blobs:
+        for entry in census.entries:
+            if not path_in_scope(entry.path):
+                raise Refusal("A tracked path of the bound commit is not materialisable.", reason="invalid")
+            target = destination / entry.path
+            parent = target.parent
+            if not parent.is_dir():
+                os.makedirs(parent, 0o700, exist_ok=True)
+            fd = create_exclusive(target)
+            with os.fdopen(fd, "wb") as handle:
+                for chunk in blobs.chunks(entry.blob, entry.size):
+                    handle.write(chunk)
+
+
+def build(
+    workspace: Workspace,
+    provider: VerifiedProvider,
+    *,
+    revision: str = "HEAD",
+    refresh: bool = False,
+    keep_previous: bool = False,
+    sandbox: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    progress: Callable[[str], None] = lambda stage: None,
+) -> BuildResult:
+    checkout = workspace.checkout
+    bound = resolve_revision(checkout, revision)
+    if not refresh and graph_status(workspace, revision).usable:
+        raise AlreadyCurrent("The graph is already current for this revision; use `cm-graph refresh`.")
+    progress("census")
+    refuse_partial_clone(checkout)
+    census = read_census(checkout, bound.commit)
+    with build_lock_for(workspace):
+        ensure_private_dir(workspace.directory, private_from=workspace.root)
+        scratch = workspace.directory / f".{uuid.uuid4().hex}.build"
+        os.mkdir(scratch, 0o700)
+        try:
+            progress("materialise")
+            materialise(census, checkout, scratch / "source")
+            for name in ("home", "tmp"):
+                os.mkdir(scratch / name, 0o700)
+            progress("extract")
+            run = run_provider(provider, scratch, sandbox=sandbox, timeout=timeout)
+            output = _collect(scratch / "source")
+            progress("pack")
+            inventory = read_inventory_file(output)
+            with BlobReader(checkout) as blobs:
+                coverage = assess(census, inventory, blobs)
+            members = [artifact.GRAPH_MEMBER] + ([artifact.INVENTORY_MEMBER] if inventory is not None else [])
+
+            def write_artifact(handle: BinaryIO) -> tuple[int, str]:
+                return artifact.pack(output, members, handle)
+
+            manifest = publish_locked(
+                workspace, write_artifact,
+                make_manifest_factory(bound, census, coverage, provider.pin, datetime.now(UTC)),
+                keep_previous=keep_previous,
+            )
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    progress("index")
+    report = index_for(read_current(workspace))
+    return BuildResult(manifest, coverage, run, report)
+
+
+def _collect(source: Path) -> Path:
+    for name in (".graphify", ".graph"):
+        if os.path.lexists(source / name):
+            raise Refusal("The provider wrote more than one output root.", reason="provider")
+    output = source / "graphify-out"
+    if output.is_symlink() or not output.is_dir():
+        raise Refusal("The provider wrote no graphify-out directory.", reason="provider")
+    graph = output / artifact.GRAPH_MEMBER
+    if graph.is_symlink() or not graph.is_file():
+        raise Refusal("The provider wrote no graph.json.", reason="provider")
+    return output

@@ -1,0 +1,274 @@
+"""Run the pinned provider: verified install, scrubbed environment, contained, bounded in time.
+
+The provider is third-party code reading a whole repository, so it gets exactly what it needs:
+the materialised commit (no .git, no working-tree extras), its own HOME/TMPDIR inside the
+scratch dir, no tokens or proxies, no network where bubblewrap can take it away, its own process
+group, and a deadline after which the whole group is killed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import Refusal
+from .graphmodel import normalise_distribution
+from .manifest import PINNED_PROVIDER, ProviderPin
+
+DEFAULT_TIMEOUT_SECONDS = 900
+TERMINATE_GRACE_SECONDS = 5
+BWRAP_CANDIDATES = ("/usr/bin/bwrap", "/usr/local/bin/bwrap")
+SYSTEM_READ_ONLY = (
+    "/lib", "/lib64", "/lib32", "/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/libexec", "/bin",
+    "/sbin", "/usr/bin", "/usr/sbin", "/usr/share", "/etc/ld.so.cache", "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime", "/etc/timezone", "/etc/passwd",
+    "/etc/group", "/etc/nsswitch.conf", "/etc/os-release", "/etc/ssl/openssl.cnf",
+)
+SANDBOX_MODES = ("auto", "required", "off")
+
+
+class ProviderRefusal(Refusal):
+    reason = "provider"
+
+
+@dataclass(frozen=True)
+class VerifiedProvider:
+    executable: Path
+    environment_root: Path
+    read_only: tuple[Path, ...]
+    pin: ProviderPin
+
+
+def default_executable() -> Path | None:
+    beside = Path(sys.executable).parent / "graphify"
+    if beside.is_file():
+        return beside
+    found = shutil.which("graphify")
+    return Path(found) if found else None
+
+
+def _metadata_field(text: str, name: str) -> str | None:
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        key, _, value = line.partition(":")
+        if key.strip().lower() == name.lower():
+            return value.strip()
+    return None
+
+
+def verify_provider(executable: Path | None, pin: ProviderPin = PINNED_PROVIDER) -> VerifiedProvider:
+    """Prove the executable belongs to an install of exactly the pinned distribution and version."""
+    if executable is None:
+        raise ProviderRefusal(
+            "The pinned provider is not installed; install it with `pip install 'cm-graph[provider]'`."
+        )
+    executable = Path(os.path.realpath(executable))
+    if not executable.is_file():
+        raise ProviderRefusal("The provider executable does not exist.")
+    root = executable.parent.parent
+    for record in sorted(root.glob("lib*/python*/site-packages/*.dist-info/RECORD")):
+        info = record.parent
+        meta = (info / "METADATA").read_text(encoding="utf-8", errors="replace")[:65536]
+        name, version = _metadata_field(meta, "Name"), _metadata_field(meta, "Version")
+        if name is None or normalise_distribution(name) != normalise_distribution(pin.distribution):
+            continue
+        listed = _recorded_hash(record, executable)
+        if listed is None:
+            continue
+        if version != pin.version:
+            raise ProviderRefusal(
+                f"The installed provider is {pin.distribution}=={version}, but the pin is {pin.requirement}."
+            )
+        if listed and listed != _urlsafe_sha256(executable):
+            raise ProviderRefusal("The provider executable was modified in place after install.")
+        return VerifiedProvider(executable, root, _interpreter_roots(root), pin)
+    raise ProviderRefusal(f"The provider executable is not part of an installed {pin.requirement}.")
+
+
+def _recorded_hash(record: Path, executable: Path) -> str | None:
+    """The RECORD hash of ``executable`` ("" when listed without one), None when not listed."""
+    for line in record.read_text(encoding="utf-8", errors="replace").splitlines()[:200000]:
+        path, _, rest = line.partition(",")
+        candidate = Path(os.path.realpath(record.parent.parent / path))
+        if candidate == executable:
+            digest = rest.split(",", 1)[0]
+            return digest.split("=", 1)[1] if digest.startswith("sha256=") else ""
+    return None
+
+
+def _urlsafe_sha256(path: Path) -> str:
+    digest = hashlib.sha256(path.read_bytes()).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+def _interpreter_roots(environment: Path) -> tuple[Path, ...]:
+    """The provider's environment plus the base interpreter a venv points at (read-only)."""
+    roots = {environment}
+    config = environment / "pyvenv.cfg"
+    if config.is_file():
+        for line in config.read_text(encoding="utf-8", errors="replace").splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() in ("home", "base-prefix", "base-exec-prefix", "executable"):
+                value = value.strip()
+                if value:
+                    path = Path(os.path.realpath(value))
+                    roots.add(path.parent if key.strip() in ("home", "executable") else path)
+    home = Path.home().resolve()
+    return tuple(sorted(
+        root for root in roots
+        if root != Path("/") and root != home and root not in home.parents
+    ))
+
+
+def provider_environment(scratch: Path) -> dict[str, str]:
+    env = {name: os.environ[name] for name in ("PATH",) if name in os.environ}
+    home = scratch / "home"
+    env.update({
+        "no_proxy": "*", "NO_PROXY": "*", "http_proxy": "", "https_proxy": "", "HTTP_PROXY": "",
+        "HTTPS_PROXY": "", "ALL_PROXY": "", "all_proxy": "", "PYTHONNOUSERSITE": "1",
+        "GIT_TERMINAL_PROMPT": "0", "HOME": str(home), "TMPDIR": str(scratch / "tmp"),
+        "XDG_CONFIG_HOME": str(home / "config"), "XDG_CACHE_HOME": str(home / "cache"),
+        "XDG_DATA_HOME": str(home / "data"), "LC_ALL": "C", "LANG": "C", "TZ": "UTC",
+    })
+    return env
+
+
+def bwrap_path() -> str | None:
+    for candidate in BWRAP_CANDIDATES:
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def bwrap_prefix(bwrap: str, read_only: tuple[Path, ...], writable: Path) -> list[str]:
+    argv = [
+        bwrap, "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-pid",
+        "--unshare-cgroup-try", "--new-session", "--die-with-parent",
+        "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+    ]
+    for path in (*SYSTEM_READ_ONLY, *map(str, read_only)):
+        argv += ["--ro-bind-try", path, path]
+        real = os.path.realpath(path)
+        if real != path:
+            argv += ["--ro-bind-try", real, real]
+    argv += ["--bind", str(writable), str(writable), "--"]
+    return argv
+
+
+_CONTAINMENT_PROBE = (
+    "import socket,sys\n"
+    "s=socket.socket()\n"
+    "s.settimeout(2)\n"
+    "try:\n s.connect(('127.0.0.1',int(sys.argv[1])));c=1\n"
+    "except OSError:\n c=0\n"
+    "sys.exit(40+c)\n"
+)
+
+
+def probe_containment(bwrap: str, provider: VerifiedProvider, scratch: Path) -> bool:
+    """True when a child under bwrap runs the provider's interpreter and cannot reach a
+    loopback listener this process holds (the network is really gone)."""
+    import socket
+
+    python = provider.executable.parent / "python"
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        argv = [*bwrap_prefix(bwrap, provider.read_only, scratch), str(python), "-c",
+                _CONTAINMENT_PROBE, str(port)]
+        try:
+            done = subprocess.run(
+                argv, env=provider_environment(scratch), stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+    return done.returncode == 40
+
+
+@dataclass(frozen=True)
+class RunReport:
+    contained: bool
+    seconds: float
+
+
+def run_provider(
+    provider: VerifiedProvider,
+    scratch: Path,
+    *,
+    sandbox: str = "auto",
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+) -> RunReport:
+    """Run ``graphify extract . --code-only --no-cluster`` in ``scratch/source``."""
+    source = scratch / "source"
+    for name in ("graphify-out", ".graphify", ".graph"):
+        if os.path.lexists(source / name):
+            raise ProviderRefusal("The materialised commit already holds provider state; refusing to run.")
+    prefix: list[str] = []
+    if sandbox != "off":
+        bwrap = bwrap_path()
+        if bwrap and probe_containment(bwrap, provider, scratch):
+            prefix = bwrap_prefix(bwrap, provider.read_only, scratch)
+        elif sandbox == "required":
+            raise ProviderRefusal(
+                "No working containment (bubblewrap) is available and --sandbox required was given."
+            )
+    argv = [*prefix, str(provider.executable), "extract", ".", *provider.pin.options]
+    started = time.monotonic()
+    try:
+        child = subprocess.Popen(
+            argv, cwd=source, env=provider_environment(scratch), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )
+    except OSError:
+        raise ProviderRefusal("The provider could not be run from its pinned install.") from None
+    try:
+        returncode = child.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _stop_group(child)
+        raise ProviderRefusal("The provider exceeded its time budget; no generation was published.") from None
+    except BaseException:
+        _stop_group(child)
+        raise
+    _stop_group(child)
+    if returncode != 0:
+        raise ProviderRefusal(f"The provider failed (exit {returncode}); no generation was published.")
+    return RunReport(contained=bool(prefix), seconds=time.monotonic() - started)
+
+
+def _stop_group(child: subprocess.Popen[bytes]) -> None:
+    """Terminate whatever is left of the child's process group: TERM, grace, then KILL."""
+    try:
+        os.killpg(child.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        child.poll()
+        return
+    deadline = time.monotonic() + TERMINATE_GRACE_SECONDS
+    while time.monotonic() < deadline:
+        if child.poll() is not None and not _group_alive(child.pid):
+            return
+        time.sleep(0.05)
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    child.wait()
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
