@@ -30,6 +30,7 @@ from .contract import (
     parse_envelope,
 )
 from .building import build
+from .doctor import run_doctor
 from .errors import InvalidInput, Refusal
 from .importer import IndexReport
 from .inventory import Coverage
@@ -48,6 +49,7 @@ from .render import (
     build_progress,
     console,
     print_answer,
+    print_doctor,
     print_json,
     print_mapping,
     print_refusal,
@@ -384,6 +386,24 @@ def remove_command(
         print_json(console(), value)
     else:
         console().print("Removed local graph state." if removed else "No local graph state to remove.")
+
+
+@app.command("doctor")
+@refusals_exit
+def doctor_command(
+    revision: Annotated[str, typer.Option("--revision", help="The revision to check against.")] = "HEAD",
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """Check the provider install and pin, containment, state privacy, generation and index."""
+    workspace = Workspace.locate(repo_path, state_dir)
+    report = run_doctor(workspace, revision)
+    if json_output:
+        print_json(console(), report)
+    else:
+        print_doctor(console(), report)
+    raise typer.Exit(1 if report["status"] == "fail" else 0)
 
 
 @app.command("version")

@@ -95,3 +95,12 @@ def build_progress(err: Console) -> Iterator[Callable[[str], None]]:
         return
     with err.status("census") as status:
         yield lambda stage: status.update(f"[bold]{stage}[/] …")
+
+
+def print_doctor(out: Console, report: dict[str, Any]) -> None:
+    table = Table(title=f"cm-graph doctor: {report['status']}", title_justify="left")
+    for column in ("check", "status", "message", "remediation"):
+        table.add_column(column)
+    for check in report["checks"]:
+        table.add_row(check["check"], check["status"], check["message"], check.get("remediation", ""))
+    out.print(table)

@@ -1,0 +1,106 @@
+"""``cm-graph doctor``: one line per thing that must hold for builds and questions to work.
+
+Each check says pass / warn / fail / skip with one sentence and, when it is not a pass, what to
+do about it. Nothing is repaired.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import Refusal
+from .indexing import search_readiness
+from .layout import Workspace
+from .provider import bwrap_path, default_executable, probe_containment, verify_provider
+from .status import REMEDIES, graph_status
+
+DOCTOR_SCHEMA = "cm_graph.doctor.v1"
+
+
+@dataclass(frozen=True)
+class Check:
+    check: str
+    status: str
+    message: str
+    remediation: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        value = {"check": self.check, "status": self.status, "message": self.message}
+        if self.remediation:
+            value["remediation"] = self.remediation
+        return value
+
+
+def _provider_checks() -> list[Check]:
+    try:
+        provider = verify_provider(default_executable())
+    except Refusal as refusal:
+        return [
+            Check("provider-pin", "fail", refusal.message, "pip install 'cm-graph[provider]'"),
+            Check("provider-containment", "skip", "No verified provider to contain."),
+        ]
+    checks = [Check("provider-pin", "pass", f"{provider.pin.requirement} is installed and unmodified.")]
+    bwrap = bwrap_path()
+    if bwrap is None:
+        checks.append(Check(
+            "provider-containment", "warn",
+            "bubblewrap is not installed; the provider would run with network access.",
+            "Install bubblewrap (e.g. apt-get install bubblewrap) or build with --sandbox off knowingly.",
+        ))
+        return checks
+    with tempfile.TemporaryDirectory(prefix="cm-graph-doctor-") as scratch:
+        contained = probe_containment(bwrap, provider, Path(scratch))
+    if contained:
+        checks.append(Check("provider-containment", "pass", "bubblewrap runs the provider without network."))
+    else:
+        checks.append(Check(
+            "provider-containment", "warn",
+            "bubblewrap is present but could not contain the provider here.",
+            "Check that unprivileged user namespaces are allowed, or build with --sandbox off knowingly.",
+        ))
+    return checks
+
+
+def _state_check(workspace: Workspace) -> Check:
+    root = workspace.root
+    if not os.path.lexists(root):
+        return Check("state", "skip", "The state directory does not exist yet; the first build creates it.")
+    st = os.lstat(root)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+        return Check(
+            "state", "fail", "The state directory is not an owner-only directory.",
+            "chmod 700 the state directory, or choose another with --state-dir or $CM_GRAPH_HOME.",
+        )
+    return Check("state", "pass", "The state directory is private to this user.")
+
+
+def run_doctor(workspace: Workspace, revision: str = "HEAD") -> dict[str, Any]:
+    checks = _provider_checks()
+    checks.append(_state_check(workspace))
+    status = graph_status(workspace, revision)
+    if status.state == "absent":
+        checks.append(Check("generation", "skip", "No graph has been built for this checkout.", REMEDIES["absent"]))
+    elif status.usable:
+        checks.append(Check("generation", "pass", "The current generation is usable for this revision."))
+    else:
+        checks.append(Check("generation", "fail", f"The graph is {status.state}: {status.detail}", REMEDIES[status.state]))
+    readiness = search_readiness(status)
+    if not status.usable:
+        checks.append(Check("index", "skip", "No usable generation to index."))
+    elif readiness["search"] == "available":
+        checks.append(Check("index", "pass", "The index is readable by this reader."))
+    else:
+        checks.append(Check(
+            "index", "warn" if readiness["reader"] == "not_indexed" else "fail",
+            f"Search is unavailable ({readiness['reason']}).",
+            str(readiness.get("next_action", "Run `cm-graph index --rebuild`.")),
+        ))
+    overall = "fail" if any(c.status == "fail" for c in checks) else (
+        "warn" if any(c.status == "warn" for c in checks) else "pass"
+    )
+    return {"schema": DOCTOR_SCHEMA, "status": overall, "checks": [c.to_json() for c in checks]}
