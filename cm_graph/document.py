@@ -263,7 +263,7 @@ def read_document(
     except Refusal:
         raise
     except ijson.IncompleteJSONError:
-        raise Unreadable("graph.json ends before its document does.") from None
+        raise Unreadable("graph.json is not valid JSON: it is truncated or malformed.") from None
     except (ijson.JSONError, UnicodeDecodeError, ValueError):
         raise Unreadable("graph.json is not valid JSON.") from None
     return _check_structure(top_keys, scalars, records, commit)
