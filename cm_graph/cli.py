@@ -30,25 +30,32 @@ from .contract import (
     parse_envelope,
 )
 from .building import build
+from .audit import audit as run_audit
+from .diffing import open_diff, resolve_side, summarise
 from .doctor import run_doctor
+from .export import FORMATS as EXPORT_FORMATS
+from .export import export_lines
 from .errors import InvalidInput, Refusal
 from .importer import IndexReport
 from .inventory import Coverage
 from .manifest import Manifest
 from .provider import DEFAULT_TIMEOUT_SECONDS, SANDBOX_MODES, default_executable, verify_provider
-from .generation import remove_graph_state
+from .generation import read_current, read_generation, remove_graph_state
 from .indexdb import open_index
 from .indexing import ensure_index, index_for, search_readiness
 from .jsonio import dumps_canonical
-from .layout import Workspace
+from .layout import Workspace, resolve_checkout
 from .privfs import write_private_atomic
 from .publishing import publish_provider_output
+from .score import score_packet
 from .questions import check_budget, check_depth
 from .questions import question as question_spec
 from .render import (
     build_progress,
     console,
     print_answer,
+    print_audit,
+    print_diff,
     print_doctor,
     print_json,
     print_mapping,
@@ -272,7 +279,12 @@ def query_command(
         revision=revision, depth=depth, node_budget=node_budget,
     )
     if outcome.packet is not None and packet_out is not None:
-        write_private_atomic(Path(os.path.abspath(packet_out)), dumps_canonical(outcome.packet))
+        try:
+            write_private_atomic(Path(os.path.abspath(packet_out)), dumps_canonical(outcome.packet))
+        except OSError as error:
+            raise Refusal(
+                f"The packet file could not be written ({error.strerror or 'I/O error'}).", reason="io"
+            ) from None
     if json_output:
         print_json(console(), outcome.summary)
     else:
@@ -404,6 +416,92 @@ def doctor_command(
     else:
         print_doctor(console(), report)
     raise typer.Exit(1 if report["status"] == "fail" else 0)
+
+
+@app.command("audit")
+@refusals_exit
+def audit_command(
+    generation: Annotated[str | None, typer.Option("--generation", help="A generation id (default: current).")] = None,
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """Re-derive a generation's index and compare it with the stored one, byte for byte."""
+    workspace = Workspace.locate(repo_path, state_dir)
+    target = read_generation(workspace, generation) if generation else read_current(workspace)
+    report = run_audit(target)
+    if json_output:
+        print_json(console(), report)
+    else:
+        print_audit(console(), report)
+    raise typer.Exit(0 if report["status"] == "pass" else 1)
+
+
+@app.command("diff")
+@refusals_exit
+def diff_command(
+    old: Annotated[str, typer.Argument(help="A generation id, an index file, or a revision.")],
+    new: Annotated[str, typer.Argument(help="A generation id, an index file, or a revision.")],
+    limit: Annotated[int, typer.Option("--limit", min=0, help="Rows listed per section.")] = 50,
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """What changed in the code graph between two generations: nodes, relationships, files."""
+    workspace = Workspace.locate(repo_path, state_dir)
+    diff = open_diff(resolve_side(workspace, old), resolve_side(workspace, new))
+    try:
+        report = summarise(diff, limit)
+    finally:
+        diff.close()
+    if json_output:
+        print_json(console(), report)
+    else:
+        print_diff(console(), report)
+
+
+@app.command("export")
+@refusals_exit
+def export_command(
+    generation: Annotated[str | None, typer.Option("--generation", help="A generation id (default: current).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="jsonl (one sorted object per row) or sql.")] = "jsonl",
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+) -> None:
+    """Write a canonical, sorted text dump of an index to stdout (for diff, sqlite-utils, sqlite3)."""
+    if fmt not in EXPORT_FORMATS:
+        raise InvalidInput("--format must be jsonl or sql.")
+    workspace = Workspace.locate(repo_path, state_dir)
+    target = read_generation(workspace, generation) if generation else read_current(workspace)
+    path = workspace.index_path(target.id)
+    if not os.path.isfile(path):
+        raise Refusal("That generation has no index yet; run `cm-graph index`.", reason="absent")
+    out = sys.stdout
+    for line in export_lines(path, fmt):
+        out.write(line + "\n")
+    out.flush()
+
+
+@app.command("score")
+@refusals_exit
+def score_command(
+    packet: Annotated[Path, typer.Argument(help="A delivered code_mower.contextPacket.v1 file.")],
+    revision: Annotated[str, typer.Option("--revision", help="The checkout's revision to compare with.")] = "HEAD",
+    repo_path: RepoPath = None,
+    json_output: Json = False,
+) -> None:
+    """Score a packet's citations against a checkout: resolution rate, revision state, gate."""
+    try:
+        data = packet.read_bytes()[: 262_145]
+    except OSError:
+        raise InvalidInput("The packet file cannot be read.") from None
+    checkout = resolve_checkout(repo_path)
+    report = score_packet(data, checkout, revision)
+    if json_output:
+        print_json(console(), report)
+    else:
+        print_mapping(console(), f"Evidence score: {report['gate']}", report)
+    raise typer.Exit(0 if report["gate"] == "pass" else 1)
 
 
 @app.command("version")

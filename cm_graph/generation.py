@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from . import artifact
-from .errors import Absent, Corrupt, InvalidInput, Oversized, Unsafe
+from .errors import Absent, Corrupt, InvalidInput, Oversized, Refusal, Unsafe
 from .layout import Workspace
 from .locking import build_lock
 from .manifest import MAX_MANIFEST_BYTES, Manifest, parse_manifest
@@ -93,6 +93,15 @@ def read_current(workspace: Workspace) -> Generation:
     generation = pointer.decode("ascii", "replace").strip()
     if not is_generation_id(generation):
         raise InvalidInput("The current-generation pointer is corrupt; rebuild.")
+    return read_generation(workspace, generation)
+
+
+def read_generation(workspace: Workspace, generation: str) -> Generation:
+    """A published generation of this checkout by id, with a validated manifest."""
+    if not is_generation_id(generation):
+        raise InvalidInput("A generation id is 32 lowercase hex characters.")
+    if not os.path.isdir(workspace.generation_dir(generation)):
+        raise Absent("This checkout has no such generation.")
     check_private_dir(workspace.generations_dir)
     check_private_dir(workspace.generation_dir(generation))
     try:
@@ -103,6 +112,20 @@ def read_current(workspace: Workspace) -> Generation:
         raise InvalidInput("The generation's manifest is missing; remove and rebuild.") from None
     manifest = parse_manifest(data, expected_generation=generation)
     return Generation(workspace, manifest)
+
+
+def list_generations(workspace: Workspace) -> list[Generation]:
+    """Every readable published generation of this checkout, in id order."""
+    if not os.path.isdir(workspace.generations_dir):
+        return []
+    found = []
+    for entry in sorted(os.listdir(workspace.generations_dir)):
+        if is_generation_id(entry):
+            try:
+                found.append(read_generation(workspace, entry))
+            except Refusal:
+                continue
+    return found
 
 
 def new_generation_id() -> str:

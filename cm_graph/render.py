@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .jsonio import dumps_pretty
@@ -30,7 +31,7 @@ def print_mapping(out: Console, title: str, rows: dict[str, Any]) -> None:
     table.add_column("field", style="bold")
     table.add_column("value")
     for key, value in rows.items():
-        table.add_row(key, _text(value))
+        table.add_row(key, escape(_text(value)))
     out.print(table)
 
 
@@ -47,7 +48,7 @@ def _text(value: Any) -> str:
 
 
 def print_refusal(err: Console, reason: str, message: str) -> None:
-    err.print(f"[bold red]cm-graph: {reason}[/]: {message}", markup=True, highlight=False)
+    err.print(f"[bold red]cm-graph: {escape(reason)}[/]: {escape(message)}", markup=True, highlight=False)
 
 
 def print_summary(out: Console, summary: dict[str, Any]) -> None:
@@ -72,7 +73,7 @@ def print_answer(out: Console, answer: Any) -> None:
     from .documents import sentence
 
     table = Table(
-        title=f"{answer.question.name} {answer.target}: {len(answer.relations)} relationships",
+        title=escape(f"{answer.question.name} {answer.target}: {len(answer.relations)} relationships"),
         title_justify="left",
     )
     table.add_column("hop", justify="right")
@@ -81,7 +82,7 @@ def print_answer(out: Console, answer: Any) -> None:
     for relation in answer.relations:
         edge = relation.edge
         site = edge.site_path + (f"#L{edge.site_line}" if edge.site_line else "")
-        table.add_row(str(relation.level), sentence(answer.question.name, relation), site or "-")
+        table.add_row(str(relation.level), escape(sentence(answer.question.name, relation)), escape(site or "-"))
     out.print(table)
     flags = [code for code in answer.omissions()]
     out.print(f"omissions: {', '.join(flags) if flags else 'none'}")
@@ -102,5 +103,46 @@ def print_doctor(out: Console, report: dict[str, Any]) -> None:
     for column in ("check", "status", "message", "remediation"):
         table.add_column(column)
     for check in report["checks"]:
-        table.add_row(check["check"], check["status"], check["message"], check.get("remediation", ""))
+        table.add_row(
+            escape(check["check"]), escape(check["status"]), escape(check["message"]),
+            escape(check.get("remediation", "")),
+        )
     out.print(table)
+
+
+def print_audit(out: Console, report: dict[str, Any]) -> None:
+    table = Table(title=f"cm-graph audit {report['generation']}: {report['status']}", title_justify="left")
+    for column in ("check", "status", "message"):
+        table.add_column(column)
+    for check in report["checks"]:
+        table.add_row(escape(check["check"]), escape(check["status"]), escape(check["message"]))
+    out.print(table)
+    for entry in report.get("tables", []):
+        if entry["only_in_stored"] or entry["only_in_rebuilt"]:
+            out.print(escape(
+                f"{entry['table']}: {entry['only_in_stored']} rows only in the stored index, "
+                f"{entry['only_in_rebuilt']} only in the fresh derivation"
+            ))
+            for side in ("stored", "rebuilt"):
+                for row in entry[f"{side}_samples"]:
+                    out.print(escape(f"  {side}: {row}"))
+
+
+def print_diff(out: Console, report: dict[str, Any]) -> None:
+    summary = Table(title="Graph diff", title_justify="left")
+    summary.add_column("section")
+    summary.add_column("changes")
+    for section in ("nodes", "relationships", "files"):
+        counts = report[section]["counts"]
+        summary.add_row(section, escape(", ".join(f"{k} {v:,}" for k, v in counts.items()) or "none"))
+    out.print(summary)
+    for section in ("nodes", "relationships", "files"):
+        rows = report[section]["rows"]
+        if not rows:
+            continue
+        table = Table(title=section, title_justify="left")
+        for column in rows[0]:
+            table.add_column(column)
+        for row in rows:
+            table.add_row(*(escape("" if value is None else str(value)) for value in row.values()))
+        out.print(table)

@@ -1,0 +1,85 @@
+"""``cm-graph diff``: what changed in the code graph between two generations.
+
+Both indexes are attached to one in-memory apsw connection, read-only, and compared in SQL by
+provider id (nodes), full relationship identity (edges, call sites included) and path (census).
+Results are streamed from the cursors, so a large diff costs a cursor, not a list.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from .errors import InvalidInput, Refusal
+from .generation import list_generations, read_generation
+from .gitio import resolve_revision
+from .indexdb import configure_readonly, open_index
+from .indexing import index_for
+from .layout import Workspace
+from .resources import query_sql
+from .rules import is_generation_id
+
+DIFF_SCHEMA = "cm_graph.diff.v1"
+SECTIONS = {
+    "nodes": ("diff_nodes", ("change", "provider_id", "old_label", "old_path", "old_line", "new_label", "new_path", "new_line")),
+    "relationships": ("diff_edges", ("change", "source", "target", "relation", "confidence", "site_path", "site_line")),
+    "files": ("diff_census", ("change", "path", "old_blob", "new_blob")),
+}
+
+
+def resolve_side(workspace: Workspace, spec: str) -> Path:
+    """An index file for a diff side: a path to an index, a generation id, or a revision."""
+    if spec.endswith(".sqlite") and os.path.isfile(spec):
+        open_index(Path(spec)).close()
+        return Path(os.path.abspath(spec))
+    if is_generation_id(spec):
+        return index_for(read_generation(workspace, spec)).path
+    commit = resolve_revision(workspace.checkout, spec).commit
+    for generation in list_generations(workspace):
+        if generation.manifest.commit == commit:
+            return index_for(generation).path
+    raise InvalidInput("No published generation of this checkout is bound to that revision.")
+
+
+@dataclass
+class GraphDiff:
+    connection: apsw.Connection
+
+    def rows(self, section: str) -> Iterator[dict[str, Any]]:
+        statement, columns = SECTIONS[section]
+        for row in self.connection.execute(query_sql(statement)):
+            yield dict(zip(columns, row, strict=True))
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def open_diff(old: Path, new: Path) -> GraphDiff:
+    connection = apsw.Connection(":memory:", flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_URI)
+    try:
+        connection.execute("ATTACH DATABASE ? AS old", (f"file:{old}?mode=ro",))
+        connection.execute("ATTACH DATABASE ? AS new", (f"file:{new}?mode=ro",))
+        configure_readonly(connection)
+    except apsw.Error:
+        connection.close()
+        raise Refusal("An index to compare could not be opened.", reason="unreadable") from None
+    return GraphDiff(connection)
+
+
+def summarise(diff: GraphDiff, limit: int) -> dict[str, Any]:
+    """Counts per change kind and the first ``limit`` rows of each section, in stable order."""
+    result: dict[str, Any] = {"schema": DIFF_SCHEMA}
+    for section in SECTIONS:
+        counts: dict[str, int] = {}
+        listed: list[dict[str, Any]] = []
+        for row in diff.rows(section):
+            counts[row["change"]] = counts.get(row["change"], 0) + 1
+            if len(listed) < limit:
+                listed.append(row)
+        result[section] = {"counts": dict(sorted(counts.items())), "rows": listed}
+    return result
