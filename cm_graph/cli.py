@@ -21,6 +21,8 @@ import typer
 from . import __version__
 from .answer import answer
 from .ask import ask
+from .audit import audit as run_audit
+from .building import build
 from .contract import (
     MAX_AUTHORIZATION_BYTES,
     POLICY_SCHEMA,
@@ -29,25 +31,22 @@ from .contract import (
     parse_authorization,
     parse_envelope,
 )
-from .building import build
-from .audit import audit as run_audit
 from .diffing import open_diff, resolve_side, summarise
 from .doctor import run_doctor
+from .errors import InvalidInput, Refusal
 from .export import FORMATS as EXPORT_FORMATS
 from .export import export_lines
-from .errors import InvalidInput, Refusal
-from .importer import IndexReport
-from .inventory import Coverage
-from .manifest import Manifest
-from .provider import DEFAULT_TIMEOUT_SECONDS, SANDBOX_MODES, default_executable, verify_provider
 from .generation import read_current, read_generation, remove_graph_state
+from .importer import IndexReport
 from .indexdb import open_index
 from .indexing import ensure_index, index_for, search_readiness
+from .inventory import Coverage
 from .jsonio import dumps_canonical
 from .layout import Workspace, resolve_checkout
+from .manifest import Manifest
 from .privfs import write_private_atomic
+from .provider import DEFAULT_TIMEOUT_SECONDS, SANDBOX_MODES, default_executable, verify_provider
 from .publishing import publish_provider_output
-from .score import score_packet
 from .questions import check_budget, check_depth
 from .questions import question as question_spec
 from .render import (
@@ -63,6 +62,7 @@ from .render import (
     print_status,
     print_summary,
 )
+from .score import score_packet
 from .status import graph_status, require_current
 
 app = typer.Typer(

@@ -14,7 +14,7 @@ STAGES = [
     {"generation", "importer", "publishing"},
     {"status", "indexing", "provider"},
     {"building", "traversal", "answer", "documents"},
-    {"packet", "ask", "doctor"},
+    {"packet", "ask", "doctor", "audit", "diffing", "score", "export"},
     {"render"},
     {"cli"},
 ]
