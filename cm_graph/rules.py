@@ -22,10 +22,12 @@ _OBJECT_NAME = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def _has_control(value: str) -> bool:
-    return any(
-        ord(ch) < 32 or 127 <= ord(ch) <= 159 or ch in "\u2028\u2029" for ch in value
-    )
+    """C0/C1 controls (tab and newline included) and the Unicode line/paragraph separators."""
+    return _CONTROL.search(value) is not None
 
 
 def is_bounded_text(value: Any, limit: int = 256) -> bool:

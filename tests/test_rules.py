@@ -387,14 +387,22 @@ def test_every_kind_is_in_the_schema_vocabulary() -> None:
 
 def test_accepted_file_types() -> None:
     assert graphmodel.ACCEPTED_FILE_TYPES == {
-        "code", "document", "paper", "image", "rationale", "concept", "doc_ref",
+        "code",
+        "document",
+        "paper",
+        "image",
+        "rationale",
+        "concept",
+        "doc_ref",
     }
     assert graphmodel.CODE not in graphmodel.NON_CODE_FILE_TYPES
 
 
 def test_confidences_are_uppercase_only() -> None:
     assert graphmodel.CONFIDENCES == {
-        "EXTRACTED": "extracted", "INFERRED": "inferred", "AMBIGUOUS": "ambiguous",
+        "EXTRACTED": "extracted",
+        "INFERRED": "inferred",
+        "AMBIGUOUS": "ambiguous",
     }
 
 
