@@ -23,6 +23,15 @@ from .answer import answer
 from .ask import ask
 from .audit import audit as run_audit
 from .building import build
+from .connections import (
+    ConnectionStore,
+    connect,
+    connection_status,
+    consuming_revision,
+    disconnect,
+    load_authorized,
+    render_evidence,
+)
 from .contract import (
     MAX_AUTHORIZATION_BYTES,
     POLICY_SCHEMA,
@@ -42,7 +51,7 @@ from .indexdb import open_index
 from .indexing import ensure_index, index_for, search_readiness
 from .inventory import Coverage
 from .jsonio import dumps_canonical
-from .layout import Workspace, resolve_checkout
+from .layout import Workspace, default_state_root, resolve_checkout
 from .manifest import Manifest
 from .privfs import write_private_atomic
 from .provider import DEFAULT_TIMEOUT_SECONDS, SANDBOX_MODES, default_executable, verify_provider
@@ -56,6 +65,7 @@ from .render import (
     print_audit,
     print_diff,
     print_doctor,
+    print_evidence,
     print_json,
     print_mapping,
     print_refusal,
@@ -63,6 +73,7 @@ from .render import (
     print_summary,
 )
 from .score import score_packet
+from .session import parse_session, prepare
 from .status import graph_status, require_current
 
 app = typer.Typer(
@@ -502,6 +513,116 @@ def score_command(
     else:
         print_mapping(console(), f"Evidence score: {report['gate']}", report)
     raise typer.Exit(0 if report["gate"] == "pass" else 1)
+
+
+Connection = Annotated[str, typer.Option("--connection", help="Connection name (lowercase identifier).")]
+
+
+@app.command("connect")
+@refusals_exit
+def connect_command(
+    connection: Connection,
+    repository: Annotated[list[str], typer.Option("--repository", help="Approved repository, owner/repo (repeatable).")],
+    recipient: Annotated[list[str], typer.Option("--recipient", help="Approved recipient, host:role (repeatable).")],
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """Register this checkout's graph as a local connection (no credential, no network)."""
+    workspace = Workspace.locate(repo_path, state_dir)
+    summary = connect(ConnectionStore(workspace.root), connection, workspace.checkout, repository, recipient)
+    _print_connection(summary, json_output)
+
+
+@app.command("connection-status")
+@refusals_exit
+def connection_status_command(
+    connection: Connection,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """Whether the connection could authorize evidence now; exit 0 only when it could."""
+    summary = connection_status(ConnectionStore(_state_root(state_dir)), connection)
+    _print_connection(summary, json_output)
+    raise typer.Exit(0 if summary["authorization"] == "available" else 1)
+
+
+@app.command("disconnect")
+@refusals_exit
+def disconnect_command(
+    connection: Connection,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """Disconnect and purge the connection's packets."""
+    summary = disconnect(ConnectionStore(_state_root(state_dir)), connection)
+    _print_connection(summary, json_output)
+    raise typer.Exit(0 if summary["packet_cleanup"] == "complete" else 1)
+
+
+def _state_root(state_dir: Path | None) -> Path:
+    return Path(state_dir) if state_dir is not None else default_state_root()
+
+
+def _print_connection(summary: dict[str, Any], json_output: bool) -> None:
+    if json_output:
+        print_json(console(), summary)
+    else:
+        rows = {k: v for k, v in summary.items() if k not in ("schema", "graph", "query_reader")}
+        print_mapping(console(), f"Connection: {summary['status']}", rows)
+
+
+session_app = typer.Typer(help="Guided sessions.", no_args_is_help=True)
+app.add_typer(session_app, name="session")
+context_app = typer.Typer(help="Evidence from connections.", no_args_is_help=True)
+app.add_typer(context_app, name="context")
+
+
+@session_app.command("prepare")
+@refusals_exit
+def session_prepare_command(
+    session_file: Annotated[Path, typer.Argument(help="A cm_graph.session.v1 file.")],
+    question: Annotated[QuestionName, typer.Option("--question", help="The bounded question.")] = QuestionName.symbol,
+    query_stdin: Annotated[bool, typer.Option("--query-stdin", help="Read the target (symbol or path) from stdin.")] = False,
+    refresh: Annotated[bool, typer.Option("--refresh", help="Ask again even if the store has an answer.")] = False,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """Prepare graph evidence for a session's work; prints the packet handle, never the evidence."""
+    if not query_stdin:
+        raise InvalidInput("Give the target on stdin with --query-stdin.")
+    try:
+        data = session_file.read_bytes()[:65_537]
+    except OSError:
+        raise InvalidInput("The session file cannot be read.") from None
+    session = parse_session(data)
+    query = sys.stdin.read(4096).strip()
+    outcome, code = prepare(ConnectionStore(_state_root(state_dir)), session, question.value, query, refresh=refresh)
+    if json_output:
+        print_json(console(), outcome)
+    else:
+        print_mapping(console(), f"Session context: {outcome['status']}", outcome)
+    raise typer.Exit(code)
+
+
+@context_app.command("fetch")
+@refusals_exit
+def context_fetch_command(
+    connection: Connection,
+    handle: Annotated[str, typer.Option("--handle", help="The packet handle prepare printed.")],
+    recipient: Annotated[str, typer.Option("--recipient", help="Who is reading, host:role.")],
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """Re-authorize and print the evidence for RECIPIENT (identical for every approved one)."""
+    store = ConnectionStore(_state_root(state_dir))
+    revision = consuming_revision(Path.cwd())
+    packet = load_authorized(store, connection, handle, recipient, revision)
+    evidence = render_evidence(packet)
+    if json_output:
+        sys.stdout.write(evidence.decode("utf-8") + "\n")
+    else:
+        print_evidence(console(), packet)
 
 
 @app.command("version")

@@ -146,3 +146,16 @@ def print_diff(out: Console, report: dict[str, Any]) -> None:
         for row in rows:
             table.add_row(*(escape("" if value is None else str(value)) for value in row.values()))
         out.print(table)
+
+
+def print_evidence(out: Console, packet: dict[str, Any]) -> None:
+    """The recipient's reading of a packet: documents and citations, nothing about where from."""
+    out.print(escape(
+        f"revision {packet['source_revision']} · {packet['completeness']}"
+        f"{' · truncated' if packet['truncated'] else ''}"
+        f" · omissions: {', '.join(packet['omissions']) or 'none'}"
+    ))
+    for number, document in enumerate(packet["documents"], 1):
+        out.print(escape(f"{number}. {document['text']} [{document['confidence']}]"))
+        for citation in document["citations"]:
+            out.print(escape(f"   {citation['source']}  ({citation['title']})"))

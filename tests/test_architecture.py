@@ -15,6 +15,8 @@ STAGES = [
     {"status", "indexing", "provider"},
     {"building", "traversal", "answer", "documents"},
     {"packet", "ask", "doctor", "audit", "diffing", "score", "export"},
+    {"connections"},
+    {"session"},
     {"render"},
     {"cli"},
 ]
