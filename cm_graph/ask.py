@@ -54,7 +54,7 @@ def ask(
     def unavailable(reason: str, detail: str, remediation: dict[str, Any] | None = None) -> Outcome:
         return Outcome(unavailable_summary(required, reason, detail, remediation), None)
 
-    status = graph_status(workspace, revision)
+    status = graph_status(workspace, revision, trust_seal=True)
     if not status.usable or status.generation is None:
         return unavailable(status.state, status.detail)
     generation = status.generation

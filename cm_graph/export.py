@@ -13,8 +13,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-
-import sqlite_utils
+from typing import Any
 
 from .errors import Refusal
 
@@ -26,7 +25,9 @@ APPLICATION_ID = 0x636D6772
 FORMATS = ("jsonl", "sql")
 
 
-def _open(path: Path) -> sqlite_utils.Database:
+def _open(path: Path) -> Any:
+    import sqlite_utils  # imported here: it is heavy, and only export needs it
+
     connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     db = sqlite_utils.Database(connection)
     try:
@@ -51,5 +52,7 @@ def export_lines(path: Path, fmt: str) -> Iterator[str]:
             order = ", ".join(f'"{pk}"' for pk in db[table].pks)
             for row in db[table].rows_where(order_by=order):
                 yield json.dumps({"table": table, "row": row}, sort_keys=True, ensure_ascii=False)
+    except sqlite3.DatabaseError:
+        raise Refusal("The index file is corrupt; run `cm-graph audit`.", reason="unreadable") from None
     finally:
         db.conn.close()

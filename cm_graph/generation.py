@@ -52,30 +52,58 @@ class Generation:
     def artifact_path(self) -> Path:
         return self.directory / ARTIFACT_NAME
 
-    def open_verified_artifact(self) -> BinaryIO:
+    @property
+    def seal_path(self) -> Path:
+        return self.workspace.indexes_dir / f"{self.id}.seal"
+
+    def open_verified_artifact(self, *, trust_seal: bool = False) -> BinaryIO:
         """Open graph.bin privately and check its size and digest against the manifest.
 
         The returned handle is the one that was hashed, so what is parsed is what was verified.
+        With ``trust_seal`` the SHA-256 is not recomputed when the file's identity and change
+        times (device, inode, size, mtime_ns, ctime_ns) equal those recorded the last time it
+        was fully verified: any write, rename or chmod moves ctime, which an unprivileged
+        process cannot set back. Questions use the seal; ``status`` and ``audit`` never do.
         """
         try:
             fd = open_private_read(self.artifact_path)
         except FileNotFoundError:
             raise Corrupt("The generation's artifact is missing; remove and rebuild.") from None
-        except Unsafe:
-            raise
         handle = os.fdopen(fd, "rb")
         try:
-            if os.fstat(handle.fileno()).st_size > artifact.MAX_ARTIFACT_BYTES:
+            st = os.fstat(handle.fileno())
+            if st.st_size > artifact.MAX_ARTIFACT_BYTES:
                 raise Oversized("The generation's artifact exceeds the 256 MiB budget.")
-            size, digest = artifact.file_digest(handle, artifact.MAX_ARTIFACT_BYTES)
-            if size != self.manifest.graph_bytes:
+            if st.st_size != self.manifest.graph_bytes:
                 raise Corrupt("The generation's artifact size does not match its manifest.")
+            seal = _seal_text(st, self.manifest.graph_digest)
+            if trust_seal and self._read_seal() == seal:
+                return handle
+            _, digest = artifact.file_digest(handle, artifact.MAX_ARTIFACT_BYTES)
             if digest != self.manifest.graph_digest:
                 raise Corrupt("The generation's artifact digest does not match its manifest.")
+            self._write_seal(seal)
         except BaseException:
             handle.close()
             raise
         return handle
+
+    def _read_seal(self) -> bytes | None:
+        try:
+            return read_private_bytes(self.seal_path, 512)
+        except (OSError, Refusal):
+            return None
+
+    def _write_seal(self, seal: bytes) -> None:
+        try:
+            ensure_private_dir(self.seal_path.parent, private_from=self.workspace.root)
+            write_private_atomic(self.seal_path, seal)
+        except (OSError, Refusal):
+            pass  # a seal is an optimisation; without it the next question hashes again
+
+
+def _seal_text(st: os.stat_result, digest: str) -> bytes:
+    return f"{st.st_dev} {st.st_ino} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {digest}\n".encode()
 
 
 def read_current(workspace: Workspace) -> Generation:

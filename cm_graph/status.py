@@ -13,6 +13,7 @@ from .errors import Absent, Corrupt, GitFailure, InvalidInput, Oversized, Refusa
 from .generation import Generation, read_current
 from .gitio import resolve_revision
 from .layout import Workspace
+from .privfs import read_private_bytes
 
 STATUS_SCHEMA = "code_mower.contextGraphStatus.v1"
 STATES = ("absent", "invalid", "oversized", "corrupt", "stale", "partial", "current")
@@ -53,9 +54,32 @@ class GraphStatus:
         return value
 
 
+STATUS_ATTEMPTS = 3
+
+
 def graph_status(
-    workspace: Workspace, revision: str = "HEAD", *, require_complete: bool = True
+    workspace: Workspace, revision: str = "HEAD", *, require_complete: bool = True,
+    trust_seal: bool = False,
 ) -> GraphStatus:
+    """The verdict for ``revision``. Readers take no lock, so a verdict that is not usable is
+    judged again (at most three attempts) when the ``current`` pointer changed meanwhile: a
+    concurrent refresh published a new generation and pruned the one being judged."""
+    for _attempt in range(STATUS_ATTEMPTS):
+        pointer = _pointer_bytes(workspace)
+        status = _judge(workspace, revision, require_complete, trust_seal)
+        if status.usable or _pointer_bytes(workspace) == pointer:
+            break
+    return status
+
+
+def _pointer_bytes(workspace: Workspace) -> bytes | None:
+    try:
+        return read_private_bytes(workspace.current_pointer, 64)
+    except (OSError, Refusal):
+        return None
+
+
+def _judge(workspace: Workspace, revision: str, require_complete: bool, trust_seal: bool) -> GraphStatus:
     try:
         generation = read_current(workspace)
     except Absent as refusal:
@@ -63,7 +87,7 @@ def graph_status(
     except (InvalidInput, Unsafe, Oversized) as refusal:
         return GraphStatus("invalid", refusal.message, None)
     try:
-        generation.open_verified_artifact().close()
+        generation.open_verified_artifact(trust_seal=trust_seal).close()
     except Unsafe as refusal:
         return GraphStatus("invalid", refusal.message, generation)
     except Oversized as refusal:
