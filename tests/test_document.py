@@ -138,9 +138,10 @@ def publish_artifact(repo: Path, state: Path, payload: bytes) -> Workspace:
 
 
 def leftovers(workspace: Workspace) -> list[str]:
+    """Index, temp and staging files; the artifact's verification seal is not one of them."""
     if not workspace.indexes_dir.exists():
         return []
-    return sorted(os.listdir(workspace.indexes_dir))
+    return sorted(name for name in os.listdir(workspace.indexes_dir) if not name.endswith(".seal"))
 
 
 def refuse(workspace: Workspace, reason: str = "unreadable") -> Refusal:
