@@ -1568,7 +1568,7 @@ def test_g0_indexed_twice_is_byte_identical(repo: Path, state_dir: Path) -> None
     assert not current.reused
     assert first.path.read_bytes() == second.path.read_bytes() == current.path.read_bytes()
     assert first.counts == second.counts == current.counts
-    assert sorted(os.listdir(workspace.indexes_dir)) == sorted(
+    assert leftovers(workspace) == sorted(
         ["one.sqlite", "two.sqlite", f"{generation.id}.sqlite"]
     )
 
