@@ -227,7 +227,7 @@ def prune(workspace: Workspace, *, keep: str) -> None:
             shutil.rmtree(workspace.generations_dir / entry, ignore_errors=True)
     if os.path.isdir(workspace.indexes_dir):
         for entry in os.listdir(workspace.indexes_dir):
-            if entry == f"{keep}.sqlite" or entry.startswith(f".{keep}.sqlite."):
+            if entry in (f"{keep}.sqlite", f"{keep}.seal") or entry.startswith(f".{keep}.sqlite."):
                 continue
             path = workspace.indexes_dir / entry
             if path.is_file() or path.is_symlink():
