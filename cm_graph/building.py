@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -96,7 +97,7 @@ def build(
             run = run_provider(provider, scratch, sandbox=sandbox, timeout=timeout)
             output = _collect(scratch / "source")
             progress("pack")
-            inventory = read_inventory_file(output)
+            inventory = read_inventory_file(output) if _regular(output / artifact.INVENTORY_MEMBER) else None
             with BlobReader(checkout) as blobs:
                 coverage = assess(census, inventory, blobs)
             members = [artifact.GRAPH_MEMBER] + ([artifact.INVENTORY_MEMBER] if inventory is not None else [])
@@ -114,6 +115,14 @@ def build(
     progress("index")
     report = index_for(read_current(workspace))
     return BuildResult(manifest, coverage, run, report)
+
+
+def _regular(path: Path) -> bool:
+    """A plain file (opening a FIFO the provider left behind would block the build forever)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _collect(source: Path) -> Path:

@@ -12,7 +12,7 @@ import stat
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -54,7 +54,7 @@ from .jsonio import dumps_canonical
 from .layout import Workspace, default_state_root, resolve_checkout
 from .manifest import Manifest
 from .privfs import write_private_atomic
-from .provider import DEFAULT_TIMEOUT_SECONDS, SANDBOX_MODES, default_executable, verify_provider
+from .provider import DEFAULT_TIMEOUT_SECONDS, default_executable, verify_provider
 from .publishing import publish_provider_output
 from .questions import check_budget, check_depth
 from .questions import question as question_spec
@@ -139,8 +139,14 @@ def index_command(
         print_mapping(console(), f"Index {summary['status']}", summary)
 
 
+class SandboxMode(StrEnum):
+    auto = "auto"
+    required = "required"
+    off = "off"
+
+
 Sandbox = Annotated[
-    str, typer.Option("--sandbox", help="Containment for the provider: auto, required or off.")
+    SandboxMode, typer.Option("--sandbox", help="Containment for the provider: auto, required or off.")
 ]
 KeepPrevious = Annotated[bool, typer.Option("--keep-previous", help="Keep older generations.")]
 Timeout = Annotated[float, typer.Option("--timeout", help="Seconds the provider may run.")]
@@ -173,8 +179,6 @@ def _run_build(
     *, refresh: bool, from_graph: Path | None, repo_path: Path | None, state_dir: Path | None,
     revision: str, keep_previous: bool, sandbox: str, timeout: float, json_output: bool,
 ) -> None:
-    if sandbox not in SANDBOX_MODES:
-        raise InvalidInput("--sandbox must be auto, required or off.")
     workspace = Workspace.locate(repo_path, state_dir)
     if from_graph is not None:
         manifest, coverage = publish_provider_output(
@@ -186,7 +190,7 @@ def _run_build(
         with build_progress(console(stderr=True)) as progress:
             result = build(
                 workspace, provider, revision=revision, refresh=refresh,
-                keep_previous=keep_previous, sandbox=sandbox, timeout=timeout, progress=progress,
+                keep_previous=keep_previous, sandbox=str(sandbox), timeout=timeout, progress=progress,
             )
         summary = _build_summary(result.manifest, result.coverage, result.index)
         summary["contained"] = result.run.contained
@@ -209,7 +213,7 @@ def build_command(
     state_dir: StateDir = None,
     revision: Annotated[str, typer.Option("--revision", help="The revision to build (default HEAD).")] = "HEAD",
     keep_previous: KeepPrevious = False,
-    sandbox: Sandbox = "auto",
+    sandbox: Sandbox = SandboxMode.auto,
     timeout: Timeout = DEFAULT_TIMEOUT_SECONDS,
     json_output: Json = False,
 ) -> None:
@@ -228,7 +232,7 @@ def refresh_command(
     state_dir: StateDir = None,
     revision: Annotated[str, typer.Option("--revision", help="The revision to build (default HEAD).")] = "HEAD",
     keep_previous: KeepPrevious = False,
-    sandbox: Sandbox = "auto",
+    sandbox: Sandbox = SandboxMode.auto,
     timeout: Timeout = DEFAULT_TIMEOUT_SECONDS,
     json_output: Json = False,
 ) -> None:
@@ -240,7 +244,7 @@ def refresh_command(
     )
 
 
-class QuestionName(str, Enum):
+class QuestionName(StrEnum):
     impact = "impact"
     dependency = "dependency"
     symbol = "symbol"

@@ -135,8 +135,13 @@ class ConnectionStore:
         write_private_atomic(self.index_path(name), dumps_canonical({"schema": INDEX_SCHEMA, "entries": entries}))
 
     def purge(self, name: str) -> bool:
-        """Delete every packet of the connection and empty its index; False if any remained."""
+        """Delete every packet of the connection and empty its index; False if any remained.
+
+        An entry whose packet could not be deleted stays in the index, so the next purge (the one
+        a reconnect runs first) tries it again and refuses the reconnect while it still fails.
+        """
         clean = True
+        remaining: list[dict[str, Any]] = []
         try:
             entries = self.entries(name)
         except Refusal:
@@ -151,8 +156,9 @@ class ConnectionStore:
                     pass
                 except OSError:
                     clean = False
+                    remaining.append(entry)
         try:
-            self.save_entries(name, [])
+            self.save_entries(name, remaining)
         except OSError:
             clean = False
         return clean

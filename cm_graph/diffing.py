@@ -52,8 +52,11 @@ class GraphDiff:
 
     def rows(self, section: str) -> Iterator[dict[str, Any]]:
         statement, columns = SECTIONS[section]
-        for row in self.connection.execute(query_sql(statement)):
-            yield dict(zip(columns, row, strict=True))
+        try:
+            for row in self.connection.execute(query_sql(statement)):
+                yield dict(zip(columns, row, strict=True))
+        except apsw.Error:
+            raise Refusal("An index to compare is corrupt; run `cm-graph audit`.", reason="unreadable") from None
 
     def close(self) -> None:
         self.connection.close()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from . import artifact
-from .errors import Absent, Corrupt, InvalidInput, Oversized, Refusal, Unsafe
+from .errors import Absent, Corrupt, InvalidInput, Oversized, Refusal
 from .layout import Workspace
 from .locking import build_lock
 from .manifest import MAX_MANIFEST_BYTES, Manifest, parse_manifest

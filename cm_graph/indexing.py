@@ -12,7 +12,7 @@ from pathlib import Path
 
 import apsw
 
-from .errors import ReaderIncompatible, Stale
+from .errors import ReaderIncompatible, Refusal, Stale
 from .generation import Generation, read_current
 from .gitio import resolve_revision
 from .importer import IndexReport, build_index
@@ -82,27 +82,27 @@ READINESS_SCHEMA = "code_mower.contextGraphSearchReadiness.v1"
 
 
 def search_readiness(status: GraphStatus) -> dict[str, object]:
-    """Can this reader answer questions from the current generation? Builds nothing."""
+    """Can this reader answer questions from the current generation?
+
+    It asks the same reader a question would: the generation's index is derived (or reused)
+    exactly as the first question would derive it, so status and query never disagree about
+    whether the reader can consume the generation.
+    """
     if not status.usable or status.generation is None:
         return {"schema": READINESS_SCHEMA, "search": "unavailable", "reader": "not_checked", "reason": status.state}
-    path = status.generation.workspace.index_path(status.generation.id)
-    if not os.path.isfile(path):
-        return {
-            "schema": READINESS_SCHEMA, "search": "unavailable", "reader": "not_indexed",
-            "reason": "not_indexed", "next_action": "Run `cm-graph index` (or ask a question).",
-        }
     try:
-        open_index(path).close()
+        index_for(status.generation)
     except ReaderIncompatible as refusal:
         return {
             "schema": READINESS_SCHEMA, "search": "unavailable", "reader": "incompatible",
             "reason": "reader_incompatible", "detail": refusal.message,
             "remediation": refusal.remediation, "next_action": refusal.remediation["action"],
         }
-    except IndexUnreadable as refusal:
+    except Refusal as refusal:
         return {
             "schema": READINESS_SCHEMA, "search": "unavailable", "reader": "unreadable",
             "reason": "unreadable", "detail": refusal.message,
+            "next_action": "Report this generation; remove and rebuild it with the pinned provider.",
         }
     from . import __version__
 

@@ -104,16 +104,29 @@ def available_summary(
     }
 
 
+NEXT_ACTIONS = {
+    "unresolved": "Check the target: name a symbol as the provider labels it, or a repository-relative path.",
+    "uncitable": (
+        "Nothing in this answer could be cited against the bound commit under this authorization; "
+        "check the authorization (generation, expiry) or ask a different question."
+    ),
+    "reader_incompatible": "Refresh the graph with the pinned provider, or upgrade cm-graph.",
+    "unreadable": "Remove and rebuild the graph with the pinned provider; report it if it recurs.",
+}
+
+
 def unavailable_summary(
     required: bool, reason: str, detail: str, remediation: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    if required:
+    if not required:
+        next_action = "Carry on with ordinary repository tools; no graph context is attached."
+    elif reason in NEXT_ACTIONS:
+        next_action = NEXT_ACTIONS[reason] + " Dependent work is paused until then."
+    else:
         next_action = (
             "Refresh or build the local graph for this revision and retry; dependent work is "
             "paused until then."
         )
-    else:
-        next_action = "Carry on with ordinary repository tools; no graph context is attached."
     summary: dict[str, Any] = {
         "schema": SUMMARY_SCHEMA,
         "status": "required_unavailable" if required else "optional_unavailable",

@@ -63,8 +63,9 @@ def print_status(out: Console, value: dict[str, Any]) -> None:
         rows["detail"] = value["detail"]
     rows.update(value.get("build", {}))
     rows["search"] = value["search"]["search"]
-    if "next_action" in value["search"]:
-        rows["next_action"] = value["search"]["next_action"]
+    next_action = value.get("next_action") or value["search"].get("next_action")
+    if next_action:
+        rows["next_action"] = next_action
     print_mapping(out, f"Local graph: {value['state']}", rows)
 
 

@@ -71,7 +71,9 @@ def score_packet(data: bytes, checkout: Path, revision: str | None) -> dict[str,
     documents = packet.get("documents")
     if not isinstance(documents, list):
         raise InvalidInput("The packet has no documents list.")
-    citations = [c for d in documents if isinstance(d, dict) for c in d.get("citations", [])]
+    if not all(isinstance(d, dict) and isinstance(d.get("citations"), list) for d in documents):
+        raise InvalidInput("A document of the packet has no citations list.")
+    citations = [c for d in documents for c in d["citations"]]
     if len(citations) > MAX_CITATIONS:
         raise InvalidInput(f"The packet carries more than {MAX_CITATIONS} citations.")
     root = Path(os.path.realpath(checkout))

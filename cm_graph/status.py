@@ -42,6 +42,8 @@ class GraphStatus:
         value: dict[str, Any] = {"schema": STATUS_SCHEMA, "state": self.state, "usable": self.usable}
         if self.detail:
             value["detail"] = self.detail
+        if REMEDIES.get(self.state):
+            value["next_action"] = REMEDIES[self.state]
         if self.generation is not None:
             m = self.generation.manifest
             value["build"] = {
