@@ -13,10 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
-import ijson
-
 from . import graphmodel
 from .errors import ReaderIncompatible, Refusal, Unreadable
+from .jsonstream import ArrayStream, JsonStreamError, TopLevelReader, container_depth
 from .manifest import ProviderPin
 from .rules import bounded_text, citation_in_scope, is_bounded_text, parse_location
 
@@ -25,8 +24,6 @@ MAX_EDGES = 500_000
 MAX_NESTING = 64
 NODE_LINK_MARKERS = ("links", "directed", "multigraph", "graph")
 _LIST_KEYS = ("nodes", "edges", "links")
-_CONTAINER_START = ("start_map", "start_array")
-_CONTAINER_END = ("end_map", "end_array")
 
 
 @dataclass(frozen=True)
@@ -179,6 +176,19 @@ class _RecordReader:
         ))
 
 
+def _type_tag(value: Any) -> str:
+    """The JSON type of a top-level value, in the words the structure checks use."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "start_map" if isinstance(value, dict) else "start_array"
+
+
 def read_document(
     stream: BinaryIO, *, commit: str, provider: ProviderPin, sink: GraphSink
 ) -> DocumentShape:
@@ -190,82 +200,26 @@ def read_document(
     records = _RecordReader(sink, provider)
     top_keys: dict[str, str] = {}
     scalars: dict[str, Any] = {}
-    pending_key: str | None = None
-    builder: ijson.ObjectBuilder | None = None
-    record_list = ""
-    record_depth = 0
-    skip_depth = 0
-    depth = 0
+    reader = TopLevelReader(stream, frozenset(_LIST_KEYS))
     try:
-        for prefix, event, value in ijson.parse(stream, use_float=True):
-            if event in _CONTAINER_START:
-                depth += 1
-                if depth > MAX_NESTING:
+        for key, value in reader.members():
+            if key in top_keys:
+                raise Unreadable("graph.json repeats a top-level key.")
+            if isinstance(value, ArrayStream):
+                top_keys[key] = "start_array"
+                for element in value:
+                    if isinstance(element, (dict, list)) and 2 + container_depth(element) > MAX_NESTING:
+                        raise Unreadable("graph.json is nested more deeply than any graph needs.")
+                    records.accept(key, element)
+                continue
+            top_keys[key] = _type_tag(value)
+            if isinstance(value, (dict, list)):
+                if 1 + container_depth(value) > MAX_NESTING:
                     raise Unreadable("graph.json is nested more deeply than any graph needs.")
-            elif event in _CONTAINER_END:
-                depth -= 1
-            if builder is not None:
-                builder.event(event, value)
-                if event in _CONTAINER_START:
-                    record_depth += 1
-                elif event in _CONTAINER_END:
-                    record_depth -= 1
-                if record_depth == 0:
-                    records.accept(record_list, builder.value)
-                    builder = None
-                continue
-            if skip_depth:
-                if event in _CONTAINER_START:
-                    skip_depth += 1
-                elif event in _CONTAINER_END:
-                    skip_depth -= 1
-                if skip_depth == 0:
-                    records.accept(record_list, None)
-                continue
-            if depth == 0 and event in ("end_map", "end_array"):
-                continue
-            if pending_key is not None:
-                # The event after a top-level key is always its value. Its prefix is the key,
-                # so the value of an empty key shares the top level's own "" prefix.
-                top_keys[pending_key] = event
-                if event not in _CONTAINER_START:
-                    scalars[pending_key] = value
-                pending_key = None
-                continue
-            if depth <= 1 and event not in _CONTAINER_END:
-                # The top level is told apart by depth, not by its "" prefix, which anything
-                # nested under an empty key carries too.
-                if event == "map_key":
-                    if value in top_keys:
-                        raise Unreadable("graph.json repeats a top-level key.")
-                    pending_key = value
-                    top_keys[value] = "pending"
-                elif event != "start_map":
-                    raise Unreadable("graph.json is not a JSON object.")
-                continue
-            # A record is a value (never a map key) two levels down: a key inside a top-level
-            # annotation named "nodes.item" has the same prefix and depth.
-            if prefix in ("nodes.item", "edges.item", "links.item") and event != "map_key" and (
-                depth - (1 if event in _CONTAINER_START else 0) == 2
-            ):
-                record_list = prefix.split(".", 1)[0]
-                if event in _CONTAINER_START:
-                    if records.counts[record_list] >= (
-                        MAX_NODES if record_list == "nodes" else MAX_EDGES
-                    ) or record_list in records.errors:
-                        skip_depth = 1
-                        continue
-                    builder = ijson.ObjectBuilder()
-                    builder.event(event, value)
-                    record_depth = 1
-                else:
-                    records.accept(record_list, value)
-    except Refusal:
-        raise
-    except ijson.IncompleteJSONError:
-        raise Unreadable("graph.json is not valid JSON: it is truncated or malformed.") from None
-    except (ijson.JSONError, UnicodeDecodeError, ValueError):
-        raise Unreadable("graph.json is not valid JSON.") from None
+            else:
+                scalars[key] = value
+    except JsonStreamError as error:
+        raise Unreadable(str(error)) from None
     return _check_structure(top_keys, scalars, records, commit)
 
 
