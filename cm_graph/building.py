@@ -10,26 +10,23 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
 
 from . import artifact
 from .errors import Refusal
-from .generation import build_lock_for, publish_locked, read_current
+from .generation import build_lock_for, read_current
 from .gitio import BlobReader, Census, read_census, refuse_partial_clone, resolve_revision
 from .importer import IndexReport
 from .indexing import index_for
-from .inventory import Coverage, assess
+from .inventory import Coverage
 from .layout import Workspace
 from .manifest import Manifest
 from .privfs import create_exclusive, ensure_private_dir
 from .provider import DEFAULT_TIMEOUT_SECONDS, RunReport, VerifiedProvider, run_provider
-from .publishing import make_manifest_factory, read_inventory_file
+from .publishing import publish_output
 from .rules import path_in_scope
 from .status import graph_status
 
@@ -97,32 +94,15 @@ def build(
             run = run_provider(provider, scratch, sandbox=sandbox, timeout=timeout)
             output = _collect(scratch / "source")
             progress("pack")
-            inventory = read_inventory_file(output) if _regular(output / artifact.INVENTORY_MEMBER) else None
-            with BlobReader(checkout) as blobs:
-                coverage = assess(census, inventory, blobs)
-            members = [artifact.GRAPH_MEMBER] + ([artifact.INVENTORY_MEMBER] if inventory is not None else [])
-
-            def write_artifact(handle: BinaryIO) -> tuple[int, str]:
-                return artifact.pack(output, members, handle)
-
-            manifest = publish_locked(
-                workspace, write_artifact,
-                make_manifest_factory(bound, census, coverage, provider.pin, datetime.now(UTC)),
-                keep_previous=keep_previous,
+            manifest, coverage = publish_output(
+                workspace, output, bound=bound, census=census, provider=provider.pin,
+                keep_previous=keep_previous, lock_held=True,
             )
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     progress("index")
     report = index_for(read_current(workspace))
     return BuildResult(manifest, coverage, run, report)
-
-
-def _regular(path: Path) -> bool:
-    """A plain file (opening a FIFO the provider left behind would block the build forever)."""
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
 
 
 def _collect(source: Path) -> Path:

@@ -1,7 +1,7 @@
 """Stream the provider's ``graph.json`` and hold it to the pinned provider's own contract.
 
-The document is never held in memory: ijson yields events, one node or edge record at a time is
-built, validated and handed to a sink. The two document shapes (the raw ``--no-cluster``
+The document is never held in memory: it is read in chunks, one node or edge record at a time is
+decoded, validated and handed to a sink (see ``jsonstream``). The two document shapes (the raw ``--no-cluster``
 extraction and a NetworkX node-link export) are told apart by node-link marker keys, never by the
 name of the edge list. Validation errors are remembered and raised once the whole structure is
 known, in the contract's order (format, presence, types and counts, direction, built_at_commit,

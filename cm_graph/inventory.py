@@ -9,15 +9,17 @@ classifier so the denominator is the provider's, not ours.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
-from typing import Any
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
-from .errors import Refusal
+import ijson
+
 from .gitio import BlobReader, Census
-from .jsonio import loads_strict
 
 MAX_INVENTORY_BYTES = 16 * 1024 * 1024
 _SNIFF_BYTES = 256 * 1024
@@ -40,6 +42,7 @@ CODE_EXTENSIONS = frozenset(
     " .fsproj .vbproj .xaml .razor .cshtml .cls .trigger .lisp .cl .lsp .asd .robot .resource".split()
 )
 _UNSUPPORTED_EXTENSIONS = frozenset({".ejs", ".ets", ".r"})
+_ROW_KEYS = frozenset({"mtime", "seen", "ast_hash", "semantic_hash"})
 _OBJC_MARKERS = (b"@interface", b"@protocol", b"@implementation", b"@import", b"#import")
 
 NOT_CODE, DISPATCHED, UNSUPPORTED, UNCLASSIFIED = "not_code", "dispatched", "unsupported", "unclassified"
@@ -101,30 +104,64 @@ class Coverage:
     notes: list[str] = field(default_factory=list)
 
 
-def read_inventory(data: bytes | None) -> dict[str, Any] | None:
-    if data is None or len(data) > MAX_INVENTORY_BYTES:
-        return None
+@dataclass
+class Inventory:
+    """The provider's per-file rows that matter here: NFC path -> ast_hash (None if not text)."""
+
+    rows: dict[str, object]
+    malformed: int
+
+
+def open_inventory(path: Path) -> BinaryIO | None:
+    """Open the provider's ``manifest.json`` if it is a plain file within budget.
+
+    Non-blocking and no-follow, so a FIFO or symlink the provider left behind cannot stall or
+    redirect the build; anything but a regular file counts as no inventory.
+    """
     try:
-        value = loads_strict(data, "The provider inventory")
-    except Refusal:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
         return None
-    return value if isinstance(value, dict) else None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_INVENTORY_BYTES:
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "rb")
 
 
-def assess(census: Census, inventory_bytes: bytes | None, blobs: BlobReader) -> Coverage:
+def read_inventory(path: Path) -> Inventory | None:
+    """Stream the inventory (one row at a time, with ijson) into the rows a coverage check
+    needs; None when it is absent, not a plain file, over budget, or not one JSON object."""
+    handle = open_inventory(path)
+    if handle is None:
+        return None
+    rows: dict[str, object] = {}
+    malformed = 0
+    with handle:
+        try:
+            for key, row in ijson.kvitems(handle, "", use_float=True):
+                if not isinstance(row, dict) or not _ROW_KEYS <= row.keys():
+                    malformed += 1
+                    continue
+                name = unicodedata.normalize("NFC", key)
+                if name in rows:
+                    return None
+                rows[name] = row["ast_hash"]
+            handle.seek(0)
+            if next(ijson.parse(handle), (None, None))[1] != "start_map":
+                return None
+        except (ijson.JSONError, ValueError, OSError):
+            return None
+    return Inventory(rows, malformed)
+
+
+def assess(census: Census, inventory: Inventory | None, blobs: BlobReader) -> Coverage:
     """Decide complete/partial by checking every dispatched input against the inventory."""
-    inventory = read_inventory(inventory_bytes)
     notes: list[str] = []
     if inventory is None:
         notes.append("the provider's inventory is absent or unreadable")
-        inventory = {}
-    rows: dict[str, Any] = {}
-    malformed = 0
-    for key, row in inventory.items():
-        if not isinstance(row, dict) or not {"mtime", "seen", "ast_hash", "semantic_hash"} <= row.keys():
-            malformed += 1
-            continue
-        rows[unicodedata.normalize("NFC", key)] = row
+        inventory = Inventory({}, 0)
+    rows, malformed = inventory.rows, inventory.malformed
     tally = {"missing": 0, "unstamped": 0, "mismatched": 0, "unclassified": 0}
     indexed = unsupported = dispatched = 0
     for entry in census.entries:
@@ -143,12 +180,13 @@ def assess(census: Census, inventory_bytes: bytes | None, blobs: BlobReader) -> 
             tally["unclassified"] += 1
             continue
         dispatched += 1
-        row = rows.get(unicodedata.normalize("NFC", entry.path))
-        if row is None:
+        name = unicodedata.normalize("NFC", entry.path)
+        ast_hash = rows.get(name)
+        if name not in rows:
             tally["missing"] += 1
-        elif not isinstance(row["ast_hash"], str) or not _MD5.fullmatch(row["ast_hash"]):
+        elif not isinstance(ast_hash, str) or not _MD5.fullmatch(ast_hash):
             tally["unstamped"] += 1
-        elif row["ast_hash"] != digest:
+        elif ast_hash != digest:
             tally["mismatched"] += 1
         elif verdict == UNSUPPORTED:
             unsupported += 1

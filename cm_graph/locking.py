@@ -20,8 +20,11 @@ class BuildBusy(Refusal):
 
 
 @contextmanager
-def build_lock(path: Path, wait_seconds: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
-    """Hold an exclusive lock on ``path``; wait up to ``wait_seconds``, then refuse clearly."""
+def build_lock(path: Path, wait_seconds: float | None = None) -> Iterator[None]:
+    """Hold an exclusive lock on ``path``; wait up to ``wait_seconds`` (default
+    ``LOCK_WAIT_SECONDS``, read at call time), then refuse clearly."""
+    if wait_seconds is None:
+        wait_seconds = LOCK_WAIT_SECONDS
     fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
     try:
         deadline = time.monotonic() + wait_seconds

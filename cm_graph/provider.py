@@ -25,6 +25,7 @@ from .manifest import PINNED_PROVIDER, ProviderPin
 
 DEFAULT_TIMEOUT_SECONDS = 900
 TERMINATE_GRACE_SECONDS = 5
+REAP_WAIT_SECONDS = 10
 BWRAP_CANDIDATES = ("/usr/bin/bwrap", "/usr/local/bin/bwrap")
 SYSTEM_READ_ONLY = (
     "/lib", "/lib64", "/lib32", "/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/libexec", "/bin",
@@ -247,28 +248,58 @@ def run_provider(
 
 
 def _stop_group(child: subprocess.Popen[bytes]) -> None:
-    """Terminate whatever is left of the child's process group: TERM, grace, then KILL."""
-    try:
-        os.killpg(child.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        child.poll()
+    """Terminate whatever is left of the child's process group: TERM, grace, then KILL, and
+    refuse to go on if the group still has live members after that."""
+    child.poll()
+    if not _group_alive(child.pid):
         return
-    deadline = time.monotonic() + TERMINATE_GRACE_SECONDS
-    while time.monotonic() < deadline:
-        if child.poll() is not None and not _group_alive(child.pid):
-            return
-        time.sleep(0.05)
+    _signal_group(child.pid, signal.SIGTERM)
+    if _wait_group(child, TERMINATE_GRACE_SECONDS):
+        return
+    _signal_group(child.pid, signal.SIGKILL)
+    if not _wait_group(child, REAP_WAIT_SECONDS):
+        raise ProviderRefusal("The provider left processes running that could not be stopped.")
+
+
+def _signal_group(pgid: int, signum: int) -> None:
     try:
-        os.killpg(child.pid, signal.SIGKILL)
+        os.killpg(pgid, signum)
     except ProcessLookupError:
         pass
-    child.wait()
+
+
+def _wait_group(child: subprocess.Popen[bytes], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while True:
+        child.poll()
+        if not _group_alive(child.pid):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
 
 
 def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    """Does the process group still have a member that is not a zombie?
 
+    Zombies are finished: in a container whose init does not reap orphans they linger, and
+    counting them would make every stop wait out the whole grace period.
+    """
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    for entry in os.listdir(proc):
+        if not entry.isdigit():
+            continue
+        try:
+            stat_line = (proc / entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat_line.rsplit(")", 1)[-1].split()
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            return True
+    return False

@@ -6,7 +6,6 @@ every generation, whoever made it, goes through one packing, manifest and publis
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,23 +13,11 @@ from typing import BinaryIO
 
 from . import artifact
 from .errors import InvalidInput
-from .generation import publish
+from .generation import publish, publish_locked
 from .gitio import BlobReader, Census, Revision, read_census, refuse_partial_clone, resolve_revision
-from .inventory import MAX_INVENTORY_BYTES, Coverage, assess
+from .inventory import Coverage, assess, open_inventory, read_inventory
 from .layout import Workspace
 from .manifest import PINNED_PROVIDER, Manifest, ProviderPin
-
-
-def read_inventory_file(output_dir: Path) -> bytes | None:
-    """The provider's per-file inventory (``manifest.json``), or None when absent or too big."""
-    path = output_dir / artifact.INVENTORY_MEMBER
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(MAX_INVENTORY_BYTES + 1)
-    return data if len(data) <= MAX_INVENTORY_BYTES else None
 
 
 def make_manifest_factory(
@@ -60,6 +47,36 @@ def make_manifest_factory(
     return make_manifest
 
 
+def publish_output(
+    workspace: Workspace,
+    output_dir: Path,
+    *,
+    bound: Revision,
+    census: Census,
+    provider: ProviderPin,
+    keep_previous: bool = False,
+    built_at: datetime | None = None,
+    lock_held: bool = False,
+) -> tuple[Manifest, Coverage]:
+    """Judge coverage, pack ``graph.json`` (and the inventory when it is a plain file) and
+    publish them as the new current generation of ``bound``."""
+    inventory_path = output_dir / artifact.INVENTORY_MEMBER
+    with BlobReader(workspace.checkout) as blobs:
+        coverage = assess(census, read_inventory(inventory_path), blobs)
+    members = [artifact.GRAPH_MEMBER]
+    handle = open_inventory(inventory_path)
+    if handle is not None:
+        handle.close()
+        members.append(artifact.INVENTORY_MEMBER)
+
+    def write_artifact(destination: BinaryIO) -> tuple[int, str]:
+        return artifact.pack(output_dir, members, destination)
+
+    factory = make_manifest_factory(bound, census, coverage, provider, built_at or datetime.now(UTC))
+    publisher = publish_locked if lock_held else publish
+    return publisher(workspace, write_artifact, factory, keep_previous=keep_previous), coverage
+
+
 def publish_provider_output(
     workspace: Workspace,
     output_dir: Path,
@@ -69,7 +86,7 @@ def publish_provider_output(
     keep_previous: bool = False,
     built_at: datetime | None = None,
 ) -> tuple[Manifest, Coverage]:
-    """Pack ``output_dir`` (a ``graphify-out/``) as a new current generation of ``revision``."""
+    """Pack ``output_dir`` (a ``graphify-out/`` a user already has) as a new current generation."""
     output_dir = Path(output_dir)
     graph = output_dir / artifact.GRAPH_MEMBER
     if not graph.is_file() or graph.is_symlink():
@@ -78,19 +95,7 @@ def publish_provider_output(
     bound = resolve_revision(checkout, revision)
     refuse_partial_clone(checkout)
     census = read_census(checkout, bound.commit)
-    inventory = read_inventory_file(output_dir)
-    with BlobReader(checkout) as blobs:
-        coverage = assess(census, inventory, blobs)
-    members = [artifact.GRAPH_MEMBER]
-    if inventory is not None:
-        members.append(artifact.INVENTORY_MEMBER)
-
-    def write_artifact(handle: BinaryIO) -> tuple[int, str]:
-        return artifact.pack(output_dir, members, handle)
-
-    manifest = publish(
-        workspace, write_artifact,
-        make_manifest_factory(bound, census, coverage, provider, built_at or datetime.now(UTC)),
-        keep_previous=keep_previous,
+    return publish_output(
+        workspace, output_dir, bound=bound, census=census, provider=provider,
+        keep_previous=keep_previous, built_at=built_at,
     )
-    return manifest, coverage
