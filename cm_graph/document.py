@@ -176,6 +176,16 @@ class _RecordReader:
         ))
 
 
+def _nests(record: Any) -> bool:
+    """Whether a record holds a container (most are flat objects of scalars)."""
+    if isinstance(record, dict):
+        for field in record.values():
+            if isinstance(field, (dict, list)):
+                return True
+        return False
+    return isinstance(record, list)
+
+
 def _type_tag(value: Any) -> str:
     """The JSON type of a top-level value, in the words the structure checks use."""
     if value is None:
@@ -208,7 +218,7 @@ def read_document(
             if isinstance(value, ArrayStream):
                 top_keys[key] = "start_array"
                 for element in value:
-                    if isinstance(element, (dict, list)) and 2 + container_depth(element) > MAX_NESTING:
+                    if _nests(element) and 2 + container_depth(element) > MAX_NESTING:
                         raise Unreadable("graph.json is nested more deeply than any graph needs.")
                     records.accept(key, element)
                 continue

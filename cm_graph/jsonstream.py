@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
@@ -19,6 +20,7 @@ CHUNK_CHARS = 1 << 20
 _WHITESPACE = " \t\n\r"
 # A decode error this close to the end of the window may just be a value cut by the window.
 _BOUNDARY_SLACK = 16
+_SEPARATOR = re.compile(r"[ \t\n\r]*([,\]])[ \t\n\r]*")
 
 
 class JsonStreamError(ValueError):
@@ -160,16 +162,23 @@ class TopLevelReader:
 
     def _elements(self) -> Iterator[Any]:
         self._expect("[", "an array")
-        first = True
+        if self._peek() == "]":
+            self._pos += 1
+            return
         while True:
+            yield self._value()
+            # Fast path: the separator and the whitespace around it, in one match.
+            match = _SEPARATOR.match(self._buffer, self._pos)
+            if match is not None and match.end() < len(self._buffer):
+                self._pos = match.end()
+                if match.group(1) == "]":
+                    return
+                continue
             char = self._peek()
             if char == "]":
                 self._pos += 1
                 return
-            if not first:
-                self._expect(",", "a comma between elements")
-            first = False
-            yield self._value()
+            self._expect(",", "a comma between elements")
 
 
 class ArrayStream:

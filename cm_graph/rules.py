@@ -8,6 +8,7 @@ here. Each returns the normalised value or raises a refusal whose message names 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from datetime import datetime
 from typing import Any
 
@@ -34,9 +35,9 @@ def is_bounded_text(value: Any, limit: int = 256) -> bool:
     """True for a non-blank single-line string of at most ``limit`` code points."""
     return (
         isinstance(value, str)
-        and bool(value.strip())
-        and len(value) <= limit
-        and not _has_control(value)
+        and 0 < len(value) <= limit
+        and not value.isspace()
+        and _CONTROL.search(value) is None
     )
 
 
@@ -97,6 +98,7 @@ def parse_location(value: Any, what: str) -> int | None:
     return line
 
 
+@lru_cache(maxsize=1 << 16)
 def path_in_scope(path: str) -> bool:
     """A repository-relative POSIX path that a citation may name.
 

@@ -10,7 +10,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cm_graph"
 STAGES = [
     {"errors", "rules", "jsonio", "graphmodel", "resources"},
     {"privfs", "gitio", "manifest", "locking", "questions", "contract"},
-    {"layout", "artifact", "inventory", "document", "indexdb"},
+    {"layout", "artifact", "inventory", "jsonstream", "document", "indexdb"},
     {"generation", "importer", "publishing"},
     {"status", "indexing", "provider"},
     {"building", "traversal", "answer", "documents"},
