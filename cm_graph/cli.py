@@ -29,6 +29,7 @@ from .connections import (
     connection_status,
     consuming_revision,
     disconnect,
+    entry_required,
     load_authorized,
     render_evidence,
 )
@@ -73,7 +74,7 @@ from .render import (
     print_summary,
 )
 from .score import score_packet
-from .session import parse_session, prepare
+from .session import parse_session, prepare, unavailable
 from .status import graph_status, require_current
 
 app = typer.Typer(
@@ -620,8 +621,18 @@ def context_fetch_command(
 ) -> None:
     """Re-authorize and print the evidence for RECIPIENT (identical for every approved one)."""
     store = ConnectionStore(_state_root(state_dir))
-    revision = consuming_revision(Path.cwd())
-    packet = load_authorized(store, connection, handle, recipient, revision)
+    try:
+        revision = consuming_revision(Path.cwd())
+        packet = load_authorized(store, connection, handle, recipient, revision)
+    except Refusal as refusal:
+        required = entry_required(store, connection, handle)
+        outcome = unavailable(required, refusal.reason, refusal.message, stage="fetching")
+        if json_output:
+            print_json(console(), outcome)
+        else:
+            print_mapping(console(), f"Context: {outcome['status']}", outcome)
+        print_refusal(console(stderr=True), refusal.reason, refusal.message)
+        raise typer.Exit(1 if required else 0) from None
     evidence = render_evidence(packet)
     if json_output:
         sys.stdout.write(evidence.decode("utf-8") + "\n")

@@ -45,8 +45,9 @@ GUIDED_HOSTS = ("claude", "codex", "devin")
 GUIDED_ROLES = ("orchestrator", "builder", "reviewer")
 _STATE_KEYS = {"schema", "connection", "provider", "kind", "state", "repository_root", "repositories", "recipients"}
 _HANDLE = re.compile(r"[0-9a-f]{32}")
+# The packet's ``provider`` names the provider tool, which the rendered evidence must not.
 EVIDENCE_FIELDS = (
-    "provider", "kind", "retrieved_at", "source_revision", "source_built_at", "completeness",
+    "kind", "retrieved_at", "source_revision", "source_built_at", "completeness",
     "truncated", "documents", "omissions",
 )
 
@@ -76,7 +77,10 @@ class ConnectionStore:
 
     def lock(self, name: str, wait: float = 35.0):  # type: ignore[no-untyped-def]
         self._ensure()
-        return build_lock(self.directory / f"{name}.lock", wait)
+        return build_lock(
+            self.directory / f"{name}.lock", wait,
+            busy_message="Another command is using this connection; try again shortly.",
+        )
 
     def state_path(self, name: str) -> Path:
         return self.directory / f"{name}.json"
@@ -373,6 +377,17 @@ def _load(
     if packet.get("truncated") is True and packet.get("completeness") == "complete":
         raise ConnectionRefusal("The packet claims to be complete and truncated at once.")
     return packet
+
+
+def entry_required(store: ConnectionStore, name: str, handle: str) -> bool:
+    """Whether the policy a packet was prepared under requires it (unknown: required)."""
+    try:
+        entries = store.entries(name)
+    except Refusal:
+        return True
+    entry = next((e for e in entries if e.get("handle") == handle), None)
+    policy = (entry or {}).get("request", {}).get("policy", {})
+    return policy.get("required", True) is not False
 
 
 def load_authorized(

@@ -20,7 +20,10 @@ class BuildBusy(Refusal):
 
 
 @contextmanager
-def build_lock(path: Path, wait_seconds: float | None = None) -> Iterator[None]:
+def build_lock(
+    path: Path, wait_seconds: float | None = None,
+    busy_message: str = "A local graph build is already running for this checkout.",
+) -> Iterator[None]:
     """Hold an exclusive lock on ``path``; wait up to ``wait_seconds`` (default
     ``LOCK_WAIT_SECONDS``, read at call time), then refuse clearly."""
     if wait_seconds is None:
@@ -34,7 +37,7 @@ def build_lock(path: Path, wait_seconds: float | None = None) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise BuildBusy("A local graph build is already running for this checkout.") from None
+                    raise BuildBusy(busy_message) from None
                 time.sleep(0.1)
         yield
     finally:

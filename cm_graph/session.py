@@ -40,6 +40,12 @@ def parse_session(data: bytes) -> dict[str, Any]:
 def prepare(store: ConnectionStore, session: dict[str, Any], question: str, query: str, *, refresh: bool = False) -> tuple[dict[str, Any], int]:
     """Return (outcome, exit code): available with a handle, or unavailable per the policy."""
     required = session["policy"].get("required", True) is not False
+    if store.read(session["connection"]) is None:
+        return {
+            "status": "not_configured", "dependent_work": "usable",
+            "detail": "No local graph connection of that name is configured.",
+            "next_action": "Continue with ordinary repository tools, or connect one with `cm-graph connect`.",
+        }, 0
     try:
         guided_recipient(session["recipient"])
         revision = consuming_revision(Path(session["directory"]))
@@ -53,12 +59,21 @@ def prepare(store: ConnectionStore, session: dict[str, Any], question: str, quer
         return unavailable(required, refusal.reason, refusal.message, stage="preparing"), (1 if required else 0)
 
 
+_NEXT_ACTIONS = {
+    "unauthorized": "Check the connection (connected, recipient and repository approved) and that the "
+                    "work is in the checkout the graph was built for, then prepare again.",
+    "unresolved": "Name a symbol as the provider labels it, or a repository-relative path, then prepare again.",
+}
+
+
 def unavailable(required: bool, reason: str, detail: str, **extra: Any) -> dict[str, Any]:
     if required:
         return {
             "status": "required_unavailable", "dependent_work": "paused", "owner_action": True,
             "reason": reason, "detail": detail,
-            "next_action": "Refresh or build the local graph for this revision, then prepare again.",
+            "next_action": _NEXT_ACTIONS.get(
+                reason, "Refresh or build the local graph for this revision, then prepare again."
+            ),
             **extra,
         }
     return {

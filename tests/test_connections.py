@@ -163,9 +163,11 @@ def world(tmp_path: Path) -> World:
 
 
 def assert_refused(done: subprocess.CompletedProcess[str], fragment: str) -> None:
-    """A refused fetch: exit 1, a refusal object on stdout, no evidence anywhere."""
+    """A refused fetch under a required policy: exit 1, required_unavailable / paused on stdout,
+    the reason on stderr, no evidence anywhere."""
     assert done.returncode == 1, (done.stdout, done.stderr)
-    assert json.loads(done.stdout)["status"] == "refused"
+    outcome = json.loads(done.stdout)
+    assert outcome["status"] == "required_unavailable" and outcome["dependent_work"] == "paused"
     assert fragment in done.stderr, done.stderr
     assert "#L" not in done.stdout + done.stderr
 
@@ -324,7 +326,13 @@ def test_commit_in_checkout_is_refused_as_stale(world: World, required: bool) ->
     assert_unavailable(code, outcome, required=required, fragment="not current for this revision (stale)")
     assert world.packets() == {handle}  # nothing new was minted
 
-    assert_refused(world.fetch(handle), "not current for this revision (stale)")
+    fetched = world.fetch(handle)
+    if required:
+        assert_refused(fetched, "not current for this revision (stale)")
+    else:  # the packet was prepared under an optional policy: fetch degrades, exit 0
+        assert fetched.returncode == 0, fetched.stderr
+        assert json.loads(fetched.stdout)["status"] == "optional_unavailable"
+        assert "#L" not in fetched.stdout
     status_code, status = world.status()
     assert status_code == 1
     assert status["authorization"] == "unavailable"
@@ -419,12 +427,11 @@ def test_approved_recipients_read_byte_identical_evidence(world: World, tmp_path
         assert secret.encode() not in evidence, secret
     value = json.loads(evidence)
     assert set(value) == {
-        "schema", "provider", "kind", "retrieved_at", "source_revision", "source_built_at",
+        "schema", "kind", "retrieved_at", "source_revision", "source_built_at",
         "completeness", "truncated", "documents", "omissions",
     }
-    # §3.8 keeps the provider *label* in the rendering; nothing else names Graphify (no tool,
-    # command, output directory or pin a recipient would need to read the evidence).
-    assert value.pop("provider") == "graphify"
+    # The seed: rendered evidence names no provider tool (the reference's §3.8 kept a
+    # provider label; the seed wins).
     assert b"graphify" not in json.dumps(value).encode().lower()
 
     human = {world.fetch(handle, r, json_output=False).stdout for r in ("claude:builder", "devin:builder")}
