@@ -26,7 +26,7 @@ from .layout import Workspace
 from .manifest import Manifest
 from .privfs import create_exclusive, ensure_private_dir
 from .provider import DEFAULT_TIMEOUT_SECONDS, RunReport, VerifiedProvider, run_provider
-from .publishing import publish_output
+from .publishing import BUILD_RECORD_SCHEMA, publish_output
 from .rules import path_in_scope
 from .status import graph_status
 
@@ -97,6 +97,10 @@ def build(
             manifest, coverage = publish_output(
                 workspace, output, bound=bound, census=census, provider=provider.pin,
                 keep_previous=keep_previous, lock_held=True,
+                build_record={
+                    "schema": BUILD_RECORD_SCHEMA, "origin": "provider_run", "contained": run.contained,
+                    "sandbox": "bubblewrap" if run.contained else "none",
+                },
             )
         finally:
             shutil.rmtree(scratch, ignore_errors=True)

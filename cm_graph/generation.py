@@ -13,10 +13,11 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from . import artifact
 from .errors import Absent, Corrupt, InvalidInput, Oversized, Refusal
+from .jsonio import dumps_canonical, loads_strict
 from .layout import Workspace
 from .locking import build_lock
 from .manifest import MAX_MANIFEST_BYTES, Manifest, parse_manifest
@@ -32,6 +33,9 @@ from .privfs import (
 from .rules import is_generation_id
 
 MANIFEST_NAME = "manifest.json"
+# How the generation was made (provider run or --from-graph, and whether the run was contained).
+# Our own sidecar: the manifest's key set is a shared contract and stays exactly as it is.
+BUILD_RECORD_NAME = "build.json"
 ARTIFACT_NAME = "graph.bin"
 
 
@@ -51,6 +55,14 @@ class Generation:
     @property
     def artifact_path(self) -> Path:
         return self.directory / ARTIFACT_NAME
+
+    def build_record(self) -> dict[str, Any] | None:
+        """The sidecar saying how this generation was made, when there is a readable one."""
+        try:
+            value = loads_strict(read_private_bytes(self.directory / BUILD_RECORD_NAME, 4096), "The build record")
+        except (OSError, Refusal):
+            return None
+        return value if isinstance(value, dict) else None
 
     @property
     def seal_path(self) -> Path:
@@ -166,10 +178,13 @@ def publish(
     make_manifest: Callable[[str, int, str], Manifest],
     *,
     keep_previous: bool = False,
+    build_record: dict[str, Any] | None = None,
 ) -> Manifest:
     """Take the build lock and publish (see ``publish_locked``)."""
     with build_lock_for(workspace):
-        return publish_locked(workspace, write_artifact, make_manifest, keep_previous=keep_previous)
+        return publish_locked(
+            workspace, write_artifact, make_manifest, keep_previous=keep_previous, build_record=build_record
+        )
 
 
 def publish_locked(
@@ -178,6 +193,7 @@ def publish_locked(
     make_manifest: Callable[[str, int, str], Manifest],
     *,
     keep_previous: bool = False,
+    build_record: dict[str, Any] | None = None,
 ) -> Manifest:
     """Publish a new generation atomically and make it current; the caller holds the lock.
 
@@ -198,11 +214,15 @@ def publish_locked(
             os.fsync(handle.fileno())
         manifest = make_manifest(generation, size, digest)
         data = manifest.serialise()
-        fd = create_exclusive(staging / MANIFEST_NAME)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        files = {MANIFEST_NAME: data}
+        if build_record is not None:
+            files[BUILD_RECORD_NAME] = dumps_canonical(build_record)
+        for name, content in files.items():
+            fd = create_exclusive(staging / name)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(content)
+                handle.flush()
+                os.fsync(handle.fileno())
         fsync_dir(staging)
         os.rename(staging, workspace.generation_dir(generation))
     except BaseException:

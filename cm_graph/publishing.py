@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from . import artifact
 from .errors import InvalidInput
@@ -47,6 +47,9 @@ def make_manifest_factory(
     return make_manifest
 
 
+BUILD_RECORD_SCHEMA = "cm_graph.buildRecord.v1"
+
+
 def publish_output(
     workspace: Workspace,
     output_dir: Path,
@@ -57,6 +60,7 @@ def publish_output(
     keep_previous: bool = False,
     built_at: datetime | None = None,
     lock_held: bool = False,
+    build_record: dict[str, Any] | None = None,
 ) -> tuple[Manifest, Coverage]:
     """Judge coverage, pack ``graph.json`` (and the inventory when it is a plain file) and
     publish them as the new current generation of ``bound``."""
@@ -74,7 +78,9 @@ def publish_output(
 
     factory = make_manifest_factory(bound, census, coverage, provider, built_at or datetime.now(UTC))
     publisher = publish_locked if lock_held else publish
-    return publisher(workspace, write_artifact, factory, keep_previous=keep_previous), coverage
+    record = build_record or {"schema": BUILD_RECORD_SCHEMA, "origin": "from_graph", "contained": None}
+    manifest = publisher(workspace, write_artifact, factory, keep_previous=keep_previous, build_record=record)
+    return manifest, coverage
 
 
 def publish_provider_output(

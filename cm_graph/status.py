@@ -53,6 +53,9 @@ class GraphStatus:
                 "graph_digest": m.graph_digest, "graph_bytes": m.graph_bytes,
                 "completeness": m.completeness, "unsupported_inputs": m.unsupported_inputs,
             }
+            record = self.generation.build_record() or {}
+            value["build"]["origin"] = record.get("origin", "unknown")
+            value["build"]["contained"] = record.get("contained")
         return value
 
 

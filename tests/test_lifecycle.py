@@ -660,6 +660,7 @@ def test_published_state_is_private(tmp_path: Path, baseline: Workspace) -> None
         f"graph/{workspace}/current",
         f"graph/{workspace}/generations/{gen}/manifest.json",
         f"graph/{workspace}/generations/{gen}/graph.bin",
+        f"graph/{workspace}/generations/{gen}/build.json",
         f"graph/{workspace}/indexes/{gen}.sqlite",
     }
     assert baseline.current_pointer.read_text() == f"{gen}\n"
@@ -889,3 +890,17 @@ def test_without_bubblewrap_auto_runs_uncontained_and_required_refuses(
         run_provider(provider, scratch, sandbox="required", timeout=30)
     assert raised.value.reason == "provider"
     assert not (scratch / "source" / "graphify-out").exists(), "refused before launching"
+
+
+@pytest.mark.provider
+def test_status_reports_whether_the_build_was_contained(tmp_path: Path) -> None:
+    """A provider run records its containment beside the generation; status shows it."""
+    if shutil.which("bwrap") is None and not os.path.exists("/usr/bin/bwrap"):
+        pytest.skip("bubblewrap is not installed on this host")
+    repo = make_repo(tmp_path / "repo", {"pkg/a.py": "def f():\n    return 1\n"})
+    state = tmp_path / "state"
+    workspace = Workspace.locate(repo, state)
+    build(workspace, verify_provider(default_executable()), sandbox="required")
+    status = graph_status(workspace).to_json()
+    assert status["build"]["origin"] == "provider_run"
+    assert status["build"]["contained"] is True
