@@ -16,7 +16,7 @@ from typing import Any
 import apsw
 
 from .errors import InvalidInput, Refusal
-from .generation import list_generations, read_generation
+from .generation import list_generations, read_current, read_generation
 from .gitio import resolve_revision
 from .indexdb import configure_readonly, open_index
 from .indexing import index_for
@@ -40,7 +40,11 @@ def resolve_side(workspace: Workspace, spec: str) -> Path:
     if is_generation_id(spec):
         return index_for(read_generation(workspace, spec)).path
     commit = resolve_revision(workspace.checkout, spec).commit
-    for generation in list_generations(workspace):
+    try:
+        current = [read_current(workspace)]
+    except Refusal:
+        current = []
+    for generation in current + list_generations(workspace):  # the current one wins a tie
         if generation.manifest.commit == commit:
             return index_for(generation).path
     raise InvalidInput("No published generation of this checkout is bound to that revision.")
