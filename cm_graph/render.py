@@ -84,8 +84,12 @@ def print_answer(out: Console, answer: Any) -> None:
         edge = relation.edge
         site = edge.site_path + (f"#L{edge.site_line}" if edge.site_line else "")
         table.add_row(str(relation.level), escape(sentence(answer.question.name, relation)), escape(site or "-"))
-    out.print(table)
-    flags = [code for code in answer.omissions()]
+    if answer.relations:
+        out.print(table)
+    else:
+        out.print(escape(table.title or ""))
+        out.print("No relationship of this question's kinds was found within the bounds.")
+    flags = answer.omissions()
     out.print(f"omissions: {', '.join(flags) if flags else 'none'}")
 
 
