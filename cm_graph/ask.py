@@ -71,8 +71,10 @@ def ask(
         )
         if not result.resolved:
             return unavailable("unresolved", "The target names no symbol or path in the graph.")
+        limits = authorization.policy.limits
         documents = build_documents(
-            result, CitationChecker(connection), authorization.policy.max_documents
+            result, CitationChecker(connection), limits["max_documents"],
+            limits["max_document_bytes"], limits["max_text_bytes"],
         )
     finally:
         connection.close()

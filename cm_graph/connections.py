@@ -376,7 +376,36 @@ def _load(
         raise ConnectionRefusal("The packet has expired.")
     if packet.get("truncated") is True and packet.get("completeness") == "complete":
         raise ConnectionRefusal("The packet claims to be complete and truncated at once.")
+    _check_documents(packet, policy)
     return packet
+
+
+OMISSIONS = frozenset({
+    "provider_partial", "provider_has_more", "unresolved_entities", "provider_warning",
+    "provider_compaction", "text_limit", "document_limit", "source_title_unavailable",
+    "missing_citation", "unsupported_record_kind",
+})
+
+
+def _check_documents(packet: dict[str, Any], policy: Policy) -> None:
+    """The contract's document rules and the policy's budgets, before anyone reads the text."""
+    omissions, documents = packet.get("omissions", []), packet.get("documents")
+    if not isinstance(omissions, list) or len(omissions) > 10 or not set(omissions) <= OMISSIONS:
+        raise ConnectionRefusal("The packet's omissions are not in the contract's vocabulary.")
+    if not isinstance(documents, list) or len(documents) > min(16, policy.max_documents):
+        raise ConnectionRefusal("The packet carries more documents than the policy allows.")
+    total = 0
+    for document in documents:
+        text = document.get("text") if isinstance(document, dict) else None
+        citations = document.get("citations") if isinstance(document, dict) else None
+        if not isinstance(text, str) or not text.strip() or document.get("confidence") not in (
+            "extracted", "inferred", "unknown"
+        ) or not isinstance(citations, list) or not 1 <= len(citations) <= 10:
+            raise ConnectionRefusal("A packet document breaks the contract.")
+        size = len(text.encode("utf-8"))
+        total += size
+        if size > policy.limits["max_document_bytes"] or total > policy.limits["max_text_bytes"]:
+            raise ConnectionRefusal("The packet's text exceeds the policy's budget.")
 
 
 def entry_required(store: ConnectionStore, name: str, handle: str) -> bool:

@@ -48,6 +48,7 @@ class Documents:
     items: list[dict[str, Any]] = field(default_factory=list)
     unvalidated: bool = False
     dropped: bool = False
+    text_limited: bool = False
 
     def omissions(self) -> list[str]:
         codes = []
@@ -55,6 +56,8 @@ class Documents:
             codes.append("provider_warning")
         if self.dropped:
             codes.append("document_limit")
+        if self.text_limited:
+            codes.append("text_limit")
         return codes
 
 
@@ -77,10 +80,23 @@ def _endpoint_citation(node: Node) -> str | None:
     return citation_string(node.path, node.line) if node.path else None
 
 
-def build_documents(answer: Answer, checker: CitationChecker, max_documents: int) -> Documents:
+def build_documents(
+    answer: Answer,
+    checker: CitationChecker,
+    max_documents: int,
+    max_document_bytes: int = 20_000,
+    max_text_bytes: int = 80_000,
+) -> Documents:
+    """One document per relationship, in report order, within the policy's budgets.
+
+    A document whose text would pass ``max_document_bytes``, or that would take the packet past
+    ``max_text_bytes``, is left out and reported (``text_limit``) rather than minted into a
+    packet that delivery would refuse.
+    """
     limit = min(MAX_DOCUMENTS, max_documents)
     result = Documents()
     total = 0
+    text_bytes = 0
     for relation in answer.relations:
         if len(result.items) >= limit:
             result.dropped = True
@@ -115,9 +131,18 @@ def build_documents(answer: Answer, checker: CitationChecker, max_documents: int
         if total + len(cited) > MAX_CITATIONS:
             result.dropped = True
             break
+        text = sentence(answer.question.name, relation)
+        size = len(text.encode("utf-8"))
+        if size > max_document_bytes:
+            result.text_limited = True
+            continue
+        if text_bytes + size > max_text_bytes:
+            result.text_limited = True
+            break
+        text_bytes += size
         total += len(cited)
         result.items.append({
-            "text": sentence(answer.question.name, relation),
+            "text": text,
             "confidence": PACKET_CONFIDENCE[edge.confidence],
             "source_kind": SOURCE_KIND,
             "citations": cited,

@@ -53,7 +53,7 @@ def build_packet(
     if manifest.completeness == "partial":
         omissions.append("provider_partial")
     omissions = _dedupe(omissions)
-    truncated = answer.truncated or "document_limit" in omissions
+    truncated = answer.truncated or "document_limit" in omissions or "text_limit" in omissions
     policy = authorization.policy
     return {
         "schema": PACKET_SCHEMA,

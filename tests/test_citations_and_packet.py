@@ -301,3 +301,13 @@ def test_permuting_provider_order_never_changes_a_packet_byte(g0_repo: Path, tmp
             packets.append((question, dumps_canonical(packet)))
     half = len(packets) // 2
     assert packets[:half] == packets[half:]
+
+
+def test_text_budget_leaves_documents_out_and_says_so(g0_repo: Path, state_dir: Path) -> None:
+    """Documents past the policy's text budgets are not minted; text_limit says why."""
+    full = ask_graph(g0_repo, state_dir, g0_graph(), "impact", "parse_config")
+    first = len(texts(full)[0].encode())
+    limited = ask_graph(g0_repo, state_dir, g0_graph(), "impact", "parse_config", max_text_bytes=first + 1)
+    assert texts(limited) == texts(full)[:1]
+    assert "text_limit" in limited.packet["omissions"] and limited.packet["truncated"] is True
+    assert limited.packet["completeness"] == "partial"
