@@ -19,7 +19,7 @@ from . import artifact
 from .errors import Refusal
 from .generation import build_lock_for, read_current
 from .gitio import BlobReader, Census, read_census, refuse_partial_clone, resolve_revision
-from .importer import IndexReport
+from .indexdb import IndexReport
 from .indexing import index_for
 from .inventory import Coverage
 from .layout import Workspace

@@ -14,25 +14,18 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+
+if TYPE_CHECKING:
+    from .indexdb import IndexReport
+    from .inventory import Coverage
+    from .manifest import Manifest
 
 from . import __version__
 from .answer import answer
 from .ask import ask
-from .audit import audit as run_audit
-from .building import build
-from .connections import (
-    ConnectionStore,
-    connect,
-    connection_status,
-    consuming_revision,
-    disconnect,
-    entry_required,
-    load_authorized,
-    render_evidence,
-)
 from .contract import (
     MAX_AUTHORIZATION_BYTES,
     POLICY_SCHEMA,
@@ -41,22 +34,13 @@ from .contract import (
     parse_authorization,
     parse_envelope,
 )
-from .diffing import open_diff, resolve_side, summarise
-from .doctor import run_doctor
 from .errors import InvalidInput, Refusal
-from .export import FORMATS as EXPORT_FORMATS
-from .export import export_lines
 from .generation import read_current, read_generation, remove_graph_state
-from .importer import IndexReport
 from .indexdb import open_index
 from .indexing import ensure_index, index_for, search_readiness
-from .inventory import Coverage
 from .jsonio import dumps_canonical
 from .layout import Workspace, default_state_root, resolve_checkout
-from .manifest import Manifest
 from .privfs import write_private_atomic
-from .provider import DEFAULT_TIMEOUT_SECONDS, default_executable, verify_provider
-from .publishing import publish_provider_output
 from .questions import check_budget, check_depth
 from .questions import question as question_spec
 from .render import (
@@ -73,8 +57,6 @@ from .render import (
     print_status,
     print_summary,
 )
-from .score import score_packet
-from .session import parse_session, prepare, unavailable
 from .status import graph_status, require_current
 
 app = typer.Typer(
@@ -150,6 +132,7 @@ Sandbox = Annotated[
     SandboxMode, typer.Option("--sandbox", help="Containment for the provider: auto, required or off.")
 ]
 KeepPrevious = Annotated[bool, typer.Option("--keep-previous", help="Keep older generations.")]
+DEFAULT_TIMEOUT_SECONDS = 900.0  # the provider's default deadline (provider.DEFAULT_TIMEOUT_SECONDS)
 Timeout = Annotated[float, typer.Option("--timeout", help="Seconds the provider may run.")]
 
 
@@ -180,6 +163,10 @@ def _run_build(
     *, refresh: bool, from_graph: Path | None, repo_path: Path | None, state_dir: Path | None,
     revision: str, keep_previous: bool, sandbox: str, timeout: float, json_output: bool,
 ) -> None:
+    from .building import build
+    from .provider import default_executable, verify_provider
+    from .publishing import publish_provider_output
+
     workspace = Workspace.locate(repo_path, state_dir)
     if from_graph is not None:
         manifest, coverage = publish_provider_output(
@@ -425,6 +412,8 @@ def doctor_command(
     json_output: Json = False,
 ) -> None:
     """Check the provider install and pin, containment, state privacy, generation and index."""
+    from .doctor import run_doctor
+
     workspace = Workspace.locate(repo_path, state_dir)
     report = run_doctor(workspace, revision)
     if json_output:
@@ -443,6 +432,8 @@ def audit_command(
     json_output: Json = False,
 ) -> None:
     """Re-derive a generation's index and compare it with the stored one, byte for byte."""
+    from .audit import audit as run_audit
+
     workspace = Workspace.locate(repo_path, state_dir)
     target = read_generation(workspace, generation) if generation else read_current(workspace)
     report = run_audit(target)
@@ -464,6 +455,8 @@ def diff_command(
     json_output: Json = False,
 ) -> None:
     """What changed in the code graph between two generations: nodes, relationships, files."""
+    from .diffing import open_diff, resolve_side, summarise
+
     workspace = Workspace.locate(repo_path, state_dir)
     diff = open_diff(resolve_side(workspace, old), resolve_side(workspace, new))
     try:
@@ -485,6 +478,9 @@ def export_command(
     state_dir: StateDir = None,
 ) -> None:
     """Write a canonical, sorted text dump of an index to stdout (for diff, sqlite-utils, sqlite3)."""
+    from .export import FORMATS as EXPORT_FORMATS
+    from .export import export_lines
+
     if fmt not in EXPORT_FORMATS:
         raise InvalidInput("--format must be jsonl or sql.")
     workspace = Workspace.locate(repo_path, state_dir)
@@ -507,6 +503,8 @@ def score_command(
     json_output: Json = False,
 ) -> None:
     """Score a packet's citations against a checkout: resolution rate, revision state, gate."""
+    from .score import score_packet
+
     try:
         data = packet.read_bytes()[: 262_145]
     except OSError:
@@ -534,6 +532,8 @@ def connect_command(
     json_output: Json = False,
 ) -> None:
     """Register this checkout's graph as a local connection (no credential, no network)."""
+    from .connections import ConnectionStore, connect
+
     workspace = Workspace.locate(repo_path, state_dir)
     summary = connect(ConnectionStore(workspace.root), connection, workspace.checkout, repository, recipient)
     _print_connection(summary, json_output)
@@ -547,6 +547,8 @@ def connection_status_command(
     json_output: Json = False,
 ) -> None:
     """Whether the connection could authorize evidence now; exit 0 only when it could."""
+    from .connections import ConnectionStore, connection_status
+
     summary = connection_status(ConnectionStore(_state_root(state_dir)), connection)
     _print_connection(summary, json_output)
     raise typer.Exit(0 if summary["authorization"] == "available" else 1)
@@ -560,6 +562,8 @@ def disconnect_command(
     json_output: Json = False,
 ) -> None:
     """Disconnect and purge the connection's packets."""
+    from .connections import ConnectionStore, disconnect
+
     summary = disconnect(ConnectionStore(_state_root(state_dir)), connection)
     _print_connection(summary, json_output)
     raise typer.Exit(0 if summary["packet_cleanup"] == "complete" else 1)
@@ -594,6 +598,9 @@ def session_prepare_command(
     json_output: Json = False,
 ) -> None:
     """Prepare graph evidence for a session's work; prints the packet handle, never the evidence."""
+    from .connections import ConnectionStore
+    from .session import parse_session, prepare
+
     if not query_stdin:
         raise InvalidInput("Give the target on stdin with --query-stdin.")
     try:
@@ -620,6 +627,15 @@ def context_fetch_command(
     json_output: Json = False,
 ) -> None:
     """Re-authorize and print the evidence for RECIPIENT (identical for every approved one)."""
+    from .connections import (
+        ConnectionStore,
+        consuming_revision,
+        entry_required,
+        load_authorized,
+        render_evidence,
+    )
+    from .session import unavailable
+
     store = ConnectionStore(_state_root(state_dir))
     try:
         revision = consuming_revision(Path.cwd())

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from .document import CodeNode, DocumentShape, EdgeRecord, read_document
 from .errors import Corrupt, Refusal, Unreadable
 from .generation import Generation
 from .gitio import BlobReader, Census, read_census, refuse_partial_clone
-from .indexdb import configure, create_schema
+from .indexdb import IndexReport, configure, create_schema
 from .privfs import ensure_private_dir, fsync_dir
 from .resources import query_sql
 
@@ -82,19 +81,6 @@ class _StagingSink:
         self._flush_nodes()
         self._flush_exclusions()
         self._flush_edges()
-
-
-@dataclass
-class IndexReport:
-    """What an import produced: the metadata a user sees after ``cm-graph index``."""
-
-    generation: str
-    commit: str
-    path: Path
-    counts: dict[str, int] = field(default_factory=dict)
-    bytes: int = 0
-    seconds: float = 0.0
-    reused: bool = False
 
 
 def build_index(generation: Generation, destination: Path) -> IndexReport:

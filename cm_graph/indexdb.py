@@ -7,6 +7,7 @@ by this reader only if its ``user_version`` is one we know.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import apsw
@@ -17,6 +18,20 @@ from .resources import migration_files, schema_sql
 APPLICATION_ID = 0x636D6772
 SCHEMA_VERSION = 1
 PAGE_SIZE = 4096
+
+
+@dataclass
+class IndexReport:
+    """What an import produced, or what a reused index holds: the metadata ``cm-graph index``
+    prints."""
+
+    generation: str
+    commit: str
+    path: Path
+    counts: dict[str, int] = field(default_factory=dict)
+    bytes: int = 0
+    seconds: float = 0.0
+    reused: bool = False
 
 
 class IndexUnreadable(Refusal):

@@ -15,8 +15,7 @@ import apsw
 from .errors import ReaderIncompatible, Refusal, Stale
 from .generation import Generation, read_current
 from .gitio import resolve_revision
-from .importer import IndexReport, build_index
-from .indexdb import IndexUnreadable, open_index
+from .indexdb import IndexReport, IndexUnreadable, open_index
 from .layout import Workspace
 from .status import GraphStatus
 
@@ -75,6 +74,8 @@ def index_for(generation: Generation, *, rebuild: bool = False) -> IndexReport:
                 seconds=time.perf_counter() - started,
                 reused=True,
             )
+    from .importer import build_index  # the index-building code loads only when it is needed
+
     return build_index(generation, path)
 
 

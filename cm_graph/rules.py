@@ -8,8 +8,8 @@ here. Each returns the normalised value or raises a refusal whose message names 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from .errors import InvalidInput, Refusal, Unreadable

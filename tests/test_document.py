@@ -31,8 +31,8 @@ from cm_graph.document import read_document
 from cm_graph.errors import ReaderIncompatible, Refusal
 from cm_graph.generation import publish as publish_generation
 from cm_graph.generation import read_current
-from cm_graph.importer import IndexReport, build_index
-from cm_graph.indexdb import open_index
+from cm_graph.importer import build_index
+from cm_graph.indexdb import IndexReport, open_index
 from cm_graph.indexing import ensure_index
 from cm_graph.layout import Workspace
 from cm_graph.manifest import PINNED_PROVIDER, REQUIRED_OPTIONS, ProviderPin

@@ -27,8 +27,7 @@ from typing import Any
 import pytest
 
 from cm_graph.graphmodel import REVIEWED_VERSIONS
-from cm_graph.importer import IndexReport
-from cm_graph.indexdb import open_index
+from cm_graph.indexdb import IndexReport, open_index
 from cm_graph.indexing import ensure_index
 from cm_graph.layout import Workspace
 from cm_graph.manifest import Manifest
