@@ -57,3 +57,10 @@ def test_rich_only_in_render_and_cli() -> None:
     for path in sorted(PACKAGE.glob("*.py")):
         if path.stem not in ("render", "cli"):
             assert "rich" not in _imports(path), path.name
+
+
+def test_cli_timeout_default_is_the_providers() -> None:
+    """The CLI keeps its own copy so that `cm-graph --help` does not load the provider module."""
+    from cm_graph import cli, provider
+
+    assert cli.DEFAULT_TIMEOUT_SECONDS == provider.DEFAULT_TIMEOUT_SECONDS
