@@ -40,23 +40,10 @@ from .indexdb import open_index
 from .indexing import ensure_index, index_for, search_readiness
 from .jsonio import dumps_canonical
 from .layout import Workspace, default_state_root, resolve_checkout
+from .output import print_json, print_refusal
 from .privfs import write_private_atomic
 from .questions import check_budget, check_depth
 from .questions import question as question_spec
-from .render import (
-    build_progress,
-    console,
-    print_answer,
-    print_audit,
-    print_diff,
-    print_doctor,
-    print_evidence,
-    print_json,
-    print_mapping,
-    print_refusal,
-    print_status,
-    print_summary,
-)
 from .status import graph_status, require_current
 
 app = typer.Typer(
@@ -89,8 +76,8 @@ def refusals_exit(func: F) -> F:
             return func(*args, **kwargs)
         except Refusal as refusal:
             if kwargs.get("json_output"):
-                print_json(console(), {"status": "refused", "reason": refusal.reason, "detail": refusal.message})
-            print_refusal(console(stderr=True), refusal.reason, refusal.message)
+                print_json({"status": "refused", "reason": refusal.reason, "detail": refusal.message})
+            print_refusal(refusal.reason, refusal.message)
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
@@ -106,6 +93,8 @@ def index_command(
     json_output: Json = False,
 ) -> None:
     """Build (or reuse) the SQLite index of the current generation and print its metadata."""
+    from .render import console, print_mapping
+
     workspace = Workspace.locate(repo_path, state_dir)
     report = ensure_index(workspace, revision, rebuild=rebuild)
     summary = {
@@ -117,7 +106,7 @@ def index_command(
         "elapsed_seconds": round(report.seconds, 3),
     }
     if json_output:
-        print_json(console(), summary)
+        print_json(summary)
     else:
         print_mapping(console(), f"Index {summary['status']}", summary)
 
@@ -166,6 +155,7 @@ def _run_build(
     from .building import build
     from .provider import default_executable, verify_provider
     from .publishing import publish_provider_output
+    from .render import build_progress, console, print_mapping
 
     workspace = Workspace.locate(repo_path, state_dir)
     if from_graph is not None:
@@ -184,7 +174,7 @@ def _run_build(
         summary["contained"] = result.run.contained
         summary["extract_seconds"] = round(result.run.seconds, 3)
     if json_output:
-        print_json(console(), summary)
+        print_json(summary)
     else:
         print_mapping(console(), "Generation published", summary)
     if not summary["usable"]:
@@ -275,6 +265,8 @@ def query_command(
     json_output: Json = False,
 ) -> None:
     """Answer one bounded question; stdout gets metadata only, the evidence goes to --packet-out."""
+    from .render import console, print_answer, print_summary
+
     auth = _read_authorization(authorization)
     workspace = Workspace.locate(repo_path, state_dir)
     outcome = ask(
@@ -289,7 +281,7 @@ def query_command(
                 f"The packet file could not be written ({error.strerror or 'I/O error'}).", reason="io"
             ) from None
     if json_output:
-        print_json(console(), outcome.summary)
+        print_json(outcome.summary)
     else:
         print_summary(console(), outcome.summary)
     if show and outcome.answer is not None:
@@ -309,6 +301,8 @@ def ask_command(
     state_dir: StateDir = None,
 ) -> None:
     """Show an answer's relationships on the terminal, for the operator (no packet is written)."""
+    from .render import console, print_answer
+
     workspace = Workspace.locate(repo_path, state_dir)
     generation = require_current(workspace, revision)
     report = index_for(generation)
@@ -362,7 +356,7 @@ def auth_init_command(
     data = dumps_canonical(document)
     authorization_check = parse_authorization(data)
     parse_envelope(authorization_check.envelope_json, now)
-    print_json(console(), document)
+    print_json(document)
 
 
 @app.command("status")
@@ -375,12 +369,14 @@ def status_command(
     json_output: Json = False,
 ) -> None:
     """Say whether the checkout's graph is usable for REVISION, and whether search is ready."""
+    from .render import console, print_status
+
     workspace = Workspace.locate(repo_path, state_dir)
     status = graph_status(workspace, revision, require_complete=not allow_partial)
     value = status.to_json()
     value["search"] = search_readiness(status)
     if json_output:
-        print_json(console(), value)
+        print_json(value)
     else:
         print_status(console(), value)
     raise typer.Exit(0 if status.usable and value["search"]["search"] == "available" else 1)
@@ -394,11 +390,13 @@ def remove_command(
     json_output: Json = False,
 ) -> None:
     """Delete this checkout's graph state: generations and indexes."""
+    from .render import console
+
     workspace = Workspace.locate(repo_path, state_dir)
     removed = remove_graph_state(workspace)
     value = {"schema": "code_mower.contextGraphRemove.v1", "removed": removed}
     if json_output:
-        print_json(console(), value)
+        print_json(value)
     else:
         console().print("Removed local graph state." if removed else "No local graph state to remove.")
 
@@ -413,11 +411,12 @@ def doctor_command(
 ) -> None:
     """Check the provider install and pin, containment, state privacy, generation and index."""
     from .doctor import run_doctor
+    from .render import console, print_doctor
 
     workspace = Workspace.locate(repo_path, state_dir)
     report = run_doctor(workspace, revision)
     if json_output:
-        print_json(console(), report)
+        print_json(report)
     else:
         print_doctor(console(), report)
     raise typer.Exit(1 if report["status"] == "fail" else 0)
@@ -433,12 +432,13 @@ def audit_command(
 ) -> None:
     """Re-derive a generation's index and compare it with the stored one, byte for byte."""
     from .audit import audit as run_audit
+    from .render import console, print_audit
 
     workspace = Workspace.locate(repo_path, state_dir)
     target = read_generation(workspace, generation) if generation else read_current(workspace)
     report = run_audit(target)
     if json_output:
-        print_json(console(), report)
+        print_json(report)
     else:
         print_audit(console(), report)
     raise typer.Exit(0 if report["status"] == "pass" else 1)
@@ -456,6 +456,7 @@ def diff_command(
 ) -> None:
     """What changed in the code graph between two generations: nodes, relationships, files."""
     from .diffing import open_diff, resolve_side, summarise
+    from .render import console, print_diff
 
     workspace = Workspace.locate(repo_path, state_dir)
     diff = open_diff(resolve_side(workspace, old), resolve_side(workspace, new))
@@ -464,7 +465,7 @@ def diff_command(
     finally:
         diff.close()
     if json_output:
-        print_json(console(), report)
+        print_json(report)
     else:
         print_diff(console(), report)
 
@@ -503,6 +504,7 @@ def score_command(
     json_output: Json = False,
 ) -> None:
     """Score a packet's citations against a checkout: resolution rate, revision state, gate."""
+    from .render import console, print_mapping
     from .score import score_packet
 
     try:
@@ -512,7 +514,7 @@ def score_command(
     checkout = resolve_checkout(repo_path)
     report = score_packet(data, checkout, revision)
     if json_output:
-        print_json(console(), report)
+        print_json(report)
     else:
         print_mapping(console(), f"Evidence score: {report['gate']}", report)
     raise typer.Exit(0 if report["gate"] == "pass" else 1)
@@ -574,8 +576,10 @@ def _state_root(state_dir: Path | None) -> Path:
 
 
 def _print_connection(summary: dict[str, Any], json_output: bool) -> None:
+    from .render import console, print_mapping
+
     if json_output:
-        print_json(console(), summary)
+        print_json(summary)
     else:
         rows = {k: v for k, v in summary.items() if k not in ("schema", "graph", "query_reader")}
         print_mapping(console(), f"Connection: {summary['status']}", rows)
@@ -599,6 +603,7 @@ def session_prepare_command(
 ) -> None:
     """Prepare graph evidence for a session's work; prints the packet handle, never the evidence."""
     from .connections import ConnectionStore
+    from .render import console, print_mapping
     from .session import parse_session, prepare
 
     if not query_stdin:
@@ -611,7 +616,7 @@ def session_prepare_command(
     query = sys.stdin.read(4096).strip()
     outcome, code = prepare(ConnectionStore(_state_root(state_dir)), session, question.value, query, refresh=refresh)
     if json_output:
-        print_json(console(), outcome)
+        print_json(outcome)
     else:
         print_mapping(console(), f"Session context: {outcome['status']}", outcome)
     raise typer.Exit(code)
@@ -634,6 +639,7 @@ def context_fetch_command(
         load_authorized,
         render_evidence,
     )
+    from .render import console, print_evidence, print_mapping
     from .session import unavailable
 
     store = ConnectionStore(_state_root(state_dir))
@@ -644,10 +650,10 @@ def context_fetch_command(
         required = entry_required(store, connection, handle)
         outcome = unavailable(required, refusal.reason, refusal.message, stage="fetching")
         if json_output:
-            print_json(console(), outcome)
+            print_json(outcome)
         else:
             print_mapping(console(), f"Context: {outcome['status']}", outcome)
-        print_refusal(console(stderr=True), refusal.reason, refusal.message)
+        print_refusal(refusal.reason, refusal.message)
         raise typer.Exit(1 if required else 0) from None
     evidence = render_evidence(packet)
     if json_output:

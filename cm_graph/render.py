@@ -14,16 +14,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .jsonio import dumps_pretty
-
 
 def console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
-
-
-def print_json(out: Console, value: Any) -> None:
-    out.file.write(dumps_pretty(value) + "\n")
-    out.file.flush()
 
 
 def print_mapping(out: Console, title: str, rows: dict[str, Any]) -> None:
@@ -45,10 +38,6 @@ def _text(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(str(item) for item in value) or "-"
     return str(value)
-
-
-def print_refusal(err: Console, reason: str, message: str) -> None:
-    err.print(f"[bold red]cm-graph: {escape(reason)}[/]: {escape(message)}", markup=True, highlight=False)
 
 
 def print_summary(out: Console, summary: dict[str, Any]) -> None:
