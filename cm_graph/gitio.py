@@ -99,10 +99,14 @@ class Revision:
 def resolve_revision(checkout: Path, revision: str) -> Revision:
     if not is_bounded_text(revision, 256) or revision.startswith("-"):
         raise GitFailure("The revision must be single-line text that does not start with '-'.")
-    commit = run_git(checkout, "rev-parse", "--verify", "--end-of-options", f"{revision}^{{commit}}")
-    commit_id = commit.stdout.decode("ascii", "replace").strip()
-    tree = run_git(checkout, "rev-parse", "--verify", "--end-of-options", f"{commit_id}^{{tree}}")
-    tree_id = tree.stdout.decode("ascii", "replace").strip()
+    # One child for both names: every question resolves its revision, so this is on the hot path.
+    done = run_git(
+        checkout, "rev-parse", "--end-of-options", f"{revision}^{{commit}}", f"{revision}^{{tree}}"
+    )
+    names = done.stdout.decode("ascii", "replace").split()
+    if len(names) != 2:
+        raise GitFailure("Git could not answer about this checkout or revision.")
+    commit_id, tree_id = names
     if not (is_object_name(commit_id) and is_object_name(tree_id)):
         raise GitFailure("Git did not return full object names for the revision.")
     return Revision(commit_id, tree_id)
