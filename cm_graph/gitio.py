@@ -100,10 +100,9 @@ def resolve_revision(checkout: Path, revision: str) -> Revision:
     if not is_bounded_text(revision, 256) or revision.startswith("-"):
         raise GitFailure("The revision must be single-line text that does not start with '-'.")
     # One child for both names: every question resolves its revision, so this is on the hot path.
-    done = run_git(
-        checkout, "rev-parse", "--end-of-options", f"{revision}^{{commit}}", f"{revision}^{{tree}}"
-    )
-    names = done.stdout.decode("ascii", "replace").split()
+    # The trailing "--" makes both arguments revisions, never paths; rev-parse echoes it back.
+    done = run_git(checkout, "rev-parse", f"{revision}^{{commit}}", f"{revision}^{{tree}}", "--")
+    names = [name for name in done.stdout.decode("ascii", "replace").split() if name != "--"]
     if len(names) != 2:
         raise GitFailure("Git could not answer about this checkout or revision.")
     commit_id, tree_id = names
