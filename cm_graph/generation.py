@@ -121,13 +121,13 @@ def _seal_text(st: os.stat_result, digest: str) -> bytes:
 def read_current(workspace: Workspace) -> Generation:
     """The generation the ``current`` pointer names, with a validated manifest."""
     if not os.path.lexists(workspace.directory):
-        raise Absent("No local graph has been built for this checkout.")
+        raise Absent("No local graph has been built for this checkout; run `cm-graph build`.")
     for directory in (workspace.root, workspace.graph_dir, workspace.directory):
         check_private_dir(directory)
     try:
         pointer = read_private_bytes(workspace.current_pointer, 64)
     except FileNotFoundError:
-        raise Absent("No generation has been published for this checkout.") from None
+        raise Absent("No generation has been published for this checkout; run `cm-graph build`.") from None
     except Oversized:
         raise InvalidInput("The current-generation pointer is corrupt; rebuild.") from None
     generation = pointer.decode("ascii", "replace").strip()

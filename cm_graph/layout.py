@@ -54,7 +54,10 @@ class Workspace:
         root = Path(os.path.realpath(os.path.abspath(root)))
         workspace = cls(resolve_checkout(repo_path), root)
         if _inside_git_work_tree(workspace.directory):
-            raise Unsafe("The state directory must stay outside Git repositories.")
+            raise Unsafe(
+                "The state directory must stay outside Git repositories; set CM_GRAPH_HOME or "
+                "--state-dir to a directory outside any work tree."
+            )
         return workspace
 
     @property
