@@ -130,3 +130,10 @@ def answer(
         depth_boundary=result.depth_boundary,
         incomplete=incomplete,
     )
+
+
+def similar_targets(connection: apsw.Connection, target: str, limit: int = 5) -> list[str]:
+    """Labels and paths that contain the target (case-insensitively), for the operator's view
+    only: resolution itself stays exact, as the spec requires."""
+    rows = connection.execute(query_sql("similar_targets"), {"target": target, "limit": limit})
+    return [row[0] for row in rows]

@@ -81,5 +81,6 @@ def ask(
     try:
         packet = build_packet(result, documents, authorization, generation.manifest, now)
     except Uncitable as refusal:
-        return Outcome(unavailable_summary(required, "uncitable", refusal.message), None, result)
+        summary = unavailable_summary(required, "uncitable", refusal.message, next_action=refusal.next_action)
+        return Outcome(summary, None, result)
     return Outcome(available_summary(result, packet, generation.manifest), packet, result)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .manifest import Manifest
 
 from . import __version__
-from .answer import answer
+from .answer import answer, similar_targets
 from .ask import ask
 from .contract import (
     MAX_AUTHORIZATION_BYTES,
@@ -145,6 +145,8 @@ def _build_summary(manifest: Manifest, coverage: Coverage, report: IndexReport) 
     }
     if coverage.notes:
         summary["partial_because"] = coverage.notes
+    if coverage.uncovered:
+        summary["uncovered_inputs"] = coverage.uncovered
     return summary
 
 
@@ -299,21 +301,30 @@ def ask_command(
     node_budget: Budget = None,
     repo_path: RepoPath = None,
     state_dir: StateDir = None,
+    allow_partial: Annotated[
+        bool, typer.Option("--allow-partial", help="Answer from a partial build too (never minted into a packet).")
+    ] = False,
 ) -> None:
     """Show an answer's relationships on the terminal, for the operator (no packet is written)."""
     from .render import console, print_answer
 
     workspace = Workspace.locate(repo_path, state_dir)
-    generation = require_current(workspace, revision)
+    generation = require_current(workspace, revision, require_complete=not allow_partial)
     report = index_for(generation)
     spec = question_spec(question.value)
     connection = open_index(report.path)
     try:
         result = answer(connection, spec, target, check_depth(depth, spec), check_budget(node_budget))
+        near = [] if result.resolved else similar_targets(connection, target)
     finally:
         connection.close()
     if not result.resolved:
-        raise Refusal("The target names no symbol or path in the graph.", reason="unresolved")
+        hint = f" Similar names: {', '.join(near)}." if near else ""
+        raise Refusal(
+            "The target names no symbol or path in the graph; name a symbol as the provider labels it "
+            f"or a repository-relative path.{hint}",
+            reason="unresolved",
+        )
     print_answer(console(), result)
 
 
@@ -334,8 +345,11 @@ def auth_init_command(
     revision: Annotated[str, typer.Option("--revision", help="The revision the graph must be current for.")] = "HEAD",
     repo_path: RepoPath = None,
     state_dir: StateDir = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the file privately (0600, atomic) instead of to stdout.")
+    ] = None,
 ) -> None:
-    """Print an authorization file for the current generation (valid for one hour)."""
+    """Print (or write with --out) an authorization file for the current generation (valid for one hour)."""
     workspace = Workspace.locate(repo_path, state_dir)
     generation = require_current(workspace, revision)
     now = datetime.now(UTC)
@@ -356,7 +370,10 @@ def auth_init_command(
     data = dumps_canonical(document)
     authorization_check = parse_authorization(data)
     parse_envelope(authorization_check.envelope_json, now)
-    print_json(document)
+    if out is None:
+        print_json(document)
+    else:
+        write_private_atomic(Path(os.path.abspath(out)), data)
 
 
 @app.command("status")
@@ -490,9 +507,14 @@ def export_command(
     if not os.path.isfile(path):
         raise Refusal("That generation has no index yet; run `cm-graph index`.", reason="absent")
     out = sys.stdout
-    for line in export_lines(path, fmt):
-        out.write(line + "\n")
-    out.flush()
+    try:
+        for line in export_lines(path, fmt):
+            out.write(line + "\n")
+        out.flush()
+    except BrokenPipeError:
+        # The reader stopped early (`cm-graph export | head`): not a failure of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+        raise typer.Exit(0) from None
 
 
 @app.command("score")
@@ -674,3 +696,4 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("cm-graph: interrupted\n")
         sys.exit(130)
+

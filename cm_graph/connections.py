@@ -249,7 +249,7 @@ def authorize(store: ConnectionStore, name: str, revision: str, now: datetime) -
     workspace = Workspace(connection.repository_root, store.root)
     status = graph_status(workspace, revision)
     if not status.usable or status.generation is None:
-        raise ConnectionRefusal(f"The local graph is not current for this revision ({status.state}).")
+        raise Refusal(f"The local graph is not current for this revision ({status.state}).", reason=status.state)
     envelope = mint_envelope(
         connection=name, generation=status.generation.id, repository_root=str(connection.repository_root),
         repositories=list(connection.repositories), recipients=list(connection.recipients), now=now,
@@ -368,7 +368,10 @@ def _load(
     ]
     for ok, what in checks:
         if not ok:
-            raise ConnectionRefusal(f"The packet no longer matches its authorization: {what}.")
+            message = f"The packet no longer matches its authorization: {what}."
+            if what.startswith("generation"):
+                raise Refusal(message, reason="superseded")
+            raise ConnectionRefusal(message)
     retrieved = datetime.fromisoformat(packet["retrieved_at"])
     expires = datetime.fromisoformat(binding["expires_at"])
     if not retrieved <= now < expires or (now - retrieved).total_seconds() > policy.max_age_seconds \

@@ -101,7 +101,13 @@ def resolve_revision(checkout: Path, revision: str) -> Revision:
         raise GitFailure("The revision must be single-line text that does not start with '-'.")
     # One child for both names: every question resolves its revision, so this is on the hot path.
     # The trailing "--" makes both arguments revisions, never paths; rev-parse echoes it back.
-    done = run_git(checkout, "rev-parse", f"{revision}^{{commit}}", f"{revision}^{{tree}}", "--")
+    done = run_git(
+        checkout, "rev-parse", f"{revision}^{{commit}}", f"{revision}^{{tree}}", "--", check=False
+    )
+    if done.returncode != 0:
+        if checkout_root(checkout) is None:
+            raise GitFailure("This directory is not inside a git work tree; cd into one or pass --repo-path.")
+        raise GitFailure("Git cannot resolve that revision in this checkout.")
     names = [name for name in done.stdout.decode("ascii", "replace").split() if name != "--"]
     if len(names) != 2:
         raise GitFailure("Git could not answer about this checkout or revision.")

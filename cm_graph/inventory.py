@@ -102,6 +102,8 @@ class Coverage:
     indexed_files: int
     unsupported_inputs: int
     notes: list[str] = field(default_factory=list)
+    # The first uncovered inputs (repository-relative paths), so a user can see which files.
+    uncovered: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -163,6 +165,7 @@ def assess(census: Census, inventory: Inventory | None, blobs: BlobReader) -> Co
         inventory = Inventory({}, 0)
     rows, malformed = inventory.rows, inventory.malformed
     tally = {"missing": 0, "unstamped": 0, "mismatched": 0, "unclassified": 0}
+    uncovered: list[str] = []
     indexed = unsupported = dispatched = 0
     for entry in census.entries:
         suffix = PurePosixPath(entry.path.rsplit("/", 1)[-1]).suffix
@@ -178,16 +181,20 @@ def assess(census: Census, inventory: Inventory | None, blobs: BlobReader) -> Co
             continue
         if verdict == UNCLASSIFIED:
             tally["unclassified"] += 1
+            _note(uncovered, entry.path, "unclassified")
             continue
         dispatched += 1
         name = unicodedata.normalize("NFC", entry.path)
         ast_hash = rows.get(name)
         if name not in rows:
             tally["missing"] += 1
+            _note(uncovered, entry.path, "missing")
         elif not isinstance(ast_hash, str) or not _MD5.fullmatch(ast_hash):
             tally["unstamped"] += 1
+            _note(uncovered, entry.path, "unstamped")
         elif ast_hash != digest:
             tally["mismatched"] += 1
+            _note(uncovered, entry.path, "mismatched")
         elif verdict == UNSUPPORTED:
             unsupported += 1
         else:
@@ -205,7 +212,16 @@ def assess(census: Census, inventory: Inventory | None, blobs: BlobReader) -> Co
         min(indexed, len(census.entries)),
         unsupported,
         notes,
+        uncovered,
     )
+
+
+MAX_UNCOVERED_LISTED = 10
+
+
+def _note(uncovered: list[str], path: str, why: str) -> None:
+    if len(uncovered) < MAX_UNCOVERED_LISTED:
+        uncovered.append(f"{path} ({why})")
 
 
 def _digest_and_head(

@@ -20,7 +20,16 @@ SUMMARY_SCHEMA = "code_mower.contextGraphQuery.v1"
 
 
 class Uncitable(Refusal):
+    """No honest packet could be minted; ``next_action`` says what would change that."""
+
     reason = "uncitable"
+
+    def __init__(self, message: str, next_action: str | None = None) -> None:
+        super().__init__(message)
+        self.next_action = next_action
+
+
+_REAUTHORIZE = "Mint a fresh authorization for the current generation (`cm-graph auth init`) and retry."
 
 
 def _dedupe(codes: list[str]) -> list[str]:
@@ -40,15 +49,25 @@ def build_packet(
     try:
         envelope = parse_envelope(authorization.envelope_json, now)
     except Refusal as refusal:
-        raise Uncitable(refusal.message) from None
+        raise Uncitable(refusal.message, _REAUTHORIZE) from None
     if envelope.kind != "repository":
-        raise Uncitable("The connection envelope is not a repository connection.")
+        raise Uncitable("The connection envelope is not a repository connection.", _REAUTHORIZE)
     if envelope.generation != manifest.generation:
-        raise Uncitable("The connection envelope names a different generation than the one queried.")
+        raise Uncitable(
+            "The connection envelope names a different generation than the one queried.", _REAUTHORIZE
+        )
     if not answer.resolved:
         raise Uncitable("The target names no symbol or path in the graph.")
+    if not answer.relations:
+        raise Uncitable(
+            "The graph records no relationship of this question's kinds for this target within the bounds.",
+            "Nothing to cite: ask another question or target, or carry on with ordinary repository tools.",
+        )
     if not documents.items:
-        raise Uncitable("No relationship in the answer has a citation the bound commit confirms.")
+        raise Uncitable(
+            "No relationship in the answer has a citation the bound commit confirms.",
+            "The provider's locations do not match the bound commit; rebuild the graph (`cm-graph refresh`).",
+        )
     omissions = answer.omissions() + documents.omissions()
     if manifest.completeness == "partial":
         omissions.append("provider_partial")
@@ -116,10 +135,13 @@ NEXT_ACTIONS = {
 
 
 def unavailable_summary(
-    required: bool, reason: str, detail: str, remediation: dict[str, Any] | None = None
+    required: bool, reason: str, detail: str, remediation: dict[str, Any] | None = None,
+    next_action: str | None = None,
 ) -> dict[str, Any]:
     if not required:
         next_action = "Carry on with ordinary repository tools; no graph context is attached."
+    elif next_action is not None:
+        next_action = next_action + " Dependent work is paused until then."
     elif reason in NEXT_ACTIONS:
         next_action = NEXT_ACTIONS[reason] + " Dependent work is paused until then."
     else:

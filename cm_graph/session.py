@@ -63,6 +63,9 @@ _NEXT_ACTIONS = {
     "unauthorized": "Check the connection (connected, recipient and repository approved) and that the "
                     "work is in the checkout the graph was built for, then prepare again.",
     "unresolved": "Name a symbol as the provider labels it, or a repository-relative path, then prepare again.",
+    "superseded": "The graph was rebuilt after this packet was prepared; prepare again with --refresh.",
+    "uncitable": "Nothing in the graph could be cited for this target; ask another question or target, or "
+                 "continue with ordinary repository tools.",
 }
 
 

@@ -115,9 +115,11 @@ def _judge(workspace: Workspace, revision: str, require_complete: bool, trust_se
     return GraphStatus("current", "", generation)
 
 
-def require_current(workspace: Workspace, revision: str = "HEAD") -> Generation:
+def require_current(
+    workspace: Workspace, revision: str = "HEAD", *, require_complete: bool = True
+) -> Generation:
     """The current generation, or a refusal whose reason is the lifecycle state."""
-    status = graph_status(workspace, revision)
+    status = graph_status(workspace, revision, require_complete=require_complete)
     if not status.usable:
         raise Refusal(status.detail, reason=status.state)
     assert status.generation is not None

@@ -35,6 +35,7 @@ from typer.testing import CliRunner, Result
 
 from cm_graph.cli import app
 from cm_graph.connections import ConnectionRefusal, ConnectionStore, load_authorized
+from cm_graph.errors import Refusal
 from cm_graph.generation import read_current
 from cm_graph.layout import Workspace
 
@@ -346,7 +347,7 @@ def test_packet_for_an_old_commit_loads_only_at_that_commit(world: World) -> Non
     write_files(world.repo, {"README.md": "moved\n"})
     moved = commit_all(world.repo, "move HEAD")
     store = ConnectionStore(world.state)
-    with pytest.raises(ConnectionRefusal, match="stale"):
+    with pytest.raises(Refusal, match="stale"):
         load_authorized(store, NAME, handle, "claude:builder", moved)
     assert load_authorized(store, NAME, handle, "claude:builder", first)["source_revision"] == first
 
