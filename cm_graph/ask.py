@@ -13,10 +13,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import apsw
+
 from .answer import Answer, answer
 from .contract import Authorization
 from .documents import CitationChecker, build_documents
 from .errors import ReaderIncompatible, Refusal
+from .generation import read_current
 from .indexdb import open_index
 from .indexing import index_for
 from .layout import Workspace
@@ -36,6 +39,13 @@ class Outcome:
         return 1 if self.summary["status"] == "required_unavailable" else 0
 
 
+def _superseded(workspace: Workspace, generation: str) -> bool:
+    try:
+        return read_current(workspace).id != generation
+    except Refusal:
+        return False
+
+
 def ask(
     workspace: Workspace,
     question_name: str,
@@ -46,6 +56,7 @@ def ask(
     depth: Any = None,
     node_budget: Any = None,
     now: datetime | None = None,
+    _retry: bool = True,
 ) -> Outcome:
     now = now or datetime.now(UTC)
     required = authorization.policy.required
@@ -63,19 +74,31 @@ def ask(
         connection = open_index(report.path)
     except ReaderIncompatible as refusal:
         return unavailable(refusal.reason, refusal.message, refusal.remediation)
-    except Refusal as refusal:
-        return unavailable("unreadable", refusal.message)
+    except (Refusal, FileNotFoundError) as refusal:
+        if _superseded(workspace, generation.id) and _retry:
+            # A concurrent refresh published a new generation and pruned this one: ask again.
+            return ask(
+                workspace, question_name, target, authorization, revision=revision, depth=depth,
+                node_budget=node_budget, now=now, _retry=False,
+            )
+        message = refusal.message if isinstance(refusal, Refusal) else "The index file disappeared."
+        return unavailable("unreadable", message)
     try:
-        result = answer(
-            connection, spec, target, check_depth(depth, spec), check_budget(node_budget)
-        )
+        depth, node_budget = check_depth(depth, spec), check_budget(node_budget)
+        try:
+            result = answer(connection, spec, target, depth, node_budget)
+        except apsw.Error:
+            return unavailable("unreadable", "The index file is damaged; run `cm-graph index --rebuild`.")
         if not result.resolved:
             return unavailable("unresolved", "The target names no symbol or path in the graph.")
         limits = authorization.policy.limits
-        documents = build_documents(
-            result, CitationChecker(connection), limits["max_documents"],
-            limits["max_document_bytes"], limits["max_text_bytes"],
-        )
+        try:
+            documents = build_documents(
+                result, CitationChecker(connection), limits["max_documents"],
+                limits["max_document_bytes"], limits["max_text_bytes"],
+            )
+        except apsw.Error:
+            return unavailable("unreadable", "The index file is damaged; run `cm-graph index --rebuild`.")
     finally:
         connection.close()
     try:

@@ -18,7 +18,7 @@ from pathlib import Path
 from . import artifact
 from .errors import Refusal
 from .generation import build_lock_for, read_current
-from .gitio import BlobReader, Census, read_census, refuse_partial_clone, resolve_revision
+from .gitio import PRIVATE_STATE, BlobReader, Census, read_census, refuse_partial_clone, resolve_revision
 from .indexdb import IndexReport
 from .indexing import index_for
 from .inventory import Coverage
@@ -27,7 +27,6 @@ from .manifest import Manifest
 from .privfs import create_exclusive, ensure_private_dir
 from .provider import DEFAULT_TIMEOUT_SECONDS, RunReport, VerifiedProvider, run_provider
 from .publishing import BUILD_RECORD_SCHEMA, publish_output
-from .rules import path_in_scope
 from .status import graph_status
 
 STAGES = ("census", "materialise", "extract", "pack", "index")
@@ -45,19 +44,36 @@ class BuildResult:
     index: IndexReport
 
 
+def materialisable(path: str) -> bool:
+    """The materialisation rule: relative, no backslash, no empty/./.. segment, no private or
+    provider-state segment. (``#`` and length are citation rules, not reasons to refuse a build.)"""
+    if not path or path.startswith("/") or "\\" in path or "\0" in path:
+        return False
+    segments = path.split("/")
+    return all(
+        segment not in ("", ".", "..") and segment.casefold() not in PRIVATE_STATE for segment in segments
+    )
+
+
 def materialise(census: Census, checkout: Path, destination: Path) -> None:
     """Write every census blob under ``destination`` (0600 files, 0700 dirs), never following
     or overwriting anything, with one ``git cat-file --batch``."""
     os.mkdir(destination, 0o700)
     with BlobReader(checkout) as blobs:
         for entry in census.entries:
-            if not path_in_scope(entry.path):
+            if not materialisable(entry.path):
                 raise Refusal("A tracked path of the bound commit is not materialisable.", reason="invalid")
             target = destination / entry.path
-            parent = target.parent
-            if not parent.is_dir():
-                os.makedirs(parent, 0o700, exist_ok=True)
-            fd = create_exclusive(target)
+            try:
+                if not target.parent.is_dir():
+                    os.makedirs(target.parent, 0o700, exist_ok=True)
+                fd = create_exclusive(target)
+            except OSError:
+                raise Refusal(
+                    "The bound commit's tree cannot be written out: a path is both a file and a "
+                    "directory, or appears twice (run `git fsck`).",
+                    reason="invalid",
+                ) from None
             with os.fdopen(fd, "wb") as handle:
                 for chunk in blobs.chunks(entry.blob, entry.size):
                     handle.write(chunk)

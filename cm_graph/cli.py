@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import os
-import stat
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -16,6 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
+import apsw
 import typer
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ from .indexing import ensure_index, index_for, search_readiness
 from .jsonio import dumps_canonical
 from .layout import Workspace, default_state_root, resolve_checkout
 from .output import print_json, print_refusal
-from .privfs import write_private_atomic
+from .privfs import read_regular_file, write_private_atomic
 from .questions import check_budget, check_depth
 from .questions import question as question_spec
 from .status import graph_status, require_current
@@ -74,6 +74,12 @@ def refusals_exit(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
+        except apsw.Error:
+            refusal = Refusal("An index file is damaged; run `cm-graph index --rebuild`.", reason="unreadable")
+            if kwargs.get("json_output"):
+                print_json({"status": "refused", "reason": refusal.reason, "detail": refusal.message})
+            print_refusal(refusal.reason, refusal.message)
+            raise typer.Exit(1) from None
         except Refusal as refusal:
             if kwargs.get("json_output"):
                 print_json({"status": "refused", "reason": refusal.reason, "detail": refusal.message})
@@ -236,15 +242,7 @@ Budget = Annotated[int | None, typer.Option("--node-budget", help="Relationship 
 
 
 def _read_authorization(path: Path) -> Authorization:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        raise InvalidInput("The authorization file cannot be opened.") from None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise InvalidInput("The authorization file is not a regular file.")
-        data = handle.read(MAX_AUTHORIZATION_BYTES + 1)
-    return parse_authorization(data)
+    return parse_authorization(read_regular_file(path, MAX_AUTHORIZATION_BYTES, "authorization file"))
 
 
 @app.command("query")
@@ -527,12 +525,9 @@ def score_command(
 ) -> None:
     """Score a packet's citations against a checkout: resolution rate, revision state, gate."""
     from .render import console, print_mapping
-    from .score import score_packet
+    from .score import MAX_PACKET_BYTES, score_packet
 
-    try:
-        data = packet.read_bytes()[: 262_145]
-    except OSError:
-        raise InvalidInput("The packet file cannot be read.") from None
+    data = read_regular_file(packet, MAX_PACKET_BYTES, "packet file")
     checkout = resolve_checkout(repo_path)
     report = score_packet(data, checkout, revision)
     if json_output:
@@ -626,15 +621,11 @@ def session_prepare_command(
     """Prepare graph evidence for a session's work; prints the packet handle, never the evidence."""
     from .connections import ConnectionStore
     from .render import console, print_mapping
-    from .session import parse_session, prepare
+    from .session import MAX_SESSION_BYTES, parse_session, prepare
 
     if not query_stdin:
         raise InvalidInput("Give the target on stdin with --query-stdin.")
-    try:
-        data = session_file.read_bytes()[:65_537]
-    except OSError:
-        raise InvalidInput("The session file cannot be read.") from None
-    session = parse_session(data)
+    session = parse_session(read_regular_file(session_file, MAX_SESSION_BYTES, "session file"))
     query = sys.stdin.read(4096).strip()
     outcome, code = prepare(ConnectionStore(_state_root(state_dir)), session, question.value, query, refresh=refresh)
     if json_output:

@@ -76,6 +76,7 @@ class ConnectionStore:
         ensure_private_dir(self.directory, private_from=self.root)
 
     def lock(self, name: str, wait: float = 35.0):  # type: ignore[no-untyped-def]
+        identifier(name, "The connection name")  # names become file names: never a path
         self._ensure()
         return build_lock(
             self.directory / f"{name}.lock", wait,
@@ -83,6 +84,7 @@ class ConnectionStore:
         )
 
     def state_path(self, name: str) -> Path:
+        identifier(name, "The connection name")
         return self.directory / f"{name}.json"
 
     def index_path(self, name: str) -> Path:
@@ -310,7 +312,12 @@ def fetch(
         entries = [*kept, entry]
         store.save_entries(name, entries)
         authorization = Authorization(envelope, policy, repository, work_item)
-        outcome = ask(workspace, question, query, authorization, revision=revision, now=now)
+        try:
+            outcome = ask(workspace, question, query, authorization, revision=revision, now=now)
+        except Refusal as refusal:
+            entry["failure_reason"] = refusal.reason
+            store.save_entries(name, entries)
+            raise
         if outcome.packet is None:
             entry["failure_reason"] = outcome.summary.get("reason", "unavailable")
             store.save_entries(name, entries)

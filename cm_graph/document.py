@@ -210,7 +210,7 @@ def read_document(
     records = _RecordReader(sink, provider)
     top_keys: dict[str, str] = {}
     scalars: dict[str, Any] = {}
-    reader = TopLevelReader(stream, frozenset(_LIST_KEYS))
+    reader = TopLevelReader(stream)
     try:
         for key, value in reader.members():
             if key in top_keys:
@@ -220,7 +220,8 @@ def read_document(
                 for element in value:
                     if _nests(element) and 2 + container_depth(element) > MAX_NESTING:
                         raise Unreadable("graph.json is nested more deeply than any graph needs.")
-                    records.accept(key, element)
+                    if key in _LIST_KEYS:
+                        records.accept(key, element)
                 continue
             top_keys[key] = _type_tag(value)
             if isinstance(value, (dict, list)):

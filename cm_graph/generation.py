@@ -77,6 +77,8 @@ class Generation:
         was fully verified: any write, rename or chmod moves ctime, which an unprivileged
         process cannot set back. Questions use the seal; ``status`` and ``audit`` never do.
         """
+        if os.path.islink(self.artifact_path):
+            raise Corrupt("The generation's artifact is a symbolic link; remove and rebuild.")
         try:
             fd = open_private_read(self.artifact_path)
         except FileNotFoundError:
@@ -133,7 +135,10 @@ def read_current(workspace: Workspace) -> Generation:
     generation = pointer.decode("ascii", "replace").strip()
     if not is_generation_id(generation):
         raise InvalidInput("The current-generation pointer is corrupt; rebuild.")
-    return read_generation(workspace, generation)
+    try:
+        return read_generation(workspace, generation)
+    except Absent:
+        raise InvalidInput("The current-generation pointer names a generation that does not exist; rebuild.") from None
 
 
 def read_generation(workspace: Workspace, generation: str) -> Generation:
@@ -245,6 +250,11 @@ def prune(workspace: Workspace, *, keep: str) -> None:
     for entry in os.listdir(workspace.generations_dir):
         if entry != keep:
             shutil.rmtree(workspace.generations_dir / entry, ignore_errors=True)
+    # Scratch of builds that were killed before they could clean up (we hold the build lock, so
+    # no build is running now).
+    for entry in os.listdir(workspace.directory):
+        if entry.startswith(".") and entry.endswith(".build"):
+            shutil.rmtree(workspace.directory / entry, ignore_errors=True)
     if os.path.isdir(workspace.indexes_dir):
         for entry in os.listdir(workspace.indexes_dir):
             if entry in (f"{keep}.sqlite", f"{keep}.seal") or entry.startswith(f".{keep}.sqlite."):

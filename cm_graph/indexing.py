@@ -7,6 +7,7 @@ generation, it is built again from the generation (never repaired in place).
 from __future__ import annotations
 
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -32,7 +33,13 @@ def current_generation(workspace: Workspace, revision: str | None = None) -> Gen
 
 
 def _reusable(path: Path, generation: Generation) -> dict[str, int] | None:
-    if not os.path.isfile(path):
+    """The counts of a readable, private index of this generation; None means derive it again
+    (a missing, foreign, damaged, shared or hard-linked file is replaced, never trusted)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077 or st.st_nlink != 1:
         return None
     try:
         connection = open_index(path)
@@ -65,15 +72,23 @@ def index_for(generation: Generation, *, rebuild: bool = False) -> IndexReport:
     if not rebuild:
         counts = _reusable(path, generation)
         if counts is not None:
+            try:
+                size = os.stat(path).st_size
+            except FileNotFoundError:  # pruned by a concurrent refresh: derive it again below
+                return _derive(generation, path)
             return IndexReport(
                 generation=generation.id,
                 commit=generation.manifest.commit,
                 path=path,
                 counts=counts,
-                bytes=os.stat(path).st_size,
+                bytes=size,
                 seconds=time.perf_counter() - started,
                 reused=True,
             )
+    return _derive(generation, path)
+
+
+def _derive(generation: Generation, path: Path) -> IndexReport:
     from .importer import build_index  # the index-building code loads only when it is needed
 
     return build_index(generation, path)

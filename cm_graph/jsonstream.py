@@ -56,13 +56,12 @@ def container_depth(value: Any) -> int:
 class TopLevelReader:
     """Iterate ``(key, value)`` over a top-level JSON object read from a binary stream.
 
-    ``value`` is the decoded value, except for keys in ``streamed`` whose value is an array:
-    those come as ``ArrayStream`` objects to iterate (or leave; the reader drains them).
+    ``value`` is the decoded value, except that every array comes as an ``ArrayStream`` to
+    iterate (or leave; the reader drains it), so no top-level array is ever held whole.
     """
 
-    def __init__(self, stream: BinaryIO, streamed: frozenset[str]) -> None:
+    def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
-        self._streamed = streamed
         self._text = codecs.getincrementaldecoder("utf-8")()
         self._buffer = ""
         self._pos = 0
@@ -70,8 +69,8 @@ class TopLevelReader:
 
     # -- the window ------------------------------------------------------------------------
 
-    def _fill(self, chars: int = CHUNK_CHARS) -> None:
-        data = self._stream.read(chars)
+    def _fill(self, chars: int | None = None) -> None:
+        data = self._stream.read(chars or CHUNK_CHARS)
         if not data:
             self._eof = True
         try:
@@ -122,8 +121,11 @@ class TopLevelReader:
                 self._fill(grow)
                 grow *= 2
                 continue
-            if end == len(self._buffer) and not self._eof:
-                self._fill(grow)  # a number or literal may continue past the window
+            except ValueError:  # e.g. an integer past the interpreter's digit limit
+                raise JsonStreamError("graph.json holds a number this reader will not convert.") from None
+            if end >= len(self._buffer) - _BOUNDARY_SLACK and not self._eof:
+                # A number ("1." + "5") or literal may continue past the window: read on, decode again.
+                self._fill(grow)
                 grow *= 2
                 continue
             self._pos = end
@@ -151,7 +153,7 @@ class TopLevelReader:
                 )
             key = self._value()
             self._expect(":", "a colon after a key")
-            if key in self._streamed and self._peek() == "[":
+            if self._peek() == "[":
                 array = ArrayStream(self)
                 yield key, array
                 array.drain()

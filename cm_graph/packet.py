@@ -13,6 +13,7 @@ from .answer import Answer
 from .contract import Authorization, binding_expiry, parse_envelope
 from .documents import Documents
 from .errors import Refusal
+from .jsonio import dumps_canonical
 from .manifest import Manifest
 
 PACKET_SCHEMA = "code_mower.contextPacket.v1"
@@ -68,7 +69,32 @@ def build_packet(
             "No relationship in the answer has a citation the bound commit confirms.",
             "The provider's locations do not match the bound commit; rebuild the graph (`cm-graph refresh`).",
         )
-    omissions = answer.omissions() + documents.omissions()
+    items = list(documents.items)
+    extra: list[str] = []
+    limit = authorization.policy.limits["max_packet_bytes"]
+    while True:
+        packet = _assemble(answer, items, documents.omissions() + extra, envelope, authorization, manifest, now)
+        if len(dumps_canonical(packet)) <= limit:
+            return packet
+        if len(items) == 1:
+            raise Uncitable(
+                "Even one document does not fit the policy's packet budget.",
+                "Raise the policy's max_packet_bytes, or ask a narrower question.",
+            )
+        items.pop()  # the furthest relationship goes first, as with every other bound
+        extra = ["text_limit"]
+
+
+def _assemble(
+    answer: Answer,
+    items: list[dict[str, Any]],
+    document_omissions: list[str],
+    envelope: Any,
+    authorization: Authorization,
+    manifest: Manifest,
+    now: datetime,
+) -> dict[str, Any]:
+    omissions = answer.omissions() + document_omissions
     if manifest.completeness == "partial":
         omissions.append("provider_partial")
     omissions = _dedupe(omissions)
@@ -85,7 +111,7 @@ def build_packet(
         "completeness": "partial" if omissions else "complete",
         "truncated": truncated,
         "omissions": omissions,
-        "documents": documents.items,
+        "documents": items,
         "binding": {
             "connection": envelope.connection,
             "generation": envelope.generation,

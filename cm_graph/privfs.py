@@ -126,3 +126,21 @@ def write_private_atomic(destination: Path, data: bytes) -> None:
             pass
         raise
     fsync_dir(destination.parent)
+
+
+def read_regular_file(path: Path, limit: int, what: str) -> bytes:
+    """Read a file the operator named: a regular file only (a FIFO or device would hang or never
+    end), at most ``limit`` bytes, refused past that rather than truncated."""
+    from .errors import InvalidInput
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _CLOEXEC)
+    except OSError:
+        raise InvalidInput(f"The {what} cannot be opened.") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise InvalidInput(f"The {what} is not a regular file.")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise InvalidInput(f"The {what} exceeds its {limit:,}-byte budget.")
+    return data

@@ -180,7 +180,7 @@ def probe_containment(bwrap: str, provider: VerifiedProvider, scratch: Path) -> 
     loopback listener this process holds (the network is really gone)."""
     import socket
 
-    python = provider.executable.parent / "python"
+    python = _interpreter(provider.executable)
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
@@ -195,6 +195,21 @@ def probe_containment(bwrap: str, provider: VerifiedProvider, scratch: Path) -> 
         except (OSError, subprocess.TimeoutExpired):
             return False
     return done.returncode == 40
+
+
+def _interpreter(executable: Path) -> Path:
+    """The interpreter the provider's entry script runs under (its ``#!`` line), so the probe
+    exercises the same binary the provider will; the ``python`` beside it otherwise."""
+    try:
+        with open(executable, "rb") as handle:
+            first = handle.readline(4096)
+    except OSError:
+        first = b""
+    if first.startswith(b"#!"):
+        words = first[2:].decode("utf-8", "replace").split()
+        if words and os.path.isabs(words[0]) and os.path.basename(words[0]) != "env":
+            return Path(words[0])
+    return executable.parent / "python"
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,12 @@ _OBJECT_NAME = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# C0/C1 controls, the Unicode line separators, and lone surrogates (which no UTF-8 text can hold).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 def _has_control(value: str) -> bool:
-    """C0/C1 controls (tab and newline included) and the Unicode line/paragraph separators."""
+    """C0/C1 controls (tab and newline included), line/paragraph separators, lone surrogates."""
     return _CONTROL.search(value) is not None
 
 

@@ -311,3 +311,15 @@ def test_text_budget_leaves_documents_out_and_says_so(g0_repo: Path, state_dir: 
     assert texts(limited) == texts(full)[:1]
     assert "text_limit" in limited.packet["omissions"] and limited.packet["truncated"] is True
     assert limited.packet["completeness"] == "partial"
+
+
+def test_packet_byte_budget_drops_the_furthest_documents(g0_repo: Path, state_dir: Path) -> None:
+    """A packet never exceeds the policy's max_packet_bytes: documents go from the end."""
+    full = ask_graph(g0_repo, state_dir, g0_graph(), "impact", "parse_config")
+    size = len(dumps_canonical(full.packet))
+    limited = ask_graph(g0_repo, state_dir, g0_graph(), "impact", "parse_config", max_packet_bytes=size - 1)
+    assert len(dumps_canonical(limited.packet)) <= size - 1
+    assert texts(limited) == texts(full)[: len(texts(limited))] and len(texts(limited)) < len(texts(full))
+    assert "text_limit" in limited.packet["omissions"] and limited.packet["truncated"] is True
+    tiny = ask_graph(g0_repo, state_dir, g0_graph(), "impact", "parse_config", max_packet_bytes=200)
+    assert tiny.summary["reason"] == "uncitable" and tiny.packet is None

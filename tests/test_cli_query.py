@@ -548,7 +548,7 @@ def _policy_with(case: Case, **changes: Any) -> dict[str, Any]:
 
 BAD_FILES: dict[str, tuple[Callable[[Case], dict[str, Any] | bytes], str]] = {
     "malformed": (lambda c: b'{"connection": {', "is not valid JSON"),
-    "oversized": (lambda c: valid_auth_bytes(c) + b" " * 65_536, "exceeds 64 KiB"),
+    "oversized": (lambda c: valid_auth_bytes(c) + b" " * 65_536, "exceeds its 65,536-byte budget"),
     "duplicate-keys": (
         lambda c: valid_auth_bytes(c)[:-1] + b', "work_item": "again"}', "repeats a key",
     ),
