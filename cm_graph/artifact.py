@@ -20,7 +20,6 @@ from .errors import Corrupt, InvalidInput, Oversized, Unreadable
 
 GRAPH_MEMBER = "graph.json"
 INVENTORY_MEMBER = "manifest.json"
-PACKED_MEMBERS = (GRAPH_MEMBER, INVENTORY_MEMBER)
 MAX_ARTIFACT_BYTES = 268_435_456
 MAX_GRAPH_MEMBER_BYTES = MAX_ARTIFACT_BYTES
 _HASH_CHUNK = 1024 * 1024

@@ -29,7 +29,7 @@ from .provider import DEFAULT_TIMEOUT_SECONDS, RunReport, VerifiedProvider, run_
 from .publishing import BUILD_RECORD_SCHEMA, publish_output
 from .status import graph_status
 
-STAGES = ("census", "materialise", "extract", "pack", "index")
+# The progress stages a build reports, in order: census, materialise, extract, pack, index.
 
 
 class AlreadyCurrent(Refusal):

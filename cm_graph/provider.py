@@ -33,7 +33,6 @@ SYSTEM_READ_ONLY = (
     "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime", "/etc/timezone", "/etc/passwd",
     "/etc/group", "/etc/nsswitch.conf", "/etc/os-release", "/etc/ssl/openssl.cnf",
 )
-SANDBOX_MODES = ("auto", "required", "off")
 
 
 class ProviderRefusal(Refusal):
