@@ -258,10 +258,17 @@ def measure(
         loads.append(_run_child(["child-json", str(Path(meta["graphify_out"]) / "graph.json")]))
         log(f"[{name}] json.load {attempt + 1}/{repeat}: {loads[-1]['seconds']:.2f} s, "
             f"peak {loads[-1]['peak_rss_bytes'] / MIB:.1f} MiB")
+    return {**meta, **summarise_builds(manifest.completeness, publish_seconds, imports, loads)}
+
+
+def summarise_builds(
+    completeness: str, publish_seconds: float, imports: list[dict[str, Any]], loads: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The measurement record of one graph's index builds and json.load runs (medians of time,
+    largest peak RSS), shared by this script and run.py."""
     counts = imports[0]["counts"]
     return {
-        **meta,
-        "completeness": manifest.completeness,
+        "completeness": completeness,
         "raw_nodes": counts["raw_nodes"],
         "raw_edges": counts["raw_edges"],
         "code_nodes": counts["code_nodes"],

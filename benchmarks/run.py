@@ -442,28 +442,10 @@ def measure_graph(meta: dict[str, Any], named: tuple[str, ...], opts: argparse.N
     )
     log(f"[{label}] guard: {len(latency['packets'])} packets, {len(mismatches)} differ after a rebuild")
 
-    counts = imports[0]["counts"]
     return {
         **meta,
         "name": name,
-        "completeness": manifest.completeness,
-        "raw_nodes": counts["raw_nodes"], "raw_edges": counts["raw_edges"],
-        "code_nodes": counts["code_nodes"], "kept_edges": counts["edges"], "counts": counts,
-        "publish_seconds": publish_seconds,
-        "index_bytes": imports[0]["index_bytes"],
-        "import": {
-            "runs": imports,
-            "median_seconds": statistics.median(r["seconds"] for r in imports),
-            "peak_rss_bytes": max(r["peak_rss_bytes"] for r in imports),
-            "baseline_rss_bytes": max(r["baseline_rss_bytes"] for r in imports),
-            "sqlite_memory_high_water_bytes": max(r["sqlite_memory_high_water_bytes"] for r in imports),
-        },
-        "json_load": {
-            "runs": loads,
-            "median_seconds": statistics.median(r["seconds"] for r in loads),
-            "peak_rss_bytes": max(r["peak_rss_bytes"] for r in loads),
-            "baseline_rss_bytes": max(r["baseline_rss_bytes"] for r in loads),
-        },
+        **import_memory.summarise_builds(manifest.completeness, publish_seconds, imports, loads),
         "compare_target": pick,
         "latency": latency["latency"], "named": latency["named"], "target_step": latency["target_step"],
         "targets_drawn": len(latency["targets"]), "ask_ms": latency["ask_ms"],

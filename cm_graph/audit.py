@@ -18,18 +18,14 @@ import apsw
 from .errors import Refusal
 from .generation import Generation
 from .importer import build_index
-from .indexdb import configure_readonly
+from .indexdb import INDEX_TABLES, configure_readonly
 
 AUDIT_SCHEMA = "cm_graph.audit.v1"
-AUDITED_TABLES = (
-    "generation", "counts", "nodes", "edges", "adjacency", "exclusions",
-    "undeclared_endpoints", "census",
-)
 SAMPLE_ROWS = 5
-# Table names come from the constant tuple above, never from input.
+# Table names come from the constant INDEX_TABLES, never from input.
 _ONLY_IN = {
     (side, table): f"SELECT * FROM {side}.{table} EXCEPT SELECT * FROM {other}.{table}"
-    for table in AUDITED_TABLES
+    for table in INDEX_TABLES
     for side, other in (("stored", "rebuilt"), ("rebuilt", "stored"))
 }
 
@@ -49,7 +45,7 @@ def _compare(stored: str, rebuilt: str) -> list[dict[str, Any]]:
         connection.execute("ATTACH DATABASE ? AS rebuilt", (f"file:{rebuilt}?mode=ro",))
         configure_readonly(connection)
         tables = []
-        for table in AUDITED_TABLES:
+        for table in INDEX_TABLES:
             entry: dict[str, Any] = {"table": table}
             for side in ("stored", "rebuilt"):
                 rows = connection.execute(_ONLY_IN[(side, table)]).fetchall()

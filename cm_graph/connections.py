@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .ask import ask
-from .contract import Authorization, Policy, mint_envelope, parse_envelope, parse_policy
+from .contract import Authorization, Policy, mint_envelope, parse_envelope, parse_policy, string_list
 from .errors import InvalidInput, Refusal
 from .gitio import checkout_root, resolve_revision
 from .jsonio import dumps_canonical, loads_strict
@@ -29,7 +29,7 @@ from .locking import build_lock
 from .packet import PACKET_SCHEMA
 from .privfs import ensure_private_dir, read_private_bytes, write_private_atomic
 from .questions import QUESTION_NAMES
-from .rules import bounded_text, identifier, is_bounded_text
+from .rules import identifier, is_bounded_text
 from .status import graph_status
 
 CONNECTION_SCHEMA = "code_mower.contextLocalGraphConnection.v1"
@@ -170,15 +170,6 @@ class ConnectionStore:
         return clean
 
 
-def _strings(values: list[str], what: str) -> tuple[str, ...]:
-    if not 1 <= len(values) <= 32:
-        raise InvalidInput(f"Give 1 to 32 {what}.")
-    items = tuple(bounded_text(v, f"A {what[:-1]}") for v in values)
-    if len(set(items)) != len(items):
-        raise InvalidInput(f"The {what} repeat an entry.")
-    return items
-
-
 def _summary(status: str, search: str, **extra: Any) -> dict[str, Any]:
     return {
         "schema": SUMMARY_SCHEMA, "provider": PROVIDER, "kind": "repository", "status": status,
@@ -191,7 +182,7 @@ def connect(store: ConnectionStore, name: str, repo_path: Path, repositories: li
     root = checkout_root(Path(repo_path))
     if root is None:
         raise InvalidInput("A local graph connection needs a git checkout.")
-    approved = Connection(name, "verified", root, _strings(repositories, "repositories"), _strings(recipients, "recipients"))
+    approved = Connection(name, "verified", root, string_list(repositories, "The approved repositories"), string_list(recipients, "The approved recipients"))
     with store.lock(name, wait=1.0):
         existing = store.read(name)
         if existing is not None and existing.state != "disconnected":

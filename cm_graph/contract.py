@@ -53,7 +53,7 @@ def _limit(value: Any, name: str, ceiling: int) -> int:
     return value
 
 
-def _strings(value: Any, what: str) -> tuple[str, ...]:
+def string_list(value: Any, what: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not 1 <= len(value) <= 32:
         raise InvalidInput(f"{what} must be a list of 1 to 32 entries.")
     items = tuple(bounded_text(item, what) for item in value)
@@ -142,8 +142,8 @@ def parse_envelope(value: Any, now: datetime) -> Envelope:
         kind=kind,
         generation=bounded_text(data["generation"], "The envelope's generation"),
         identity=dict(identity),
-        repositories=_strings(data["repositories"], "The envelope's repositories"),
-        recipients=_strings(data["recipients"], "The envelope's recipients"),
+        repositories=string_list(data["repositories"], "The envelope's repositories"),
+        recipients=string_list(data["recipients"], "The envelope's recipients"),
         expires_at=expires_at,
     )
 

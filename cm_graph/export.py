@@ -16,12 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import Refusal
+from .indexdb import APPLICATION_ID, INDEX_TABLES
 
-EXPORT_TABLES = (
-    "generation", "counts", "nodes", "edges", "adjacency", "exclusions",
-    "undeclared_endpoints", "census",
-)
-APPLICATION_ID = 0x636D6772
 FORMATS = ("jsonl", "sql")
 
 
@@ -48,7 +44,7 @@ def export_lines(path: Path, fmt: str) -> Iterator[str]:
         if fmt == "sql":
             yield from db.conn.iterdump()
             return
-        for table in EXPORT_TABLES:
+        for table in INDEX_TABLES:
             order = ", ".join(f'"{pk}"' for pk in db[table].pks)
             for row in db[table].rows_where(order_by=order):
                 yield json.dumps({"table": table, "row": row}, sort_keys=True, ensure_ascii=False)

@@ -240,6 +240,17 @@ def _parse_tree_record(record: bytes) -> CensusEntry | None:
     return CensusEntry(path=path, mode=mode, blob=blob, size=int(size_text))
 
 
+def count_lines(chunks: Iterable[bytes]) -> int:
+    """Lines as an editor numbers them: newlines, plus one for an unterminated last line (0 for
+    empty content). Shared by citation checks on blobs and the scorer on working-tree files."""
+    lines = 0
+    last = b""
+    for chunk in chunks:
+        lines += chunk.count(b"\n")
+        last = chunk or last
+    return lines if not last or last.endswith(b"\n") else lines + 1
+
+
 class BlobReader:
     """One long-lived ``git cat-file --batch`` child that streams blobs by object name.
 
@@ -280,16 +291,7 @@ class BlobReader:
 
     def line_count(self, blob: str, size: int) -> int:
         """Lines as an editor numbers them: newlines, plus one for an unterminated last line."""
-        if size == 0:
-            for _ in self.chunks(blob, 0):
-                pass
-            return 0
-        lines = 0
-        last = b""
-        for chunk in self.chunks(blob, size):
-            lines += chunk.count(b"\n")
-            last = chunk
-        return lines if last.endswith(b"\n") else lines + 1
+        return count_lines(self.chunks(blob, size))
 
     def close(self) -> None:
         child = self._child

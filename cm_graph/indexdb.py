@@ -16,6 +16,11 @@ from .errors import ReaderIncompatible, Refusal
 from .resources import migration_files, schema_sql
 
 APPLICATION_ID = 0x636D6772
+# Every table of schema.sql, in the order audits compare them and exports write them.
+INDEX_TABLES = (
+    "generation", "counts", "nodes", "edges", "adjacency", "exclusions",
+    "undeclared_endpoints", "census",
+)
 SCHEMA_VERSION = 1
 PAGE_SIZE = 4096
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInput
-from .gitio import resolve_revision
+from .gitio import count_lines, resolve_revision
 from .jsonio import loads_strict
 from .rules import PRIVATE_ROOTS, is_bounded_text, path_in_scope
 
@@ -50,13 +50,8 @@ def _line_count(root: Path, path: str) -> int | None:
         raise InvalidInput("A citation resolves into a private directory.")
     if not candidate.is_file():
         return None
-    lines = 0
-    last = b""
     with open(candidate, "rb") as handle:
-        while chunk := handle.read(256 * 1024):
-            lines += chunk.count(b"\n")
-            last = chunk
-    return lines if not last or last.endswith(b"\n") else lines + 1
+        return count_lines(iter(lambda: handle.read(256 * 1024), b""))
 
 
 def score_packet(data: bytes, checkout: Path, revision: str | None) -> dict[str, Any]:

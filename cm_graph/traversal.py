@@ -22,10 +22,6 @@ class Seeds:
     nodes: tuple[int, ...]
     overflow: bool
 
-    @property
-    def ambiguous(self) -> bool:
-        return len(self.nodes) > 1 or self.overflow
-
 
 @dataclass(frozen=True)
 class Step:

@@ -39,8 +39,8 @@ from typer.testing import CliRunner, Result
 
 from cm_graph.cli import app
 from cm_graph.errors import Refusal
-from cm_graph.export import EXPORT_TABLES
 from cm_graph.generation import ARTIFACT_NAME, read_current
+from cm_graph.indexdb import INDEX_TABLES
 from cm_graph.layout import Workspace
 from cm_graph.provider import default_executable, verify_provider
 
@@ -594,7 +594,7 @@ def test_diff_table_limit_and_refusals(history: History) -> None:
 def table_counts(index: Path) -> dict[str, int]:
     connection = sqlite3.connect(f"file:{index}?mode=ro", uri=True)
     try:
-        return {table: connection.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0] for table in EXPORT_TABLES}
+        return {table: connection.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0] for table in INDEX_TABLES}
     finally:
         connection.close()
 
@@ -617,7 +617,7 @@ def test_export_is_canonical_and_loadable(g0: Case, tmp_path: Path) -> None:
         seen[record["table"]] = seen.get(record["table"], 0) + 1
         if not order or order[-1] != record["table"]:
             order.append(record["table"])
-    assert order == [table for table in EXPORT_TABLES if counts[table]]
+    assert order == [table for table in INDEX_TABLES if counts[table]]
     assert seen == {table: count for table, count in counts.items() if count}
 
     dump = run("export", "--format", "sql", *g0.where())
