@@ -7,7 +7,7 @@ once, so documents, packets, summaries and the terminal view all read the same a
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import apsw
 
@@ -16,8 +16,7 @@ from .resources import query_sql
 from .traversal import Seeds, Walk, resolve_seeds, walk
 
 
-@dataclass(frozen=True)
-class Node:
+class Node(NamedTuple):
     node: int
     label: str
     path: str
@@ -26,8 +25,7 @@ class Node:
     incomplete: bool
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     edge: int
     source: int
     target: int
@@ -38,8 +36,7 @@ class Edge:
     site_line: int | None
 
 
-@dataclass(frozen=True)
-class Relation:
+class Relation(NamedTuple):
     level: int
     edge: Edge
     origin: Node
@@ -47,8 +44,7 @@ class Relation:
     seed: Node
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(NamedTuple):
     question: Question
     target: str
     depth: int

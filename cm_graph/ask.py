@@ -9,9 +9,8 @@ graph is known to be usable, as the contract orders it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import apsw
 
@@ -28,8 +27,7 @@ from .questions import check_budget, check_depth, question
 from .status import graph_status
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     summary: dict[str, Any]
     packet: dict[str, Any] | None
     answer: Answer | None = None

@@ -15,7 +15,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-import apsw
 import typer
 
 if TYPE_CHECKING:
@@ -25,11 +24,8 @@ if TYPE_CHECKING:
 
 from . import __version__
 from .answer import answer, similar_targets
-from .ask import ask
 from .contract import (
-    MAX_AUTHORIZATION_BYTES,
     POLICY_SCHEMA,
-    Authorization,
     mint_envelope,
     parse_authorization,
     parse_envelope,
@@ -44,6 +40,7 @@ from .output import print_json, print_refusal
 from .privfs import read_regular_file, write_private_atomic
 from .questions import check_budget, check_depth
 from .questions import question as question_spec
+from .refusals import REFUSED, run_refusing
 from .status import graph_status, require_current
 
 app = typer.Typer(
@@ -72,19 +69,10 @@ def refusals_exit(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except apsw.Error:
-            refusal = Refusal("An index file is damaged; run `cm-graph index --rebuild`.", reason="unreadable")
-            if kwargs.get("json_output"):
-                print_json({"status": "refused", "reason": refusal.reason, "detail": refusal.message})
-            print_refusal(refusal.reason, refusal.message)
-            raise typer.Exit(1) from None
-        except Refusal as refusal:
-            if kwargs.get("json_output"):
-                print_json({"status": "refused", "reason": refusal.reason, "detail": refusal.message})
-            print_refusal(refusal.reason, refusal.message)
-            raise typer.Exit(1) from None
+        result = run_refusing(lambda: func(*args, **kwargs), bool(kwargs.get("json_output")))
+        if result is REFUSED:
+            raise typer.Exit(REFUSED)
+        return result
 
     return wrapper  # type: ignore[return-value]
 
@@ -241,12 +229,7 @@ Depth = Annotated[int | None, typer.Option("--depth", help="Hop limit, 1..4 (def
 Budget = Annotated[int | None, typer.Option("--node-budget", help="Relationship budget, 1..200 (default 40).")]
 
 
-def _read_authorization(path: Path) -> Authorization:
-    return parse_authorization(read_regular_file(path, MAX_AUTHORIZATION_BYTES, "authorization file"))
-
-
 @app.command("query")
-@refusals_exit
 def query_command(
     question: Annotated[QuestionName, typer.Option("--question", help="The bounded question to ask.")],
     target: Annotated[str, typer.Option("--target", help="A symbol name or a repository-relative path.")],
@@ -265,28 +248,13 @@ def query_command(
     json_output: Json = False,
 ) -> None:
     """Answer one bounded question; stdout gets metadata only, the evidence goes to --packet-out."""
-    from .render import console, print_answer, print_summary
+    from .querycmd import run_query
 
-    auth = _read_authorization(authorization)
-    workspace = Workspace.locate(repo_path, state_dir)
-    outcome = ask(
-        workspace, question.value, target, auth,
-        revision=revision, depth=depth, node_budget=node_budget,
-    )
-    if outcome.packet is not None and packet_out is not None:
-        try:
-            write_private_atomic(Path(os.path.abspath(packet_out)), dumps_canonical(outcome.packet))
-        except OSError as error:
-            raise Refusal(
-                f"The packet file could not be written ({error.strerror or 'I/O error'}).", reason="io"
-            ) from None
-    if json_output:
-        print_json(outcome.summary)
-    else:
-        print_summary(console(), outcome.summary)
-    if show and outcome.answer is not None:
-        print_answer(console(stderr=True), outcome.answer)
-    raise typer.Exit(outcome.exit_code)
+    raise typer.Exit(run_query(
+        question=question.value, target=target, authorization=authorization, packet_out=packet_out,
+        revision=revision, depth=depth, node_budget=node_budget, repo_path=repo_path,
+        state_dir=state_dir, show=show, json_output=json_output,
+    ))
 
 
 @app.command("ask")

@@ -7,9 +7,8 @@ recipient trusts the binding to say who may read the evidence and until when.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import InvalidInput
 from .jsonio import loads_strict
@@ -62,8 +61,7 @@ def string_list(value: Any, what: str) -> tuple[str, ...]:
     return items
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(NamedTuple):
     connection: str
     policy_version: str
     required: bool
@@ -96,8 +94,7 @@ def parse_policy(value: Any) -> Policy:
     )
 
 
-@dataclass(frozen=True)
-class Envelope:
+class Envelope(NamedTuple):
     raw: dict[str, Any]
     connection: str
     provider: str
@@ -148,8 +145,7 @@ def parse_envelope(value: Any, now: datetime) -> Envelope:
     )
 
 
-@dataclass(frozen=True)
-class Authorization:
+class Authorization(NamedTuple):
     """What a query is allowed to mint: for whom, under which policy, about which work."""
 
     envelope_json: dict[str, Any]

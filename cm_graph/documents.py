@@ -8,7 +8,6 @@ relationship left with nothing to cite is not a document (document_limit).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import apsw
@@ -43,12 +42,16 @@ class CitationChecker:
         return line is None or (lines is not None and line <= lines)
 
 
-@dataclass
 class Documents:
-    items: list[dict[str, Any]] = field(default_factory=list)
-    unvalidated: bool = False
-    dropped: bool = False
-    text_limited: bool = False
+    """The documents of one answer and why any were left out (filled in by ``build_documents``)."""
+
+    __slots__ = ("items", "unvalidated", "dropped", "text_limited")
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+        self.unvalidated = False
+        self.dropped = False
+        self.text_limited = False
 
     def omissions(self) -> list[str]:
         codes = []

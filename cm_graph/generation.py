@@ -8,19 +8,15 @@ verifies the artifact's size and SHA-256 against the manifest before any of it i
 from __future__ import annotations
 
 import os
-import shutil
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
-from . import artifact
 from .errors import Absent, Corrupt, InvalidInput, Oversized, Refusal
 from .jsonio import dumps_canonical, loads_strict
 from .layout import Workspace
 from .locking import build_lock
-from .manifest import MAX_MANIFEST_BYTES, Manifest, parse_manifest
+from .manifest import MAX_ARTIFACT_BYTES, MAX_MANIFEST_BYTES, Manifest, parse_manifest
 from .privfs import (
     check_private_dir,
     create_exclusive,
@@ -39,8 +35,7 @@ BUILD_RECORD_NAME = "build.json"
 ARTIFACT_NAME = "graph.bin"
 
 
-@dataclass(frozen=True)
-class Generation:
+class Generation(NamedTuple):
     workspace: Workspace
     manifest: Manifest
 
@@ -86,14 +81,16 @@ class Generation:
         handle = os.fdopen(fd, "rb")
         try:
             st = os.fstat(handle.fileno())
-            if st.st_size > artifact.MAX_ARTIFACT_BYTES:
+            if st.st_size > MAX_ARTIFACT_BYTES:
                 raise Oversized("The generation's artifact exceeds the 256 MiB budget.")
             if st.st_size != self.manifest.graph_bytes:
                 raise Corrupt("The generation's artifact size does not match its manifest.")
             seal = _seal_text(st, self.manifest.graph_digest)
             if trust_seal and self._read_seal() == seal:
                 return handle
-            _, digest = artifact.file_digest(handle, artifact.MAX_ARTIFACT_BYTES)
+            from .artifact import file_digest  # the tar reader is not needed to answer a question
+
+            _, digest = file_digest(handle, MAX_ARTIFACT_BYTES)
             if digest != self.manifest.graph_digest:
                 raise Corrupt("The generation's artifact digest does not match its manifest.")
             self._write_seal(seal)
@@ -174,6 +171,8 @@ def list_generations(workspace: Workspace) -> list[Generation]:
 
 
 def new_generation_id() -> str:
+    import uuid  # publishing only: questions never pay for it
+
     return uuid.uuid4().hex
 
 
@@ -207,9 +206,11 @@ def publish_locked(
     private sibling directory that is renamed into place, so a reader sees either no new
     generation or a whole one, and a failure leaves the previous generation current.
     """
+    import shutil
+
     generation = new_generation_id()
     ensure_private_dir(workspace.generations_dir, private_from=workspace.root)
-    staging = workspace.generations_dir / f".{uuid.uuid4().hex}.staging"
+    staging = workspace.generations_dir / f".{new_generation_id()}.staging"
     os.mkdir(staging, 0o700)
     try:
         fd = create_exclusive(staging / ARTIFACT_NAME)
@@ -247,6 +248,8 @@ def build_lock_for(workspace: Workspace):  # type: ignore[no-untyped-def]
 
 def prune(workspace: Workspace, *, keep: str) -> None:
     """Delete every other generation (and stray staging) and the indexes derived from them."""
+    import shutil  # publishing and removal only: questions never pay for it
+
     for entry in os.listdir(workspace.generations_dir):
         if entry != keep:
             shutil.rmtree(workspace.generations_dir / entry, ignore_errors=True)
@@ -266,6 +269,8 @@ def prune(workspace: Workspace, *, keep: str) -> None:
 
 def remove_graph_state(workspace: Workspace) -> bool:
     """Delete the checkout's generations and indexes under the build lock; True if any existed."""
+    import shutil
+
     if not os.path.lexists(workspace.directory):
         return False
     with build_lock_for(workspace):

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
+import select
+import signal
+import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .errors import GitFailure, Oversized
 from .rules import PRIVATE_ROOTS, is_bounded_text, is_object_name
@@ -23,6 +25,7 @@ MAX_BLOB_BYTES = 32 * 1024 * 1024
 MAX_SKIPPED_PATHS = 50_000
 MAX_RECORD_BYTES = 16 * 1024
 _READ_CHUNK = 64 * 1024
+_GIT_TIMEOUT_SECONDS = 120
 PROVIDER_STATE = frozenset({"graphify-out", ".graphify", ".graph"})
 PRIVATE_STATE = PRIVATE_ROOTS | {"graphify-out"}
 _SAFETY_FLAGS = [
@@ -65,20 +68,58 @@ def git_argv(checkout: Path, *args: str) -> list[str]:
     return ["git", "-C", str(checkout), *_SAFETY_FLAGS, *args]
 
 
-def run_git(checkout: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+class GitOutput(NamedTuple):
+    returncode: int
+    stdout: bytes
+
+
+def run_git(checkout: Path, *args: str, check: bool = True) -> GitOutput:
+    """Run one short git command and collect its stdout (stderr is discarded).
+
+    Spawned with ``os.posix_spawnp`` rather than ``subprocess``: every question runs git, and
+    importing subprocess (threads, selectors, signals) costs a query more than the child does.
+    The long-lived readers below keep subprocess and import it when they start.
+    """
+    read_end, write_end = os.pipe()  # both close-on-exec; the child's stdout is a dup2 of write_end
     try:
-        done = subprocess.run(
-            git_argv(checkout, *args),
-            env=git_environment(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=120,
+        pid = os.posix_spawnp(
+            "git", git_argv(checkout, *args), git_environment(),
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, write_end, 1),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            ],
+            setsigdef=(signal.SIGPIPE,),
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except OSError:
+        os.close(read_end)
         raise GitFailure("Git could not be run for this checkout.") from None
-    if check and done.returncode != 0:
+    finally:
+        os.close(write_end)
+    try:
+        stdout = _read_until_eof(read_end, time.monotonic() + _GIT_TIMEOUT_SECONDS)
+    except TimeoutError:
+        os.kill(pid, signal.SIGKILL)
+        raise GitFailure("Git could not be run for this checkout.") from None
+    finally:
+        os.close(read_end)
+        returncode = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if check and returncode != 0:
         raise GitFailure("Git could not answer about this checkout or revision.")
-    return done
+    return GitOutput(returncode, stdout)
+
+
+def _read_until_eof(fd: int, deadline: float) -> bytes:
+    chunks = []
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    while True:
+        if not poller.poll(max(0, int((deadline - time.monotonic()) * 1000))):
+            raise TimeoutError
+        chunk = os.read(fd, _READ_CHUNK)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
 
 
 def checkout_root(directory: Path) -> Path | None:
@@ -90,8 +131,7 @@ def checkout_root(directory: Path) -> Path | None:
     return Path(os.path.realpath(top)) if top else None
 
 
-@dataclass(frozen=True)
-class Revision:
+class Revision(NamedTuple):
     commit: str
     tree: str
 
@@ -128,16 +168,14 @@ def refuse_partial_clone(checkout: Path) -> None:
         raise GitFailure("This checkout is a partial clone; use a full clone.")
 
 
-@dataclass(frozen=True)
-class CensusEntry:
+class CensusEntry(NamedTuple):
     path: str
     mode: str
     blob: str
     size: int
 
 
-@dataclass
-class Census:
+class Census(NamedTuple):
     """The tracked files of one commit that an indexer may see and a citation may name."""
 
     entries: list[CensusEntry]
@@ -179,6 +217,8 @@ def _iter_ls_tree_records(stream: Iterable[bytes]) -> Iterator[bytes]:
 
 def read_census(checkout: Path, commit: str) -> Census:
     """Stream ``git ls-tree -r -z --long --full-tree`` of ``commit`` and apply the budgets."""
+    import subprocess
+
     argv = git_argv(checkout, "ls-tree", "-r", "-z", "--long", "--full-tree", commit)
     try:
         child = subprocess.Popen(
@@ -259,6 +299,8 @@ class BlobReader:
     """
 
     def __init__(self, checkout: Path) -> None:
+        import subprocess
+
         try:
             self._child = subprocess.Popen(
                 git_argv(checkout, "cat-file", "--batch"),
@@ -299,6 +341,8 @@ class BlobReader:
             child.stdin.close()
         if child.stdout:
             child.stdout.close()
+        import subprocess
+
         try:
             child.wait(timeout=10)
         except subprocess.TimeoutExpired:

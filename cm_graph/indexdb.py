@@ -7,8 +7,8 @@ by this reader only if its ``user_version`` is one we know.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import apsw
 
@@ -25,15 +25,14 @@ SCHEMA_VERSION = 1
 PAGE_SIZE = 4096
 
 
-@dataclass
-class IndexReport:
+class IndexReport(NamedTuple):
     """What an import produced, or what a reused index holds: the metadata ``cm-graph index``
     prints."""
 
     generation: str
     commit: str
     path: Path
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int]
     bytes: int = 0
     seconds: float = 0.0
     reused: bool = False

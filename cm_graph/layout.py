@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .errors import Unsafe
 from .gitio import checkout_root
@@ -41,8 +41,7 @@ def _inside_git_work_tree(path: Path) -> bool:
     return any((ancestor / ".git").exists() for ancestor in (path, *path.parents))
 
 
-@dataclass(frozen=True)
-class Workspace:
+class Workspace(NamedTuple):
     """The graph state of one checkout under one state root."""
 
     checkout: Path

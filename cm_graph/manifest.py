@@ -8,8 +8,7 @@ manifest are a function of its content.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import InvalidInput, Oversized
 from .jsonio import dumps_canonical, loads_strict
@@ -44,8 +43,7 @@ _OPTIONAL_KEYS = frozenset({"unsupported_inputs"})
 _PIN_KEYS = frozenset({"distribution", "version", "wheel_sha256", "options"})
 
 
-@dataclass(frozen=True)
-class ProviderPin:
+class ProviderPin(NamedTuple):
     distribution: str
     version: str
     wheel_sha256: str
@@ -106,8 +104,7 @@ def parse_pin(value: Any) -> ProviderPin:
     return ProviderPin(distribution, version, value["wheel_sha256"], normalise_options(value.get("options")))
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(NamedTuple):
     generation: str
     commit: str
     tree: str

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import stat
-import uuid
 from pathlib import Path
 
 from .errors import Unsafe
@@ -95,7 +94,7 @@ def fsync_dir(path: Path) -> None:
 
 
 def temp_sibling(destination: Path, suffix: str = ".tmp") -> Path:
-    return destination.with_name(f".{destination.name}.{uuid.uuid4().hex}{suffix}")
+    return destination.with_name(f".{destination.name}.{os.urandom(16).hex()}{suffix}")
 
 
 def create_exclusive(path: Path) -> int:

@@ -7,8 +7,7 @@ the question text cannot be bounded or reproduced.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import InvalidInput
 from .graphmodel import KINDS
@@ -21,8 +20,7 @@ MAX_SEEDS = 8
 MAX_TARGET_CHARS = 512
 
 
-@dataclass(frozen=True)
-class Question:
+class Question(NamedTuple):
     name: str
     directions: tuple[int, ...]
     kinds: tuple[str, ...]

@@ -6,8 +6,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import Absent, Corrupt, GitFailure, InvalidInput, Oversized, Refusal, Unsafe
 from .generation import Generation, read_current
@@ -28,8 +27,7 @@ REMEDIES = {
 }
 
 
-@dataclass(frozen=True)
-class GraphStatus:
+class GraphStatus(NamedTuple):
     state: str
     detail: str
     generation: Generation | None

@@ -7,7 +7,7 @@ turns its rows into plain values. It never reads git or the provider's JSON.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import apsw
 
@@ -17,14 +17,12 @@ from .resources import query_sql
 from .rules import is_bounded_text
 
 
-@dataclass(frozen=True)
-class Seeds:
+class Seeds(NamedTuple):
     nodes: tuple[int, ...]
     overflow: bool
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     """One reported relationship: the edge crossed, between its own two endpoints."""
 
     level: int
@@ -34,8 +32,7 @@ class Step:
     seed: int
 
 
-@dataclass(frozen=True)
-class Walk:
+class Walk(NamedTuple):
     steps: tuple[Step, ...]
     over_budget: bool
     depth_boundary: bool

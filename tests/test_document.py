@@ -129,8 +129,8 @@ def publish_artifact(repo: Path, state: Path, payload: bytes) -> Workspace:
         return len(payload), hashlib.sha256(payload).hexdigest()
 
     def make_manifest(generation: str, size: int, digest: str):  # type: ignore[no-untyped-def]
-        return dataclasses.replace(
-            base, generation=generation, graph_bytes=size, graph_digest=digest
+        return base._replace(
+            generation=generation, graph_bytes=size, graph_digest=digest
         )
 
     publish_generation(workspace, write_artifact, make_manifest)
