@@ -7,16 +7,17 @@ once, so documents, packets, summaries and the terminal view all read the same a
 from __future__ import annotations
 
 import json
-from typing import NamedTuple
 
 import apsw
 
 from .questions import Question
+from .records import record
 from .resources import query_sql
 from .traversal import Seeds, Walk, resolve_seeds, walk
 
 
-class Node(NamedTuple):
+@record
+class Node:
     node: int
     label: str
     path: str
@@ -25,7 +26,8 @@ class Node(NamedTuple):
     incomplete: bool
 
 
-class Edge(NamedTuple):
+@record
+class Edge:
     edge: int
     source: int
     target: int
@@ -36,7 +38,8 @@ class Edge(NamedTuple):
     site_line: int | None
 
 
-class Relation(NamedTuple):
+@record
+class Relation:
     level: int
     edge: Edge
     origin: Node
@@ -44,7 +47,8 @@ class Relation(NamedTuple):
     seed: Node
 
 
-class Answer(NamedTuple):
+@record
+class Answer:
     question: Question
     target: str
     depth: int

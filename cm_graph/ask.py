@@ -10,7 +10,6 @@ graph is known to be usable, as the contract orders it.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
 
 import apsw
 
@@ -24,10 +23,16 @@ from .indexing import index_for
 from .layout import Workspace
 from .packet import Uncitable, available_summary, build_packet, unavailable_summary
 from .questions import check_budget, check_depth, question
+from .records import record
 from .status import graph_status
 
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import Any
 
-class Outcome(NamedTuple):
+
+@record
+class Outcome:
     summary: dict[str, Any]
     packet: dict[str, Any] | None
     answer: Answer | None = None
@@ -56,6 +61,7 @@ def ask(
     now: datetime | None = None,
     _retry: bool = True,
 ) -> Outcome:
+
     now = now or datetime.now(UTC)
     required = authorization.policy.required
     spec = question(question_name)

@@ -8,11 +8,15 @@ recipient trusts the binding to say who may read the evidence and until when.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple
 
 from .errors import InvalidInput
 from .jsonio import loads_strict
+from .records import record
 from .rules import bounded_text, identifier, timestamp
+
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import Any
 
 POLICY_SCHEMA = "code_mower.contextPolicy.v1"
 CONNECTION_SCHEMA = "code_mower.contextConnection.v1"
@@ -61,7 +65,8 @@ def string_list(value: Any, what: str) -> tuple[str, ...]:
     return items
 
 
-class Policy(NamedTuple):
+@record
+class Policy:
     connection: str
     policy_version: str
     required: bool
@@ -94,7 +99,8 @@ def parse_policy(value: Any) -> Policy:
     )
 
 
-class Envelope(NamedTuple):
+@record
+class Envelope:
     raw: dict[str, Any]
     connection: str
     provider: str
@@ -145,7 +151,8 @@ def parse_envelope(value: Any, now: datetime) -> Envelope:
     )
 
 
-class Authorization(NamedTuple):
+@record
+class Authorization:
     """What a query is allowed to mint: for whom, under which policy, about which work."""
 
     envelope_json: dict[str, Any]
@@ -178,6 +185,7 @@ def mint_envelope(
     *, connection: str, generation: str, repository_root: str, repositories: list[str],
     recipients: list[str], now: datetime, provider: str = "graphify",
 ) -> dict[str, Any]:
+
     """A local repository envelope for one generation, valid for an hour."""
     return {
         "schema": CONNECTION_SCHEMA,

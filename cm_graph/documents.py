@@ -8,13 +8,15 @@ relationship left with nothing to cite is not a document (document_limit).
 
 from __future__ import annotations
 
-from typing import Any
-
 import apsw
 
 from .answer import Answer, Node, Relation
 from .resources import query_sql
 from .rules import citation_in_scope, citation_string
+
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DOCUMENTS = 16
 MAX_CITATIONS_PER_DOCUMENT = 10
@@ -90,6 +92,7 @@ def build_documents(
     max_document_bytes: int = 20_000,
     max_text_bytes: int = 80_000,
 ) -> Documents:
+
     """One document per relationship, in report order, within the policy's budgets.
 
     A document whose text would pass ``max_document_bytes``, or that would take the packet past

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
 
 from .errors import Absent, Corrupt, InvalidInput, Oversized, Refusal
 from .jsonio import dumps_canonical, loads_strict
@@ -26,7 +25,12 @@ from .privfs import (
     read_private_bytes,
     write_private_atomic,
 )
+from .records import record
 from .rules import is_generation_id
+
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 MANIFEST_NAME = "manifest.json"
 # How the generation was made (provider run or --from-graph, and whether the run was contained).
@@ -35,7 +39,8 @@ BUILD_RECORD_NAME = "build.json"
 ARTIFACT_NAME = "graph.bin"
 
 
-class Generation(NamedTuple):
+@record
+class Generation:
     workspace: Workspace
     manifest: Manifest
 
@@ -199,6 +204,7 @@ def publish_locked(
     keep_previous: bool = False,
     build_record: dict[str, Any] | None = None,
 ) -> Manifest:
+
     """Publish a new generation atomically and make it current; the caller holds the lock.
 
     ``write_artifact`` writes graph.bin into a fresh private file and returns (size, sha256);

@@ -14,9 +14,9 @@ import signal
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 from .errors import GitFailure, Oversized
+from .records import record
 from .rules import PRIVATE_ROOTS, is_bounded_text, is_object_name
 
 MAX_TRACKED_FILES = 50_000
@@ -68,7 +68,8 @@ def git_argv(checkout: Path, *args: str) -> list[str]:
     return ["git", "-C", str(checkout), *_SAFETY_FLAGS, *args]
 
 
-class GitOutput(NamedTuple):
+@record
+class GitOutput:
     returncode: int
     stdout: bytes
 
@@ -131,7 +132,8 @@ def checkout_root(directory: Path) -> Path | None:
     return Path(os.path.realpath(top)) if top else None
 
 
-class Revision(NamedTuple):
+@record
+class Revision:
     commit: str
     tree: str
 
@@ -168,14 +170,16 @@ def refuse_partial_clone(checkout: Path) -> None:
         raise GitFailure("This checkout is a partial clone; use a full clone.")
 
 
-class CensusEntry(NamedTuple):
+@record
+class CensusEntry:
     path: str
     mode: str
     blob: str
     size: int
 
 
-class Census(NamedTuple):
+@record
+class Census:
     """The tracked files of one commit that an indexer may see and a citation may name."""
 
     entries: list[CensusEntry]

@@ -8,11 +8,11 @@ by this reader only if its ``user_version`` is one we know.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
 
 import apsw
 
 from .errors import ReaderIncompatible, Refusal
+from .records import record
 from .resources import migration_files, schema_sql
 
 APPLICATION_ID = 0x636D6772
@@ -25,7 +25,8 @@ SCHEMA_VERSION = 1
 PAGE_SIZE = 4096
 
 
-class IndexReport(NamedTuple):
+@record
+class IndexReport:
     """What an import produced, or what a reused index holds: the metadata ``cm-graph index``
     prints."""
 

@@ -9,9 +9,13 @@ same content is always the same bytes.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from .errors import InvalidInput, Refusal
+
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import Any
+
 
 
 class _DuplicateKey(ValueError):

@@ -11,10 +11,10 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import NamedTuple
 
 from .errors import Unsafe
 from .gitio import checkout_root
+from .records import record
 
 STATE_ENV = "CM_GRAPH_HOME"
 
@@ -41,7 +41,8 @@ def _inside_git_work_tree(path: Path) -> bool:
     return any((ancestor / ".git").exists() for ancestor in (path, *path.parents))
 
 
-class Workspace(NamedTuple):
+@record
+class Workspace:
     """The graph state of one checkout under one state root."""
 
     checkout: Path

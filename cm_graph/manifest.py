@@ -8,10 +8,10 @@ manifest are a function of its content.
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
 
 from .errors import InvalidInput, Oversized
 from .jsonio import dumps_canonical, loads_strict
+from .records import record
 from .rules import (
     bounded_text,
     exact_int,
@@ -21,6 +21,10 @@ from .rules import (
     is_sha256_hex,
     timestamp,
 )
+
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA = "code_mower.contextGraphBuild.v1"
 MAX_MANIFEST_BYTES = 262_144
@@ -43,7 +47,8 @@ _OPTIONAL_KEYS = frozenset({"unsupported_inputs"})
 _PIN_KEYS = frozenset({"distribution", "version", "wheel_sha256", "options"})
 
 
-class ProviderPin(NamedTuple):
+@record
+class ProviderPin:
     distribution: str
     version: str
     wheel_sha256: str
@@ -65,6 +70,7 @@ class ProviderPin(NamedTuple):
 PINNED_PROVIDER = ProviderPin(
     PINNED_DISTRIBUTION, PINNED_VERSION, PINNED_WHEEL_SHA256, REQUIRED_OPTIONS
 )
+
 
 
 def normalise_options(raw: Any) -> tuple[str, ...]:
@@ -104,7 +110,8 @@ def parse_pin(value: Any) -> ProviderPin:
     return ProviderPin(distribution, version, value["wheel_sha256"], normalise_options(value.get("options")))
 
 
-class Manifest(NamedTuple):
+@record
+class Manifest:
     generation: str
     commit: str
     tree: str

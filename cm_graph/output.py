@@ -7,9 +7,13 @@ renderer.
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from .jsonio import dumps_pretty
+
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import Any
+
 
 
 def print_json(value: Any) -> None:

@@ -7,7 +7,6 @@ it and until when; the summary is metadata only and is all the terminal ever sho
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from .answer import Answer
 from .contract import Authorization, binding_expiry, parse_envelope
@@ -15,6 +14,10 @@ from .documents import Documents
 from .errors import Refusal
 from .jsonio import dumps_canonical
 from .manifest import Manifest
+
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import Any
 
 PACKET_SCHEMA = "code_mower.contextPacket.v1"
 SUMMARY_SCHEMA = "code_mower.contextGraphQuery.v1"
@@ -164,6 +167,7 @@ def unavailable_summary(
     required: bool, reason: str, detail: str, remediation: dict[str, Any] | None = None,
     next_action: str | None = None,
 ) -> dict[str, Any]:
+
     if not required:
         next_action = "Carry on with ordinary repository tools; no graph context is attached."
     elif next_action is not None:

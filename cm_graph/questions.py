@@ -7,10 +7,14 @@ the question text cannot be bounded or reproduced.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
 from .errors import InvalidInput
 from .graphmodel import KINDS
+from .records import record
+
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import Any
+
 
 OUTGOING, INCOMING = 0, 1
 MAX_DEPTH = 4
@@ -20,7 +24,8 @@ MAX_SEEDS = 8
 MAX_TARGET_CHARS = 512
 
 
-class Question(NamedTuple):
+@record
+class Question:
     name: str
     directions: tuple[int, ...]
     kinds: tuple[str, ...]

@@ -8,15 +8,19 @@ as the ``unreadable`` refusal with the one remedy that works, never as a traceba
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
 
 import apsw
 
 from .errors import Refusal
 from .output import print_json, print_refusal
 
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
+
 REFUSED = 1
-T = TypeVar("T")
 
 
 def report_refusal(refusal: Refusal, json_output: bool) -> int:

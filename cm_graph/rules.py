@@ -10,9 +10,13 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
 
 from .errors import InvalidInput, Refusal, Unreadable
+
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import Any
+
 
 PRIVATE_ROOTS = frozenset({".git", ".graph", ".graphify", ".code-mower"})
 MAX_LOCATION_LINE = 10_000_000

@@ -6,13 +6,16 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
 from .errors import Absent, Corrupt, GitFailure, InvalidInput, Oversized, Refusal, Unsafe
 from .generation import Generation, read_current
 from .gitio import resolve_revision
 from .layout import Workspace
 from .privfs import read_private_bytes
+from .records import record
+
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import Any
 
 STATUS_SCHEMA = "code_mower.contextGraphStatus.v1"
 STATES = ("absent", "invalid", "oversized", "corrupt", "stale", "partial", "current")
@@ -27,7 +30,8 @@ REMEDIES = {
 }
 
 
-class GraphStatus(NamedTuple):
+@record
+class GraphStatus:
     state: str
     detail: str
     generation: Generation | None
@@ -116,6 +120,7 @@ def _judge(workspace: Workspace, revision: str, require_complete: bool, trust_se
 def require_current(
     workspace: Workspace, revision: str = "HEAD", *, require_complete: bool = True
 ) -> Generation:
+
     """The current generation, or a refusal whose reason is the lifecycle state."""
     status = graph_status(workspace, revision, require_complete=require_complete)
     if not status.usable:

@@ -7,22 +7,24 @@ turns its rows into plain values. It never reads git or the provider's JSON.
 from __future__ import annotations
 
 import json
-from typing import NamedTuple
 
 import apsw
 
 from .errors import InvalidInput
 from .questions import MAX_SEEDS, MAX_TARGET_CHARS, Question
+from .records import record
 from .resources import query_sql
 from .rules import is_bounded_text
 
 
-class Seeds(NamedTuple):
+@record
+class Seeds:
     nodes: tuple[int, ...]
     overflow: bool
 
 
-class Step(NamedTuple):
+@record
+class Step:
     """One reported relationship: the edge crossed, between its own two endpoints."""
 
     level: int
@@ -32,7 +34,8 @@ class Step(NamedTuple):
     seed: int
 
 
-class Walk(NamedTuple):
+@record
+class Walk:
     steps: tuple[Step, ...]
     over_budget: bool
     depth_boundary: bool

@@ -146,7 +146,7 @@ def test_anything_unusual_goes_to_typer(args: list[str]) -> None:
     assert entry.parse_query(args) is None
 
 
-HEAVY = ("typer", "click", "rich", "dataclasses", "subprocess", "tarfile", "ijson", "sqlite_utils")
+HEAVY = ("typer", "click", "rich", "dataclasses", "typing", "inspect", "subprocess", "tarfile", "ijson", "sqlite_utils")
 
 
 def loaded_after(code: str) -> list[str]:
