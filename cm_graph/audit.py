@@ -102,14 +102,22 @@ def audit(generation: Generation) -> dict[str, Any]:
         })
         result["rebuilt_sha256"] = _sha256(rebuilt)
         if not os.path.isfile(stored):
-            checks.append({"check": "index", "status": "fail", "message": "There is no stored index; run `cm-graph index`."})
+            checks.append({
+                "check": "index",
+                "status": "fail",
+                "message": "There is no stored index; run `cm-graph index`.",
+            })
             result["status"] = "fail"
             return result
         result["stored_sha256"] = _sha256(stored)
         identical = result["stored_sha256"] == result["rebuilt_sha256"]
         result["identical"] = identical
         if identical:
-            checks.append({"check": "index", "status": "pass", "message": "The stored index is byte-identical to a fresh derivation."})
+            checks.append({
+                "check": "index",
+                "status": "pass",
+                "message": "The stored index is byte-identical to a fresh derivation.",
+            })
         else:
             tables = _compare(str(stored), str(rebuilt))
             result["tables"] = tables

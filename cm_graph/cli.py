@@ -181,7 +181,8 @@ def _run_build(
 @refusals_exit
 def build_command(
     from_graph: Annotated[
-        Path | None, typer.Option("--from-graph", help="Publish an existing graphify-out/ instead of running the provider.")
+        Path | None,
+        typer.Option("--from-graph", help="Publish an existing graphify-out/ instead of running the provider."),
     ] = None,
     repo_path: RepoPath = None,
     state_dir: StateDir = None,
@@ -244,7 +245,9 @@ def query_command(
     node_budget: Budget = None,
     repo_path: RepoPath = None,
     state_dir: StateDir = None,
-    show: Annotated[bool, typer.Option("--show", help="Also render the relationships on stderr for the operator.")] = False,
+    show: Annotated[
+        bool, typer.Option("--show", help="Also render the relationships on stderr for the operator.")
+    ] = False,
     json_output: Json = False,
 ) -> None:
     """Answer one bounded question; stdout gets metadata only, the evidence goes to --packet-out."""
@@ -302,12 +305,18 @@ app.add_typer(auth_app, name="auth")
 @refusals_exit
 def auth_init_command(
     connection: Annotated[str, typer.Option("--connection", help="Connection name (lowercase identifier).")],
-    repository: Annotated[list[str], typer.Option("--repository", help="Approved repository, owner/repo (repeatable).")],
+    repository: Annotated[
+        list[str], typer.Option("--repository", help="Approved repository, owner/repo (repeatable).")
+    ],
     recipient: Annotated[list[str], typer.Option("--recipient", help="Approved recipient, host:role (repeatable).")],
-    required: Annotated[bool, typer.Option("--required/--optional", help="Whether dependent work pauses without graph context.")] = True,
+    required: Annotated[
+        bool, typer.Option("--required/--optional", help="Whether dependent work pauses without graph context.")
+    ] = True,
     work_item: Annotated[str, typer.Option("--work-item", help="The work item the evidence is for.")] = "local-work",
     policy_version: Annotated[str, typer.Option("--policy-version", help="Policy version identifier.")] = "v1",
-    max_documents: Annotated[int, typer.Option("--max-documents", help="Documents per packet (1..50; at most 16 are emitted).")] = 5,
+    max_documents: Annotated[
+        int, typer.Option("--max-documents", help="Documents per packet (1..50; at most 16 are emitted).")
+    ] = 5,
     revision: Annotated[str, typer.Option("--revision", help="The revision the graph must be current for.")] = "HEAD",
     repo_path: RepoPath = None,
     state_dir: StateDir = None,
@@ -512,7 +521,9 @@ Connection = Annotated[str, typer.Option("--connection", help="Connection name (
 @refusals_exit
 def connect_command(
     connection: Connection,
-    repository: Annotated[list[str], typer.Option("--repository", help="Approved repository, owner/repo (repeatable).")],
+    repository: Annotated[
+        list[str], typer.Option("--repository", help="Approved repository, owner/repo (repeatable).")
+    ],
     recipient: Annotated[list[str], typer.Option("--recipient", help="Approved recipient, host:role (repeatable).")],
     repo_path: RepoPath = None,
     state_dir: StateDir = None,
@@ -581,7 +592,9 @@ app.add_typer(context_app, name="context")
 def session_prepare_command(
     session_file: Annotated[Path, typer.Argument(help="A cm_graph.session.v1 file.")],
     question: Annotated[QuestionName, typer.Option("--question", help="The bounded question.")] = QuestionName.symbol,
-    query_stdin: Annotated[bool, typer.Option("--query-stdin", help="Read the target (symbol or path) from stdin.")] = False,
+    query_stdin: Annotated[
+        bool, typer.Option("--query-stdin", help="Read the target (symbol or path) from stdin.")
+    ] = False,
     refresh: Annotated[bool, typer.Option("--refresh", help="Ask again even if the store has an answer.")] = False,
     state_dir: StateDir = None,
     json_output: Json = False,

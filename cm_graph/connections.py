@@ -177,18 +177,28 @@ def _summary(status: str, search: str, **extra: Any) -> dict[str, Any]:
     }
 
 
-def connect(store: ConnectionStore, name: str, repo_path: Path, repositories: list[str], recipients: list[str]) -> dict[str, Any]:
+def connect(
+    store: ConnectionStore, name: str, repo_path: Path, repositories: list[str], recipients: list[str]
+) -> dict[str, Any]:
     identifier(name, "The connection name")
     root = checkout_root(Path(repo_path))
     if root is None:
         raise InvalidInput("A local graph connection needs a git checkout.")
-    approved = Connection(name, "verified", root, string_list(repositories, "The approved repositories"), string_list(recipients, "The approved recipients"))
+    approved = Connection(
+        name,
+        "verified",
+        root,
+        string_list(repositories, "The approved repositories"),
+        string_list(recipients, "The approved recipients"),
+    )
     with store.lock(name, wait=1.0):
         existing = store.read(name)
         if existing is not None and existing.state != "disconnected":
             raise InvalidInput("The connection exists; disconnect it before changing it.")
         if existing is not None and not store.purge(name):
-            raise Refusal("The connection's old packets could not all be removed; fix the store first.", reason="needs_attention")
+            raise Refusal(
+                "The connection's old packets could not all be removed; fix the store first.", reason="needs_attention"
+            )
         store.write(approved)
     return _summary("verified", "available")
 
@@ -199,7 +209,9 @@ def disconnect(store: ConnectionStore, name: str) -> dict[str, Any]:
         existing = store.read(name)
         if existing is None:
             raise Refusal("No such connection.", reason="not_configured")
-        store.write(Connection(name, "disconnected", existing.repository_root, existing.repositories, existing.recipients))
+        store.write(
+            Connection(name, "disconnected", existing.repository_root, existing.repositories, existing.recipients)
+        )
         clean = store.purge(name)
     return _summary("disconnected", "unavailable", packet_cleanup="complete" if clean else "needs_attention")
 
@@ -361,7 +373,11 @@ def _load(
         (binding.get("identity") == live.identity, "identity"),
         (binding.get("repository") == repository and binding.get("work_item") == work_item, "request"),
         (binding.get("policy_version") == policy.policy_version, "policy version"),
-        (recipient in binding.get("recipients", []) and set(binding.get("recipients", [])) <= set(live.recipients), "recipient"),
+        (
+            recipient in binding.get("recipients", [])
+            and set(binding.get("recipients", [])) <= set(live.recipients),
+            "recipient",
+        ),
         (packet.get("source_revision") == revision, "revision (the work moved to another commit)"),
     ]
     for ok, what in checks:
@@ -436,7 +452,10 @@ def load_authorized(
             raise ConnectionRefusal("The packet is missing or was invalidated.")
         request = entry.get("request", {})
         policy = parse_policy(request.get("policy"))
-        return _load(store, entry, policy, request.get("repository"), request.get("work_item"), recipient, envelope, revision, now)
+        return _load(
+            store, entry, policy, request.get("repository"), request.get("work_item"), recipient, envelope, revision,
+            now,
+        )
 
 
 def render_evidence(packet: dict[str, Any]) -> bytes:
@@ -448,5 +467,7 @@ def render_evidence(packet: dict[str, Any]) -> bytes:
 def guided_recipient(recipient: str) -> str:
     host, _, role = recipient.partition(":")
     if host not in GUIDED_HOSTS or role not in GUIDED_ROLES:
-        raise ConnectionRefusal("Guided sessions deliver only to claude, codex or devin as orchestrator, builder or reviewer.")
+        raise ConnectionRefusal(
+            "Guided sessions deliver only to claude, codex or devin as orchestrator, builder or reviewer."
+        )
     return recipient

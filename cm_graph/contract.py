@@ -39,7 +39,9 @@ _ENVELOPE_KEYS = frozenset({
 _CAPABILITIES = frozenset({"search", "memory", "revision_binding"})
 
 
-def _exact(value: Any, required: frozenset[str] | set[str], optional: frozenset[str] | set[str], what: str) -> dict[str, Any]:
+def _exact(
+    value: Any, required: frozenset[str] | set[str], optional: frozenset[str] | set[str], what: str
+) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidInput(f"{what} must be a JSON object.")
     keys = set(value)

@@ -26,7 +26,10 @@ from .rules import is_generation_id
 
 DIFF_SCHEMA = "cm_graph.diff.v1"
 SECTIONS = {
-    "nodes": ("diff_nodes", ("change", "provider_id", "old_label", "old_path", "old_line", "new_label", "new_path", "new_line")),
+    "nodes": (
+        "diff_nodes",
+        ("change", "provider_id", "old_label", "old_path", "old_line", "new_label", "new_path", "new_line"),
+    ),
     "relationships": ("diff_edges", ("change", "source", "target", "relation", "confidence", "site_path", "site_line")),
     "files": ("diff_census", ("change", "path", "old_blob", "new_blob")),
 }

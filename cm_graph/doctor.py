@@ -88,7 +88,9 @@ def run_doctor(workspace: Workspace, revision: str = "HEAD") -> dict[str, Any]:
     elif status.usable:
         checks.append(Check("generation", "pass", "The current generation is usable for this revision."))
     else:
-        checks.append(Check("generation", "fail", f"The graph is {status.state}: {status.detail}", REMEDIES[status.state]))
+        checks.append(
+            Check("generation", "fail", f"The graph is {status.state}: {status.detail}", REMEDIES[status.state])
+        )
     readiness = search_readiness(status)
     if not status.usable:
         checks.append(Check("index", "skip", "No usable generation to index."))

@@ -122,4 +122,6 @@ def search_readiness(status: GraphStatus) -> dict[str, object]:
         }
     from . import __version__
 
-    return {"schema": READINESS_SCHEMA, "search": "available", "reader": "compatible", "installed_cm_graph": __version__}
+    return {
+        "schema": READINESS_SCHEMA, "search": "available", "reader": "compatible", "installed_cm_graph": __version__
+    }

@@ -37,7 +37,9 @@ def parse_session(data: bytes) -> dict[str, Any]:
     return value
 
 
-def prepare(store: ConnectionStore, session: dict[str, Any], question: str, query: str, *, refresh: bool = False) -> tuple[dict[str, Any], int]:
+def prepare(
+    store: ConnectionStore, session: dict[str, Any], question: str, query: str, *, refresh: bool = False
+) -> tuple[dict[str, Any], int]:
     """Return (outcome, exit code): available with a handle, or unavailable per the policy."""
     required = session["policy"].get("required", True) is not False
     if store.read(session["connection"]) is None:

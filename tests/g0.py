@@ -16,7 +16,9 @@ G0_FILES = {
 }
 
 
-def node(node_id: str, label: str, path: str, location: str | None, file_type: str = "code", **extra: Any) -> dict[str, Any]:
+def node(
+    node_id: str, label: str, path: str, location: str | None, file_type: str = "code", **extra: Any
+) -> dict[str, Any]:
     record: dict[str, Any] = {"id": node_id, "label": label, "file_type": file_type, "source_file": path}
     if location is not None:
         record["source_location"] = location
@@ -24,7 +26,15 @@ def node(node_id: str, label: str, path: str, location: str | None, file_type: s
     return record
 
 
-def edge(source: str, target: str, relation: str = "calls", confidence: str = "EXTRACTED", path: str = "", location: str | None = None, **extra: Any) -> dict[str, Any]:
+def edge(
+    source: str,
+    target: str,
+    relation: str = "calls",
+    confidence: str = "EXTRACTED",
+    path: str = "",
+    location: str | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     record: dict[str, Any] = {
         "source": source, "target": target, "relation": relation,
         "confidence": confidence, "source_file": path,

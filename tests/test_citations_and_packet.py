@@ -154,7 +154,9 @@ def _wide(k: int) -> dict:
 @pytest.mark.parametrize(("k", "max_documents", "documents", "limited"), [
     (6, None, 5, True), (6, 6, 6, False), (6, 2, 2, True), (20, 20, 16, True),
 ])
-def test_document_limit(g0_repo: Path, state_dir: Path, k: int, max_documents: int | None, documents: int, limited: bool) -> None:
+def test_document_limit(
+    g0_repo: Path, state_dir: Path, k: int, max_documents: int | None, documents: int, limited: bool
+) -> None:
     limits = {} if max_documents is None else {"max_documents": max_documents}
     outcome = ask_graph(g0_repo, state_dir, _wide(k), "impact", "parse_config", **limits)
     assert outcome.summary["documents"] == documents
@@ -216,7 +218,10 @@ def test_binding_and_expiry(g0_repo: Path, state_dir: Path) -> None:
         auth = authorization(workspace, expires_in=timedelta(hours=envelope_hours), max_age_seconds=max_age)
         packet = ask(workspace, "impact", "parse_config", auth, now=T).packet
         assert packet["binding"]["expires_at"] == f"2026-01-01T{expected}:00+00:00"
-        assert set(packet["binding"]) == {"connection", "generation", "identity", "recipients", "repository", "work_item", "policy_version", "expires_at"}
+        assert set(packet["binding"]) == {
+            "connection", "generation", "identity", "recipients", "repository", "work_item", "policy_version",
+            "expires_at",
+        }
         assert packet["retrieved_at"] == "2026-01-01T12:00:00+00:00"
 
 
@@ -281,7 +286,9 @@ def test_same_question_same_bytes(g0_repo: Path, state_dir: Path) -> None:
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1))
-def test_permuting_provider_order_never_changes_a_packet_byte(g0_repo: Path, tmp_path_factory: pytest.TempPathFactory, seed: int) -> None:
+def test_permuting_provider_order_never_changes_a_packet_byte(
+    g0_repo: Path, tmp_path_factory: pytest.TempPathFactory, seed: int
+) -> None:
     graph = g0_graph()
     graph["edges"] += [edge("n-config", "n-report", "references", path="example_pkg/config.py", location="L13"),
                        edge("n-report", "n-report"), edge("n-test", "n-load", "imports")]

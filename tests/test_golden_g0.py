@@ -71,7 +71,9 @@ def test_dependency_load(g0_repo: Path, state_dir: Path) -> None:
 @pytest.mark.parametrize(("required", "status", "work", "code"), [
     (True, "required_unavailable", "paused", 1), (False, "optional_unavailable", "usable", 0),
 ])
-def test_dependency_of_a_leaf_is_uncitable(g0_repo: Path, state_dir: Path, required: bool, status: str, work: str, code: int) -> None:
+def test_dependency_of_a_leaf_is_uncitable(
+    g0_repo: Path, state_dir: Path, required: bool, status: str, work: str, code: int
+) -> None:
     outcome = ask_graph(g0_repo, state_dir, g0_graph(), "dependency", "parse_config", required=required)
     assert outcome.packet is None
     assert outcome.summary["status"] == status and outcome.summary["reason"] == "uncitable"
@@ -93,7 +95,9 @@ def test_symbol_neighbourhood(g0_repo: Path, state_dir: Path) -> None:
         "symbol: load calls parse_config",
         "symbol: test_parse_config tests parse_config",
     ]
-    assert texts(outcome)[0] == "symbol: config.py contains parse_config (extracted, hop 1, file at example_pkg/config.py)"
+    assert texts(outcome)[0] == (
+        "symbol: config.py contains parse_config (extracted, hop 1, file at example_pkg/config.py)"
+    )
     assert citations(outcome, 0) == [
         ("example_pkg/config.py#L1", "file config.py"),
         ("example_pkg/config.py#L12", "symbol parse_config"),
@@ -212,5 +216,7 @@ def test_two_call_sites_are_two_relationships(g0_repo: Path, state_dir: Path) ->
 
 
 def test_confidence_is_part_of_identity(g0_repo: Path, state_dir: Path) -> None:
-    outcome = ask_graph(g0_repo, state_dir, _pair(edge("a", "b"), edge("a", "b", confidence="INFERRED")), "dependency", "alpha")
+    outcome = ask_graph(
+        g0_repo, state_dir, _pair(edge("a", "b"), edge("a", "b", confidence="INFERRED")), "dependency", "alpha"
+    )
     assert len(texts(outcome)) == 2
