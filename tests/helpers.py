@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -113,3 +114,15 @@ def publish(
         workspace, out, revision=revision, keep_previous=keep_previous, built_at=FIXED_BUILT_AT
     )
     return workspace
+
+
+CM_GRAPH = Path(sys.executable).parent / "cm-graph"
+
+
+def run_installed(*args: Any, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The installed ``cm-graph`` console script, as a user's shell runs it (no COLUMNS/LINES)."""
+    env = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "LINES")}
+    return subprocess.run(
+        [str(CM_GRAPH), *(str(arg) for arg in args)], cwd=cwd, env=env,
+        capture_output=True, text=True, timeout=120, check=False,
+    )

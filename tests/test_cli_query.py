@@ -16,8 +16,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -38,9 +36,18 @@ from cm_graph.publishing import publish_provider_output
 
 from .askkit import RECIPIENTS, policy
 from .g0 import g0_graph, node
-from .helpers import FIXED_BUILT_AT, code_paths, commit_all, git, inventory_for, publish, write_output
+from .helpers import (
+    CM_GRAPH,
+    FIXED_BUILT_AT,
+    code_paths,
+    commit_all,
+    git,
+    inventory_for,
+    publish,
+    run_installed,
+    write_output,
+)
 
-CM_GRAPH = Path(sys.executable).parent / "cm-graph"
 RUNNER = CliRunner()
 WIDE = {"COLUMNS": "200"}
 
@@ -706,12 +713,7 @@ def test_markup_in_a_refusal_is_printed_verbatim(g0: Case) -> None:
 # --------------------------------------------------------------------------- the installed entry point
 
 
-def cli(*args: Any, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "LINES")}
-    return subprocess.run(
-        [str(CM_GRAPH), *(str(arg) for arg in args)], cwd=cwd, env=env,
-        capture_output=True, text=True, timeout=120, check=False,
-    )
+cli = run_installed
 
 
 def test_installed_entry_point_newcomer_flow(g0: Case) -> None:

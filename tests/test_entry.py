@@ -10,7 +10,6 @@ that never imports the heavy modules the fast path exists to avoid.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,9 +26,8 @@ from cm_graph.questions import QUESTION_NAMES
 
 from .askkit import RECIPIENTS, policy
 from .g0 import g0_graph
-from .helpers import publish
+from .helpers import publish, run_installed
 
-CM_GRAPH = Path(sys.executable).parent / "cm-graph"
 GROUP = typer.main.get_command(app)
 QUERY = GROUP.commands["query"]  # type: ignore[attr-defined]
 
@@ -165,12 +163,7 @@ def test_help_and_version_load_nothing_but_the_entry() -> None:
     assert loaded_after(run_main.format("version")) == []
 
 
-def cli(*args: Any, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "LINES")}
-    return subprocess.run(
-        [str(CM_GRAPH), *(str(arg) for arg in args)], cwd=cwd, env=env,
-        capture_output=True, text=True, timeout=120, check=False,
-    )
+cli = run_installed
 
 
 def test_help_and_version_match_typer(tmp_path: Path) -> None:
