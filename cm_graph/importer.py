@@ -13,7 +13,6 @@ import os
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 import apsw
 
@@ -30,18 +29,16 @@ _BATCH = 5000
 
 
 class _StagingSink:
-    """Collect validated records into staging tables in batches."""
+    """Collect validated records (tuples in staging column order) into staging tables in batches."""
 
     def __init__(self, connection: apsw.Connection) -> None:
         self._connection = connection
-        self._nodes: list[tuple[Any, ...]] = []
+        self._nodes: list[CodeNode] = []
         self._exclusions: list[tuple[str, str]] = []
-        self._edges: list[tuple[Any, ...]] = []
+        self._edges: list[EdgeRecord] = []
 
     def add_code_node(self, node: CodeNode) -> None:
-        self._nodes.append((
-            node.provider_id, node.label, node.callable_base, node.path, node.line, node.kind
-        ))
+        self._nodes.append(node)
         if len(self._nodes) >= _BATCH:
             self._flush_nodes()
 
@@ -51,10 +48,7 @@ class _StagingSink:
             self._flush_exclusions()
 
     def add_edge(self, list_name: str, edge: EdgeRecord) -> None:
-        self._edges.append((
-            list_name, edge.source, edge.target, edge.relation, edge.kind, edge.confidence,
-            edge.site_path, edge.site_line, edge.site_error,
-        ))
+        self._edges.append(edge)
         if len(self._edges) >= _BATCH:
             self._flush_edges()
 
