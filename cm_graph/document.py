@@ -94,8 +94,8 @@ class _RecordReader:
         self.reviewed = graphmodel.is_reviewed_provider(provider.distribution, provider.version)
         self.counts = {name: 0 for name in _LIST_KEYS}
         self.errors: dict[str, Refusal] = {}
-        self._lines: dict[str, int] = {}
-        self._scoped: dict[str, bool] = {}
+        self._lines: dict[Any, int | None | bool] = {None: None, "": None}
+        self._paths: dict[Any, str | bool] = {None: "", "": ""}
         self._path_facts: dict[str, tuple[bool, str]] = {}
 
     def accept(self, list_name: str, record: Any) -> None:
@@ -132,29 +132,34 @@ class _RecordReader:
             return False
         return True
 
-    def _line(self, location: Any) -> int | None | bool:
-        """The line of a well-formed ``source_location``, None for none, False for anything else."""
-        if location is None or location == "":
-            return None
+    def _line_of(self, location: Any) -> int | None | bool:
+        """The line of a well-formed ``source_location``, None for none, False for anything else
+        (remembered: a graph repeats few distinct locations)."""
+        try:
+            return self._lines[location]
+        except (KeyError, TypeError):
+            pass
         if type(location) is not str:
             return False
-        line = self._lines.get(location)
-        if line is None:
-            line = location_line(location)
-            if line is None:
-                return False
-            if len(self._lines) < _CACHE_LIMIT:
-                self._lines[location] = line
-        return line
+        line = location_line(location)
+        answer = False if line is None else line
+        if len(self._lines) < _CACHE_LIMIT:
+            self._lines[location] = answer
+        return answer
 
-    def _cited(self, path: str, line: int | None) -> bool:
-        """``citation_in_scope`` for a line ``_line`` accepted (1 up to the location limit)."""
-        scoped = self._scoped.get(path)
-        if scoped is None:
-            scoped = path_in_scope(path)
-            if len(self._scoped) < _CACHE_LIMIT:
-                self._scoped[path] = scoped
-        return scoped and (line is None or line <= _MAX_CITED_LINE)
+    def _path_of(self, source_file: Any) -> str | bool:
+        """The citable path a ``source_file`` names ('' for none), False when it is not bounded
+        text or not in the repository's scope (remembered, like ``_line_of``)."""
+        try:
+            return self._paths[source_file]
+        except (KeyError, TypeError):
+            pass
+        if type(source_file) is not str:
+            return False
+        answer = source_file if is_bounded_text(source_file, 1024) and path_in_scope(source_file) else False
+        if len(self._paths) < _CACHE_LIMIT:
+            self._paths[source_file] = answer
+        return answer
 
     def _node_kind(self, path: str, label: str, provider_type: Any) -> str:
         """``graphmodel.node_kind`` with the per-path part remembered."""
@@ -172,6 +177,7 @@ class _RecordReader:
     def _clean_nodes(self, records: list[Any]) -> None:
         add_node = self.sink.add_code_node
         add_exclusion = self.sink.add_exclusion
+        lines, paths = self._lines, self._paths
         for record in records:
             try:
                 file_type = record["file_type"]
@@ -195,19 +201,22 @@ class _RecordReader:
                 elif not self._checked("nodes", record):
                     return
                 continue
-            line = self._line(record.get("source_location"))
-            if source_file is None or source_file == "":
-                path = ""
-            elif type(source_file) is str and len(source_file) <= 1024 and not source_file.isspace():
-                path = source_file
-            else:
-                line = False
+            location = record.get("source_location")
+            try:
+                line = lines[location]
+            except (KeyError, TypeError):
+                line = self._line_of(location)
+            try:
+                path = paths[source_file]
+            except (KeyError, TypeError):
+                path = self._path_of(source_file)
             if (
                 line is False
+                or path is False
                 or type(label) is not str
                 or not 0 < len(label) <= 512
                 or label.isspace()
-                or (path and not self._cited(path, line))
+                or (path and line and line > _MAX_CITED_LINE)
             ):
                 if not self._checked("nodes", record):
                     return
@@ -226,6 +235,7 @@ class _RecordReader:
         confidences = graphmodel.CONFIDENCES
         relation_kinds = graphmodel.RELATION_KINDS
         unmapped = graphmodel.UNMAPPED_KIND
+        lines, paths = self._lines, self._paths
         for record in records:
             try:
                 confidence = confidences[record["confidence"]]
@@ -234,9 +244,22 @@ class _RecordReader:
                 target = record["target"]
                 source_file = record["source_file"]
             except (KeyError, TypeError):
-                relation = None
+                if not self._checked(list_name, record):
+                    return
+                continue
+            location = record.get("source_location")
+            try:
+                line = lines[location]
+            except (KeyError, TypeError):
+                line = self._line_of(location)
+            try:
+                site_path = paths[source_file]
+            except (KeyError, TypeError):
+                site_path = self._path_of(source_file)
             if (
-                type(relation) is not str
+                line is False
+                or site_path is False
+                or type(relation) is not str
                 or not 0 < len(relation) <= 128
                 or relation.isspace()
                 or type(source) is not str
@@ -245,18 +268,8 @@ class _RecordReader:
                 or type(target) is not str
                 or not 0 < len(target) <= 512
                 or target.isspace()
+                or (site_path and line and line > _MAX_CITED_LINE)
             ):
-                if not self._checked(list_name, record):
-                    return
-                continue
-            line = self._line(record.get("source_location"))
-            if source_file is None or source_file == "":
-                site_path = ""
-            elif type(source_file) is str and len(source_file) <= 1024 and not source_file.isspace():
-                site_path = source_file
-            else:
-                line = False
-            if line is False or (site_path and not self._cited(site_path, line)):
                 if not self._checked(list_name, record):
                     return
                 continue

@@ -10,9 +10,12 @@ file is renamed into place; every failure removes both scratch files.
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import apsw
 
@@ -26,6 +29,41 @@ from .privfs import ensure_private_dir, fsync_dir
 from .resources import query_sql
 
 _BATCH = 5000
+_T = TypeVar("_T")
+
+
+class _Background(Generic[_T]):
+    """Run ``work`` on a thread while the caller goes on; ``result`` joins and re-raises.
+
+    The importer's background work is ``git`` children (the census, the cited blobs' line
+    counts): their pipes release the GIL, and so does SQLite while a statement runs, so on a
+    machine with two cores the waiting on git hides behind parsing and sorting. Callers decide
+    which error wins when both sides fail, so refusals come in the order a sequential build
+    raised them.
+    """
+
+    def __init__(self, work: Callable[[], _T]) -> None:
+        self._work = work
+        self._value: _T | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="cm-graph-import", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._work()
+        except BaseException as error:  # handed to the caller by result()
+            self._error = error
+
+    def result(self) -> _T:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]
+
+    def wait(self) -> None:
+        """Join without raising (the caller is already failing for an earlier reason)."""
+        self._thread.join()
 
 
 class _StagingSink:
@@ -86,23 +124,32 @@ def build_index(generation: Generation, destination: Path) -> IndexReport:
     staging_path = destination.with_name(f".{destination.name}.{token}.staging")
     temp_path = destination.with_name(f".{destination.name}.{token}.tmp")
     try:
-        with generation.open_verified_artifact() as handle:
-            census = _census_for(generation, checkout)
-            connection = _open_staging(staging_path, temp_path)
+        # The seal was written by the verification that precedes every build (ensure_index, a
+        # publish, status), so the artifact is hashed once per build, not twice: a seal is
+        # trusted only while the file's identity and change times are the ones it verified.
+        with generation.open_verified_artifact(trust_seal=True) as handle:
+            census_work = _Background(lambda: _census_for(generation, checkout))
             try:
-                with connection:
-                    sink = _StagingSink(connection)
-                    shape = read_document(
-                        artifact.open_graph_member(handle),
-                        commit=generation.manifest.commit,
-                        provider=generation.manifest.provider,
-                        sink=sink,
-                    )
-                    sink.flush()
-                with connection:
-                    counts = _write_tables(connection, generation, shape, census, checkout)
-            finally:
-                connection.close()
+                connection = _open_staging(staging_path, temp_path)
+                try:
+                    with connection:
+                        sink = _StagingSink(connection)
+                        shape = read_document(
+                            artifact.open_graph_member(handle),
+                            commit=generation.manifest.commit,
+                            provider=generation.manifest.provider,
+                            sink=sink,
+                        )
+                        sink.flush()
+                        census = census_work.result()
+                    with connection:
+                        counts = _write_tables(connection, generation, shape, census, checkout)
+                finally:
+                    connection.close()
+            except Exception:
+                census_work.wait()
+                census_work.result()  # a census refusal came first in a sequential build
+                raise
         _seal(temp_path)
         os.replace(temp_path, destination)
         fsync_dir(destination.parent)
@@ -142,9 +189,12 @@ def _open_staging(staging_path: Path, temp_path: Path) -> apsw.Connection:
     os.close(fd)
     connection = apsw.Connection(str(staging_path))
     configure(connection)
+    # Scratch files need no journal or fsync (a failed build deletes them). Foreign keys are not
+    # checked while building: every node number an index row carries is joined from idx.nodes,
+    # so the references hold by construction, and checking costs two lookups per edge.
     connection.execute(
         "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE;"
-        "PRAGMA cache_size = -16384;"
+        "PRAGMA cache_size = -16384; PRAGMA foreign_keys = OFF;"
     )
     connection.execute(query_sql("staging_schema"))
     connection.execute("ATTACH DATABASE ? AS idx", (str(temp_path),))
@@ -165,10 +215,19 @@ def _write_tables(
     if bad_site:
         raise Unreadable(bad_site[0][0])
     connection.execute(query_sql("classify_edges"), bindings)
-    for statement in ("insert_nodes", "insert_edges", "insert_adjacency", "insert_undeclared", "insert_exclusions"):
+    for statement in ("insert_nodes", "insert_edges"):
         connection.execute(query_sql(statement), bindings if statement == "insert_edges" else {})
     cited = [row[0] for row in connection.execute(query_sql("select_cited_paths"))]
-    lines = _line_counts(census, cited, checkout)
+    # Count lines while SQLite writes the adjacency (the statements write in the same order as
+    # ever, so the file's bytes do not change); a failed statement is still the error raised.
+    line_work = _Background(lambda: _line_counts(census, cited, checkout))
+    try:
+        for statement in ("insert_adjacency", "insert_undeclared", "insert_exclusions"):
+            connection.execute(query_sql(statement))
+    except Exception:
+        line_work.wait()
+        raise
+    lines = line_work.result()
     connection.executemany(
         "INSERT INTO idx.census (path, mode, blob, size, lines) VALUES (?, ?, ?, ?, ?)",
         ((e.path, e.mode, e.blob, e.size, lines.get(e.path)) for e in census.entries),
