@@ -283,7 +283,8 @@ class TopLevelReader:
         if start < self._single_until:
             return None
         end = buffer.rfind("},", start, start + _BATCH_CHARS)
-        if end < 0:
+        if end < 0:  # no record ends here (an array of strings, say): look again a batch further on
+            self._single_until = start + _BATCH_CHARS
             return None
         suspect = self._first_suspect(start, end + 1)
         if suspect is not None:
