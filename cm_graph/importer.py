@@ -19,16 +19,24 @@ from typing import BinaryIO, Generic, TypeVar
 
 import apsw
 
-from . import artifact
+from . import artifact, resolver
 from .document import CodeNode, DocumentShape, EdgeRecord, read_document
 from .errors import Corrupt, Refusal, Unreadable
 from .generation import Generation
 from .gitio import BlobReader, Census, read_census, refuse_partial_clone
 from .indexdb import IndexReport, configure, create_schema
 from .privfs import ensure_private_dir, fsync_dir
+from .resolver import EndpointResolver
 from .resources import query_sql
 
 _BATCH = 5000
+# Staged edges are committed (and handed to the resolver) this many at a time, from the first
+# _OVERLAP_FROM on (see _StagingSink).
+_COMMIT_EDGES = 5 * _BATCH
+_OVERLAP_FROM = 10 * _BATCH
+# SQLite's default 2 MB page cache for the staging file: a larger one saves little (16 MiB: a
+# few percent) and grows the peak RSS by its size.
+_STAGING_CACHE = -2000
 _T = TypeVar("_T")
 
 
@@ -67,28 +75,68 @@ class _Background(Generic[_T]):
 
 
 class _StagingSink:
-    """Collect validated records (tuples in staging column order) into staging tables in batches."""
+    """Collect validated records (tuples in staging column order) into staging tables in batches.
 
-    def __init__(self, connection: apsw.Connection) -> None:
+    Past the first ``_OVERLAP_FROM`` edges it commits every ``_COMMIT_EDGES`` once the nodes have
+    ended (an edge came after them; the nodes list is one array and its key cannot repeat), and
+    an ``EndpointResolver`` looks up what is committed while the rest is read. A smaller graph
+    is committed once, at the end: for it the commits would cost more than the overlap saves.
+    """
+
+    def __init__(self, connection: apsw.Connection, scratch: _Scratch) -> None:
         self._connection = connection
+        self._scratch = scratch
+        self.resolver: EndpointResolver | None = None
         self._nodes: list[CodeNode] = []
         self._exclusions: list[tuple[str, str]] = []
         self._edges: list[EdgeRecord] = []
+        self._nodes_seen = False
+        self._nodes_committed = False
+        self._staged_edges = 0
+        self._duplicate: Unreadable | None = None
+        connection.execute("BEGIN")
 
     def add_code_node(self, node: CodeNode) -> None:
+        self._nodes_seen = True
         self._nodes.append(node)
         if len(self._nodes) >= _BATCH:
             self._flush_nodes()
 
     def add_exclusion(self, provider_id: str, file_type: str) -> None:
+        self._nodes_seen = True
         self._exclusions.append((provider_id, file_type))
         if len(self._exclusions) >= _BATCH:
             self._flush_exclusions()
 
     def add_edge(self, list_name: str, edge: EdgeRecord) -> None:
         self._edges.append(edge)
-        if len(self._edges) >= _BATCH:
+        staged = self._staged_edges + len(self._edges)
+        if self._nodes_seen and staged >= _OVERLAP_FROM and staged % _COMMIT_EDGES == 0:
             self._flush_edges()
+            self._commit()
+        elif len(self._edges) >= _BATCH:
+            self._flush_edges()
+
+    def _commit(self) -> None:
+        """Commit what is staged and hand it to the resolver (started by the first commit)."""
+        if not self._nodes_committed:
+            try:
+                self._flush_nodes()
+            except Unreadable as duplicate:
+                # A sequential import met this batch at its final flush, after the whole
+                # document was checked; it is raised there (finish), so refusals keep their order.
+                self._duplicate = duplicate
+            self._flush_exclusions()
+            self._nodes_committed = True
+        self._connection.execute("COMMIT")
+        if self.resolver is None:
+            # WAL lets the resolver's connection read committed batches while more are written.
+            self._connection.execute("PRAGMA main.journal_mode = WAL")  # never the index's
+            self._connection.execute("BEGIN")
+            self.resolver = EndpointResolver(self._scratch.staging, self._scratch.resolved, self._staged_edges)
+        else:
+            self._connection.execute("BEGIN")
+            self.resolver.edges_staged(self._staged_edges)
 
     def _flush_nodes(self) -> None:
         try:
@@ -107,12 +155,31 @@ class _StagingSink:
         self._connection.executemany(
             "INSERT INTO stage_edges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", self._edges
         )
+        self._staged_edges += len(self._edges)
         self._edges.clear()
 
-    def flush(self) -> None:
+    def finish(self) -> int:
+        """Stage what is left and commit; the number of staged edges."""
+        if self._duplicate is not None:
+            raise self._duplicate
         self._flush_nodes()
         self._flush_exclusions()
         self._flush_edges()
+        self._connection.execute("COMMIT")
+        return self._staged_edges
+
+
+class _Scratch:
+    """The scratch files of one build, beside the index: the staging database (with its WAL and
+    shared-memory files) and the resolver's database."""
+
+    def __init__(self, destination: Path, token: str) -> None:
+        self.staging = destination.with_name(f".{destination.name}.{token}.staging")
+        self.resolved = destination.with_name(f".{destination.name}.{token}.resolved")
+
+    def files(self) -> tuple[Path, ...]:
+        suffixes = ("", "-journal", "-wal", "-shm")
+        return tuple(Path(f"{path}{suffix}") for path in (self.staging, self.resolved) for suffix in suffixes)
 
 
 def build_index(generation: Generation, destination: Path) -> IndexReport:
@@ -120,23 +187,23 @@ def build_index(generation: Generation, destination: Path) -> IndexReport:
     started = time.perf_counter()
     ensure_private_dir(destination.parent, private_from=generation.workspace.root)
     token = uuid.uuid4().hex
-    staging_path = destination.with_name(f".{destination.name}.{token}.staging")
+    scratch = _Scratch(destination, token)
     temp_path = destination.with_name(f".{destination.name}.{token}.tmp")
     try:
         # The seal was written by the verification that precedes every build (ensure_index, a
         # publish, status), so the artifact is hashed once per build, not twice: a seal is
         # trusted only while the file's identity and change times are the ones it verified.
         with generation.open_verified_artifact(trust_seal=True) as handle:
-            counts = _stage_and_write(generation, handle, staging_path, temp_path)
+            counts = _stage_and_write(generation, handle, scratch, temp_path)
         _seal(temp_path)
         os.replace(temp_path, destination)
         fsync_dir(destination.parent)
     except apsw.FullError:
         raise Refusal("The disk filled up while the index was written.", reason="io") from None
     finally:
-        for scratch in (staging_path, temp_path, Path(f"{staging_path}-journal"), Path(f"{temp_path}-journal")):
+        for path in (*scratch.files(), temp_path, Path(f"{temp_path}-journal")):
             try:
-                os.unlink(scratch)
+                os.unlink(path)
             except FileNotFoundError:
                 pass
     return IndexReport(
@@ -150,36 +217,49 @@ def build_index(generation: Generation, destination: Path) -> IndexReport:
 
 
 def _stage_and_write(
-    generation: Generation, handle: BinaryIO, staging_path: Path, temp_path: Path
+    generation: Generation, handle: BinaryIO, scratch: _Scratch, temp_path: Path
 ) -> dict[str, int]:
-    """Stage the document, then write the index tables while git reads the census beside them.
+    """Stage the document (resolving a large graph's edges beside it), then write the index
+    tables while git reads the census.
 
     The census is read while SQLite sorts (both release the GIL; during the parse it would only
     contend for it). A sequential build read it first, so its refusal still wins over any other.
     """
     checkout = generation.workspace.checkout
     try:
-        connection = _open_staging(staging_path, temp_path)
+        connection = _open_staging(scratch, temp_path)
     except Exception:
         _census_for(generation, checkout)
         raise
+    sink: _StagingSink | None = None
     try:
         try:
-            with connection:
-                sink = _StagingSink(connection)
-                shape = read_document(
-                    artifact.open_graph_member(handle),
-                    commit=generation.manifest.commit,
-                    provider=generation.manifest.provider,
-                    sink=sink,
-                )
-                sink.flush()
-        except Exception:
-            _census_for(generation, checkout)
+            sink = _StagingSink(connection, scratch)
+            shape = read_document(
+                artifact.open_graph_member(handle),
+                commit=generation.manifest.commit,
+                provider=generation.manifest.provider,
+                sink=sink,
+            )
+            staged = sink.finish()
+        except BaseException as error:
+            if sink is not None and sink.resolver is not None:
+                sink.resolver.abandon()
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            if isinstance(error, Exception):
+                _census_for(generation, checkout)
             raise
         census = _Background(lambda: _census_for(generation, checkout))
         try:
+            resolved = sink.resolver.stop() if sink.resolver is not None else None
+            resolver.attach(connection, scratch.resolved)
             with connection:
+                if resolved is None:
+                    resolver.prepare(connection)
+                    resolved = 0
+                if resolved < staged:
+                    resolver.resolve(connection, resolved + 1, staged)
                 return _write_tables(connection, generation, shape, census, checkout)
         except Exception:
             census.wait()
@@ -202,24 +282,37 @@ def _census_for(generation: Generation, checkout: Path) -> Census:
     return census
 
 
-def _open_staging(staging_path: Path, temp_path: Path) -> apsw.Connection:
-    fd = os.open(temp_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    os.close(fd)
-    connection = apsw.Connection(str(staging_path))
+def _open_staging(scratch: _Scratch, temp_path: Path) -> apsw.Connection:
+    for path in (temp_path, scratch.resolved):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        os.close(fd)
+    connection = apsw.Connection(str(scratch.staging))
     configure(connection)
-    # Scratch files need no journal or fsync (a failed build deletes them); 8 KiB pages halve the
-    # page operations and writes of the scratch tables (larger ones grow SQLite's sorter buffers).
-    # Foreign keys are not checked while building: every node number an index row carries is
-    # joined from idx.nodes, so the references hold by construction, and checking costs two
-    # lookups per edge. The index's own page size is fixed by create_schema.
-    connection.execute(
-        "PRAGMA page_size = 8192; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
-        "PRAGMA temp_store = FILE; PRAGMA cache_size = -16384; PRAGMA foreign_keys = OFF;"
-    )
+    # Scratch files need no journal or fsync (a failed build deletes them); a large graph's
+    # staging file turns to WAL mode for the resolver (_StagingSink), and nothing is ever
+    # checkpointed back. 8 KiB pages halve the staging file's page operations (larger ones grow
+    # SQLite's sorter buffers). Foreign keys are not checked while building: every node number
+    # an index row carries is a rank of a staged node, so the references hold by construction,
+    # and checking costs two lookups per edge. The index's own page size is fixed by
+    # create_schema.
+    # (One statement per call: apsw stops a multi-statement string at the first row a PRAGMA
+    # returns, and journal_mode returns one, so what followed it was never applied.)
+    connection.config(apsw.SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
+    for pragma in (
+        "PRAGMA main.page_size = 8192",
+        "PRAGMA main.journal_mode = OFF",
+        "PRAGMA main.wal_autocheckpoint = 0",
+        "PRAGMA main.synchronous = OFF",
+        f"PRAGMA main.cache_size = {_STAGING_CACHE}",
+        "PRAGMA temp_store = FILE",
+        "PRAGMA foreign_keys = OFF",
+    ):
+        connection.execute(pragma)
     with connection:  # one transaction for the scratch schema (the index's own DDL is untouched)
         connection.execute(query_sql("staging_schema"))
     connection.execute("ATTACH DATABASE ? AS idx", (str(temp_path),))
-    connection.execute("PRAGMA idx.journal_mode = OFF; PRAGMA idx.synchronous = OFF;")
+    connection.execute("PRAGMA idx.journal_mode = OFF")
+    connection.execute("PRAGMA idx.synchronous = OFF")  # the sealed file is fsynced once, by _seal
     create_schema(connection, "idx")
     return connection
 
