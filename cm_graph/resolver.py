@@ -96,7 +96,6 @@ class EndpointResolver:
         try:
             configure(connection)
             connection.config(apsw.SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
-            connection.execute("PRAGMA cache_size = -4096")
             attach(connection, self._resolved_path)
             with connection:
                 prepare(connection)
