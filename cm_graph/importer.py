@@ -1,10 +1,13 @@
 """The one-time importer: a verified generation in, one deterministic SQLite index out.
 
 Stage 1 streams ``graph.json`` out of the artifact into scratch tables (bounded memory, batched
-inserts). Stage 2 classifies edge endpoints, numbers nodes and edges by rank and writes the
-sorted tables and adjacency into a temp sibling of the index. Stage 3 counts lines of every blob
-a citation can name, from the bound commit through one ``git cat-file --batch``. Only a complete
-file is renamed into place; every failure removes both scratch files.
+inserts); for a large graph a resolver thread looks the staged edges' endpoints up as they are
+committed (``resolver``). Stage 2 classifies edge endpoints, numbers nodes and edges by rank and
+writes the sorted tables and adjacency into a temp sibling of the index. Stage 3 counts lines of
+every blob a citation can name, from the bound commit through one ``git cat-file --batch``, while
+SQLite writes the adjacency; the census is read while stage 2 sorts. The statements write the
+index in one fixed order, so threads change when work happens, never the file's bytes. Only a
+complete file is renamed into place; every failure removes all scratch files.
 """
 
 from __future__ import annotations
