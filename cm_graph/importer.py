@@ -33,10 +33,18 @@ from .resolver import EndpointResolver
 from .resources import query_sql
 
 _BATCH = 5000
-# Staged edges are committed (and handed to the resolver) this many at a time, from the first
-# _OVERLAP_FROM on (see _StagingSink).
-_COMMIT_EDGES = 5 * _BATCH
-_OVERLAP_FROM = 10 * _BATCH
+# From the first _OVERLAP_FROM staged edges on, they are committed (and handed to the resolver)
+# every _COMMIT_EDGES, and every _COMMIT_EDGES_LATER once there are _COMMIT_LATER_FROM (see
+# _StagingSink): short intervals keep the resolver close behind the parse, and fewer commits
+# cost less on a graph large enough that its resolver never catches up anyway.
+_OVERLAP_FROM = 2 * _BATCH
+_COMMIT_EDGES = _BATCH
+_COMMIT_LATER_FROM = 10 * _BATCH
+_COMMIT_EDGES_LATER = 5 * _BATCH
+
+
+def _commit_interval(staged: int) -> int:
+    return _COMMIT_EDGES if staged < _COMMIT_LATER_FROM else _COMMIT_EDGES_LATER
 # SQLite's default 2 MB page cache for the staging file: a larger one saves little (16 MiB: a
 # few percent) and grows the peak RSS by its size.
 _STAGING_CACHE = -2000
@@ -80,10 +88,10 @@ class _Background(Generic[_T]):
 class _StagingSink:
     """Collect validated records (tuples in staging column order) into staging tables in batches.
 
-    Past the first ``_OVERLAP_FROM`` edges it commits every ``_COMMIT_EDGES`` once the nodes have
-    ended (an edge came after them; the nodes list is one array and its key cannot repeat), and
-    an ``EndpointResolver`` looks up what is committed while the rest is read. A smaller graph
-    is committed once, at the end: for it the commits would cost more than the overlap saves.
+    Past the first ``_OVERLAP_FROM`` edges it commits every few batches once the nodes have ended
+    (an edge came after them; the nodes list is one array and its key cannot repeat), and an
+    ``EndpointResolver`` looks up what is committed while the rest is read. A smaller graph is
+    committed once, at the end: for it the commits would cost more than the overlap saves.
     """
 
     def __init__(self, connection: apsw.Connection, scratch: _Scratch) -> None:
@@ -114,7 +122,7 @@ class _StagingSink:
     def add_edge(self, list_name: str, edge: EdgeRecord) -> None:
         self._edges.append(edge)
         staged = self._staged_edges + len(self._edges)
-        if self._nodes_seen and staged >= _OVERLAP_FROM and staged % _COMMIT_EDGES == 0:
+        if self._nodes_seen and staged >= _OVERLAP_FROM and staged % _commit_interval(staged) == 0:
             self._flush_edges()
             self._commit()
         elif len(self._edges) >= _BATCH:

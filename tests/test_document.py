@@ -1584,6 +1584,8 @@ def _resolve_beside_the_parse(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
             started.append(self)
 
     monkeypatch.setattr(importer, "_COMMIT_EDGES", 2)
+    monkeypatch.setattr(importer, "_COMMIT_LATER_FROM", 4)
+    monkeypatch.setattr(importer, "_COMMIT_EDGES_LATER", 4)
     monkeypatch.setattr(importer, "_OVERLAP_FROM", 2)
     monkeypatch.setattr(importer, "EndpointResolver", Recorded)
     return started
