@@ -201,9 +201,9 @@ def build_index(generation: Generation, destination: Path) -> IndexReport:
     scratch = _Scratch(destination, token)
     temp_path = destination.with_name(f".{destination.name}.{token}.tmp")
     try:
-        # The seal was written by the verification that precedes every build (ensure_index, a
-        # publish, status), so the artifact is hashed once per build, not twice: a seal is
-        # trusted only while the file's identity and change times are the ones it verified.
+        # ensure_index and status verify the artifact just before a build and leave a seal, so
+        # trusting a valid seal hashes it once per build, not twice (a seal holds only while the
+        # file's identity and change times are the ones verified; without one, this hashes it).
         with generation.open_verified_artifact(trust_seal=True) as handle:
             counts = _stage_and_write(generation, handle, scratch, temp_path)
         _seal(temp_path)
