@@ -105,6 +105,7 @@ class _StagingSink:
         self._nodes_committed = False
         self._staged_edges = 0
         self._duplicate: Unreadable | None = None
+        self._overlap = True
         connection.execute("BEGIN")
 
     def add_code_node(self, node: CodeNode) -> None:
@@ -122,7 +123,7 @@ class _StagingSink:
     def add_edge(self, list_name: str, edge: EdgeRecord) -> None:
         self._edges.append(edge)
         staged = self._staged_edges + len(self._edges)
-        if self._nodes_seen and staged >= _OVERLAP_FROM and staged % _commit_interval(staged) == 0:
+        if self._overlap and self._nodes_seen and staged >= _OVERLAP_FROM and staged % _commit_interval(staged) == 0:
             self._flush_edges()
             self._commit()
         elif len(self._edges) >= _BATCH:
@@ -141,9 +142,14 @@ class _StagingSink:
             self._nodes_committed = True
         self._connection.execute("COMMIT")
         if self.resolver is None:
-            # WAL lets the resolver's connection read committed batches while more are written.
-            self._connection.execute("PRAGMA main.journal_mode = WAL")  # never the index's
+            # WAL lets the resolver's connection read committed batches while more are written
+            # (main only: never the index's file). A file system without WAL support keeps the
+            # old mode, and then everything is resolved at the end.
+            mode = self._connection.execute("PRAGMA main.journal_mode = WAL").fetchall()
             self._connection.execute("BEGIN")
+            if mode != [("wal",)]:
+                self._overlap = False
+                return
             self.resolver = EndpointResolver(self._scratch.staging, self._scratch.resolved, self._staged_edges)
         else:
             self._connection.execute("BEGIN")
