@@ -80,6 +80,9 @@ def callable_base(label: str) -> str | None:
     first = label.find("(")
     if first <= 0 or ")" in label[:first]:
         return None
+    inner = label[first + 1 : -1]
+    if "(" not in inner and ")" not in inner:  # the common case: one flat argument list
+        return label[:first]
     depth = 0
     for index in range(first, len(label)):
         char = label[index]

@@ -25,6 +25,7 @@ _IDENTIFIER = re.compile(r"[a-z][a-z0-9_-]{0,63}")
 _HEX32 = re.compile(r"[0-9a-f]{32}")
 _OBJECT_NAME = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+_LOCATION = re.compile(r"L([0-9]{1,31})")
 
 
 # C0/C1 controls, the Unicode line separators, and lone surrogates (which no UTF-8 text can hold).
@@ -101,6 +102,19 @@ def parse_location(value: Any, what: str) -> int | None:
     if not 1 <= line <= MAX_LOCATION_LINE:
         raise Unreadable(f"{what} has a location line outside 1..{MAX_LOCATION_LINE}.")
     return line
+
+
+def location_line(value: str) -> int | None:
+    """The line of a non-empty ``source_location`` that ``parse_location`` accepts, else None.
+
+    The importer's fast path: one match and no exception for the common case; anything it
+    does not accept goes through ``parse_location`` for the refusal's exact message.
+    """
+    match = _LOCATION.fullmatch(value)
+    if match is None:
+        return None
+    line = int(match.group(1))
+    return line if 1 <= line <= MAX_LOCATION_LINE else None
 
 
 @lru_cache(maxsize=1 << 16)

@@ -11,7 +11,7 @@ STAGES = [
     {"errors", "rules", "jsonio", "graphmodel", "resources", "output", "refusals", "records"},
     {"privfs", "gitio", "manifest", "locking", "questions", "contract"},
     {"layout", "artifact", "inventory", "jsonstream", "document", "indexdb"},
-    {"generation", "importer", "publishing"},
+    {"generation", "importer", "publishing", "resolver"},
     {"status", "indexing", "provider"},
     {"building", "traversal", "answer", "documents"},
     {"packet", "ask", "doctor", "audit", "diffing", "score", "export"},

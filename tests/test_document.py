@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cm_graph import document, graphmodel
+from cm_graph import document, graphmodel, importer
 from cm_graph.document import read_document
 from cm_graph.errors import ReaderIncompatible, Refusal
 from cm_graph.generation import publish as publish_generation
@@ -1570,6 +1570,68 @@ def test_g0_indexed_twice_is_byte_identical(repo: Path, state_dir: Path) -> None
     assert first.counts == second.counts == current.counts
     assert leftovers(workspace) == sorted(
         ["one.sqlite", "two.sqlite", f"{generation.id}.sqlite"]
+    )
+
+
+def _resolve_beside_the_parse(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Make G0 "large": commit and resolve every other edge on the resolver's thread (the path a
+    graph past importer._OVERLAP_FROM edges takes). Returns the resolvers started."""
+    started: list[Any] = []
+
+    class Recorded(importer.EndpointResolver):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            started.append(self)
+
+    monkeypatch.setattr(importer, "_COMMIT_EDGES", 2)
+    monkeypatch.setattr(importer, "_COMMIT_LATER_FROM", 4)
+    monkeypatch.setattr(importer, "_COMMIT_EDGES_LATER", 4)
+    monkeypatch.setattr(importer, "_OVERLAP_FROM", 2)
+    monkeypatch.setattr(importer, "EndpointResolver", Recorded)
+    return started
+
+
+@pytest.mark.parametrize("order", ["nodes_first", "edges_first", "node_link"])
+def test_edges_resolved_beside_the_parse_give_the_same_file(
+    repo: Path, state_dir: Path, monkeypatch: pytest.MonkeyPatch, order: str
+) -> None:
+    graph = with_edges(
+        edge("n-config", "n-ghost"),
+        edge("n-load", "n-config", path="example_pkg/loader.py", location="L41"),
+        edge("n-doc", "n-config"),
+        nodes=[node("n-doc", "README", "README.md", None, file_type="document")],
+    )
+    if order == "edges_first":
+        graph = {"edges": graph["edges"], "nodes": graph["nodes"]}
+    elif order == "node_link":
+        graph = node_link(graph)
+    workspace = publish_graph(repo, state_dir, graph)
+    generation = read_current(workspace)
+    single = build_index(generation, workspace.indexes_dir / "single.sqlite")
+    started = _resolve_beside_the_parse(monkeypatch)
+    beside = build_index(generation, workspace.indexes_dir / "beside.sqlite")
+    # nodes listed after the edges: nothing to resolve until the end, so no thread
+    assert len(started) == (0 if order == "edges_first" else 1)
+    assert beside.path.read_bytes() == single.path.read_bytes()
+    assert beside.counts == single.counts
+    assert leftovers(workspace) == ["beside.sqlite", "single.sqlite"]
+
+
+def test_refusals_keep_their_order_when_edges_are_resolved_beside_the_parse(
+    repo: Path, state_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a duplicate code node in the last batch of nodes is met at the final flush, after the
+    # document's own checks: an edge list refusal still comes first
+    graph = with_edges(edge("n-config", "n-load", confidence="SURE"))
+    graph["nodes"].append(dict(graph["nodes"][0]))
+    expected = refuse_graph(repo, state_dir / "a", graph)
+    started = _resolve_beside_the_parse(monkeypatch)
+    refused = refuse_graph(repo, state_dir / "b", graph)
+    assert started and (refused.reason, refused.message) == (expected.reason, expected.message)
+    duplicate = g0_graph()
+    duplicate["nodes"].append(dict(duplicate["nodes"][0]))
+    assert refuse_graph(repo, state_dir / "c", duplicate).message == (
+        "graph.json declares two code nodes with the same id."
     )
 
 

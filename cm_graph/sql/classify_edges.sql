@@ -1,17 +1,13 @@
--- Stage 2 of an import, over the staging tables, for the chosen edge list (:edge_list).
+-- Stage 2 of an import, for the chosen edge list (:edge_list).
 -- Records every (code node, undeclared id) pair: an edge between a code node and an id the
--- provider declared nowhere (neither a code node nor a declared non-code exclusion).
+-- provider declared nowhere (neither a code node nor a declared non-code exclusion). The
+-- resolver already found the edges with exactly one code-node end.
 INSERT OR IGNORE INTO stage_undeclared (provider_id, missing_id)
-SELECT e.source, e.target
-FROM stage_edges AS e
+SELECT CASE WHEN r.source_node IS NOT NULL THEN e.source ELSE e.target END,
+       CASE WHEN r.source_node IS NOT NULL THEN e.target ELSE e.source END
+FROM res.resolved AS r
+JOIN stage_edges AS e ON e.rowid = r.seq
 WHERE e.list = :edge_list
-  AND e.source IN (SELECT provider_id FROM stage_nodes)
-  AND e.target NOT IN (SELECT provider_id FROM stage_nodes)
-  AND e.target NOT IN (SELECT provider_id FROM stage_exclusions)
-UNION ALL
-SELECT e.target, e.source
-FROM stage_edges AS e
-WHERE e.list = :edge_list
-  AND e.target IN (SELECT provider_id FROM stage_nodes)
-  AND e.source NOT IN (SELECT provider_id FROM stage_nodes)
-  AND e.source NOT IN (SELECT provider_id FROM stage_exclusions);
+  AND (r.source_node IS NULL OR r.target_node IS NULL)
+  AND (CASE WHEN r.source_node IS NOT NULL THEN e.target ELSE e.source END)
+      NOT IN (SELECT provider_id FROM stage_exclusions);

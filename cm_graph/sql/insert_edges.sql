@@ -1,16 +1,19 @@
 -- Distinct relationships between two code nodes, numbered in full identity order:
 -- (source, target, relation, kind, confidence, call-site path, call-site line or -1).
--- Byte-identical records collapse into one row whose records column counts them.
--- Rows come out of the GROUP BY sorter in identity order, which is the row_number order, so
--- they are inserted in primary-key order without a second sort (the permutation and
--- byte-identity tests hold this).
-INSERT INTO idx.edges (edge, source, target, relation, kind, confidence, site_path, site_line, records)
-SELECT row_number() OVER (
-         ORDER BY s.node, t.node, e.relation, e.kind, e.confidence, e.site_path,
-                  coalesce(e.site_line, -1)),
-       s.node, t.node, e.relation, e.kind, e.confidence, e.site_path, min(e.site_line), count(*)
-FROM stage_edges AS e
-JOIN idx.nodes AS s ON s.provider_id = e.source
-JOIN idx.nodes AS t ON t.provider_id = e.target
+-- Byte-identical records collapse into one row whose records column counts them. The node
+-- numbers come from the resolver (res.node_rank ranks provider ids exactly as idx.nodes does).
+-- The ORDER BY equals the GROUP BY, so one sorter serves both, and rows are inserted in identity
+-- order with the edge number left to SQLite: an empty table's rowids count 1, 2, 3... in insert
+-- order, which is the identity rank (the permutation and byte-identity tests hold this).
+INSERT INTO idx.edges (source, target, relation, kind, confidence, site_path, site_line, records)
+SELECT r.source_node, r.target_node, e.relation, e.kind, e.confidence, e.site_path,
+       min(e.site_line), count(*)
+FROM res.resolved AS r
+JOIN stage_edges AS e ON e.rowid = r.seq
 WHERE e.list = :edge_list
-GROUP BY s.node, t.node, e.relation, e.kind, e.confidence, e.site_path, coalesce(e.site_line, -1);
+  AND r.source_node IS NOT NULL
+  AND r.target_node IS NOT NULL
+GROUP BY r.source_node, r.target_node, e.relation, e.kind, e.confidence, e.site_path,
+         coalesce(e.site_line, -1)
+ORDER BY r.source_node, r.target_node, e.relation, e.kind, e.confidence, e.site_path,
+         coalesce(e.site_line, -1);

@@ -1,0 +1,13 @@
+-- The counts an import reports about the tables it wrote, in one pass over each table.
+-- Returns one row: (code_nodes, sourceless_nodes, incomplete_nodes, edges, edge_records,
+--                   call_sites, undeclared_endpoints, excluded_nodes)
+SELECT n.code_nodes, n.sourceless_nodes, n.incomplete_nodes,
+       e.edges, e.edge_records, e.call_sites,
+       (SELECT count(*) FROM idx.undeclared_endpoints),
+       (SELECT count(*) FROM stage_exclusions)
+FROM (SELECT count(*) AS code_nodes, coalesce(sum(path = ''), 0) AS sourceless_nodes,
+             coalesce(sum(incomplete <> 0), 0) AS incomplete_nodes
+      FROM idx.nodes) AS n,
+     (SELECT count(*) AS edges, coalesce(sum(records), 0) AS edge_records,
+             coalesce(sum(site_path <> ''), 0) AS call_sites
+      FROM idx.edges) AS e;
