@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .errors import Corrupt, InvalidInput, Oversized, Unreadable
+from .manifest import MAX_ARTIFACT_BYTES
 
 GRAPH_MEMBER = "graph.json"
 INVENTORY_MEMBER = "manifest.json"
-MAX_ARTIFACT_BYTES = 268_435_456
 MAX_GRAPH_MEMBER_BYTES = MAX_ARTIFACT_BYTES
 _HASH_CHUNK = 1024 * 1024
 
