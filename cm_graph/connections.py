@@ -274,7 +274,6 @@ def fetch(
     now: datetime | None = None,
 ) -> dict[str, Any]:
     """Get (or reuse) a packet for ``query`` and return its summary with the protected handle."""
-    now = now or datetime.now(UTC)
     policy = parse_policy(policy_json)
     if policy.connection != name:
         raise InvalidInput("The policy names a different connection.")
@@ -283,6 +282,9 @@ def fetch(
     if not is_bounded_text(query, MAX_QUERY_CHARS):
         raise InvalidInput(f"The query must be one line of at most {MAX_QUERY_CHARS} characters.")
     with store.lock(name, wait=float(policy.limits["timeout_seconds"])):
+        # Read the clock only once the lock is held: a packet another process prepared while
+        # this one waited has a retrieved_at later than any time read before the wait.
+        now = now or datetime.now(UTC)
         envelope, workspace = authorize(store, name, revision, now)
         if repository not in envelope["repositories"] or recipient not in envelope["recipients"]:
             raise ConnectionRefusal("That repository or recipient is not approved for this connection.")
@@ -440,10 +442,10 @@ def load_authorized(
     store: ConnectionStore, name: str, handle: str, recipient: str, revision: str, now: datetime | None = None,
 ) -> dict[str, Any]:
     """Re-authorize from current state and return the packet a recipient may read."""
-    now = now or datetime.now(UTC)
     if not _HANDLE.fullmatch(handle):
         raise InvalidInput("A packet handle is 32 lowercase hex characters.")
     with store.lock(name):
+        now = now or datetime.now(UTC)
         envelope, _ = authorize(store, name, revision, now)
         if recipient not in envelope["recipients"]:
             raise ConnectionRefusal("That recipient is not approved for this connection.")
