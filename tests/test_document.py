@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from cm_graph import document, graphmodel, importer
@@ -1507,6 +1507,85 @@ def test_index_matches_a_python_model(
     assert loaded.generation["document_format"] == (
         "node_link" if as_node_link else "raw_extraction"
     )
+
+
+# Values that reach every inline check of the batch path (ids, labels, file types, paths,
+# locations, relations, confidences), valid ones and refused ones.
+ODD_VALUES = [
+    None, 7, True, [], "", " ", "x" * 600, "L0", "L3", "L99999999", "12", "../out.py", "/abs.py",
+    "example_pkg/config.py", "tests/test_config.py", "calls", "imports", "EXTRACTED", "extracted",
+    "code", "document", "nope", "n-a", "n-ghost",
+]
+# A literal backslash before ``n`` in a string that every reader ignores (an extra annotation):
+# the batch's raw text then holds an escape the clean-text check cannot clear, so every record
+# goes through the exact, one-record-at-a-time validators instead of the inline ones.
+EXACT_PATH_NOTE = "a\\nb"
+
+
+@st.composite
+def damaged_graphs(draw: st.DrawFn) -> Graph:
+    graph = draw(random_graphs())
+    for records in (graph["nodes"], graph["edges"]):
+        for _ in range(draw(st.integers(0, 2)) if records else 0):
+            record = draw(st.sampled_from(records))
+            key = draw(st.sampled_from(sorted(record)))
+            if draw(st.booleans()):
+                record[key] = draw(st.sampled_from(ODD_VALUES))
+            else:
+                del record[key]
+    return graph
+
+
+def _outcome(repo: Path, state: Path, graph: Graph) -> tuple[Any, ...]:
+    workspace = publish_graph(repo, state, graph)
+    try:
+        report = ensure_index(workspace)
+    except Refusal as refusal:
+        return ("refused", refusal.reason, refusal.message)
+    dump = _dump(report.path)
+    return ("indexed", {key: value for key, value in dump.items() if key != "pages"}, report.counts)
+
+
+def test_the_note_sends_every_record_to_the_exact_validators(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The premise of the property below: plain G0 takes the batch path, noted G0 never does."""
+    batches: list[str] = []
+    original = document._RecordReader.accept_batch
+
+    def counting(self: Any, list_name: str, records: list[Any]) -> None:
+        batches.append(list_name)
+        original(self, list_name, records)
+
+    monkeypatch.setattr(document._RecordReader, "accept_batch", counting)
+    graph = g0_graph()
+    _outcome(repo, tmp_path / "plain" / "state", graph)
+    assert batches
+    batches.clear()
+    for record in (*graph["nodes"], *graph["edges"]):
+        record["note"] = EXACT_PATH_NOTE
+    _outcome(repo, tmp_path / "noted" / "state", graph)
+    assert batches == []
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(graph=damaged_graphs())
+def test_batch_validation_agrees_with_the_exact_validators(repo: Path, tmp_path: Path, graph: Graph) -> None:
+    """The inline checks of clean batches refuse what the exact validators refuse, with the same
+    reason and sentence, and keep what they keep."""
+    base = Path(tempfile.mkdtemp(dir=tmp_path))
+    noted = {
+        **graph,
+        "nodes": [{**node, "note": EXACT_PATH_NOTE} for node in graph["nodes"]],
+        "edges": [{**edge, "note": EXACT_PATH_NOTE} for edge in graph["edges"]],
+    }
+    batch = _outcome(repo, base / "batch" / "state", graph)
+    event(f"{batch[0]} {batch[1] if batch[0] == 'refused' else ''}")
+    assert batch == _outcome(repo, base / "exact" / "state", noted)
 
 
 def _shuffled(graph: Graph, seed: int, reverse_keys: bool) -> Graph:
