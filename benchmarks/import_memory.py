@@ -8,7 +8,7 @@ For each ``--package NAME[==VERSION]`` the script
    ``graphify-out/`` out of the checkout, so the checkout stays clean;
 3. publishes that output with cm-graph into a fresh state directory (not measured);
 4. measures, each in a fresh child interpreter so its memory is its own:
-   * ``import``: ``ensure_index(..., rebuild=True)`` (stream graph.json with ijson into scratch
+   * ``import``: ``ensure_index(..., rebuild=True)``, its modules loaded first (stream graph.json into scratch
      tables, sort and number inside SQLite, count lines of cited blobs);
    * ``json.load``: a plain ``json.load`` of the same graph.json, for comparison.
 
@@ -59,6 +59,7 @@ def _vm_hwm_bytes() -> int:
 def child_import(repo: str, state: str, profile: str | None) -> dict[str, Any]:
     import apsw
 
+    import cm_graph.importer  # noqa: F401 - loaded before the clock, as child_json's json is
     from cm_graph.indexing import ensure_index
     from cm_graph.layout import Workspace
 

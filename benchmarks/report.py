@@ -454,10 +454,12 @@ def render(doc: dict[str, Any], notes: str) -> str:
         "(manifest.json) over a real repository whose files are long enough for every cited line. "
         "Each is published with `publish_provider_output(..., revision=\"HEAD\")` into a fresh state "
         "directory; every generation below was `complete`.",
-        "- **Index build.** `ensure_index(workspace, rebuild=True)` in a fresh child interpreter; "
-        "peak RSS is the child's own `VmHWM` (the `git` helpers it spawns are not included), the "
-        "baseline is its high-water mark after imports. `json.load` is a plain `json.load` of the "
-        "same graph.json in a fresh child: the floor for anything that reads the file.",
+        "- **Index build.** `ensure_index(workspace, rebuild=True)` in a fresh child interpreter, its "
+        "modules (`cm_graph.importer` and what it imports) loaded before the clock starts, as the "
+        "other child's `json` is; peak RSS is the child's own `VmHWM` (the `git` helpers it spawns "
+        "are not included), the baseline is its high-water mark after imports. `json.load` is a "
+        "plain `json.load` of the same graph.json in a fresh child: the floor for anything that "
+        "reads the file.",
         "- **In-process latency.** One child opens the index once and times `answer(connection, "
         "QUESTIONS[q], target, depth, budget)` + `build_documents(answer, CitationChecker(connection), "
         "16)` for every question. Targets: every k-th node label in node-id order, k the largest prime "
