@@ -416,8 +416,7 @@ def render(doc: dict[str, Any], notes: str) -> str:
         "",
         "| fact | value |",
         "| --- | --- |",
-        f"| `nproc` (affinity) | {m['nproc']} ({m['affinity_cpus']}); other sessions were running tests "
-        "at the same time |",
+        f"| `nproc` (affinity) | {m['nproc']} ({m['affinity_cpus']}) |",
         f"| RAM (`MemTotal`) | {m['mem_total_bytes'] / 1024 ** 3:.1f} GiB |",
         f"| kernel | Linux {m['kernel']} |",
         f"| Python | {m['python']} |",
