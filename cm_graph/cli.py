@@ -40,7 +40,7 @@ from .output import print_json, print_refusal
 from .privfs import read_regular_file, write_private_atomic
 from .questions import check_budget, check_depth
 from .questions import question as question_spec
-from .refusals import REFUSED, run_refusing
+from .refusals import run_refusing
 from .status import graph_status, require_current
 
 app = typer.Typer(
@@ -68,11 +68,10 @@ def refusals_exit(func: F) -> F:
     """Turn a Refusal into reason + sentence on stderr, JSON on stdout with --json, exit 1."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        result = run_refusing(lambda: func(*args, **kwargs), bool(kwargs.get("json_output")))
-        if result is REFUSED:
-            raise typer.Exit(REFUSED)
-        return result
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        code = run_refusing(lambda: func(*args, **kwargs), bool(kwargs.get("json_output")))
+        if code:
+            raise typer.Exit(code)
 
     return wrapper  # type: ignore[return-value]
 

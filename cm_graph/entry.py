@@ -9,6 +9,7 @@ to the typer application, which stays the one authority on usage and its errors.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -124,25 +125,35 @@ def _converted(raw: str, kind: str) -> object | None:
 
 
 def main() -> None:
-    args = sys.argv[1:]
+    try:
+        _fast_or_typer(sys.argv[1:])
+    except KeyboardInterrupt:
+        sys.stderr.write("cm-graph: interrupted\n")
+        sys.exit(130)
+    except BrokenPipeError:
+        # The reader went away (``| head``, ``| true``): nothing more can be said, and the
+        # interpreter's last flush must not fail again; exit 1 as typer does.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+
+
+def _fast_or_typer(args: list[str]) -> None:
     if args == ["--help"]:
         sys.stdout.write(overview())
+        sys.stdout.flush()
         return
     if args == ["version"]:
         from . import __version__
 
         sys.stdout.write(__version__ + "\n")
+        sys.stdout.flush()
         return
     if args[:1] == ["query"]:
         query = parse_query(args[1:])
         if query is not None:
             from .querycmd import run_query
 
-            try:
-                sys.exit(run_query(**query))  # type: ignore[arg-type]
-            except KeyboardInterrupt:
-                sys.stderr.write("cm-graph: interrupted\n")
-                sys.exit(130)
+            sys.exit(run_query(**query))  # type: ignore[arg-type]
     from .cli import main as typer_main
 
     typer_main()

@@ -92,30 +92,45 @@ def run_git(checkout: Path, *args: str, check: bool = True) -> GitOutput:
             ],
             setsigdef=(signal.SIGPIPE,),
         )
-    except OSError:
+    except BaseException as error:
         os.close(read_end)
-        raise GitFailure("Git could not be run for this checkout.") from None
+        if isinstance(error, OSError):
+            raise GitFailure("Git could not be run for this checkout.") from None
+        raise
     finally:
         os.close(write_end)
     try:
         stdout = _read_until_eof(read_end, time.monotonic() + _GIT_TIMEOUT_SECONDS)
-    except TimeoutError:
+    except BaseException as error:  # a timeout, an interrupt: git must not outlive the question
         os.kill(pid, signal.SIGKILL)
-        raise GitFailure("Git could not be run for this checkout.") from None
+        if isinstance(error, TimeoutError):
+            raise GitFailure("Git could not be run for this checkout.") from None
+        raise
     finally:
         os.close(read_end)
-        returncode = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        returncode = _exit_status(pid)
     if check and returncode != 0:
         raise GitFailure("Git could not answer about this checkout or revision.")
     return GitOutput(returncode, stdout)
 
 
+def _exit_status(pid: int) -> int:
+    try:
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    except ChildProcessError:
+        # SIGCHLD ignored by whoever started us (inherited across exec): the kernel reaped the
+        # child and its status is gone. subprocess reports 0 then, and so does this.
+        return 0
+
+
 def _read_until_eof(fd: int, deadline: float) -> bytes:
+    """All of ``fd`` until EOF; TimeoutError once ``deadline`` passes, even while data flows."""
     chunks = []
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     while True:
-        if not poller.poll(max(0, int((deadline - time.monotonic()) * 1000))):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not poller.poll(int(remaining * 1000) + 1):
             raise TimeoutError
         chunk = os.read(fd, _READ_CHUNK)
         if not chunk:

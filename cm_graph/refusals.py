@@ -14,12 +14,6 @@ import apsw
 from .errors import Refusal
 from .output import print_json, print_refusal
 
-TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
-if TYPE_CHECKING:
-    from typing import TypeVar
-
-    T = TypeVar("T")
-
 REFUSED = 1
 
 
@@ -30,10 +24,11 @@ def report_refusal(refusal: Refusal, json_output: bool) -> int:
     return REFUSED
 
 
-def run_refusing(body: Callable[[], T], json_output: bool) -> T | int:
-    """``body()``'s result, or ``REFUSED`` once the refusal it raised has been reported."""
+def run_refusing(body: Callable[[], int | None], json_output: bool) -> int:
+    """The exit code ``body()`` returns (None counts as 0), or ``REFUSED`` once the refusal it
+    raised has been reported."""
     try:
-        return body()
+        return body() or 0
     except apsw.Error:
         damaged = Refusal("An index file is damaged; run `cm-graph index --rebuild`.", reason="unreadable")
         return report_refusal(damaged, json_output)

@@ -26,7 +26,7 @@ from cm_graph.questions import QUESTION_NAMES
 
 from .askkit import RECIPIENTS, policy
 from .g0 import g0_graph
-from .helpers import publish, run_installed
+from .helpers import CM_GRAPH, publish, run_installed
 
 GROUP = typer.main.get_command(app)
 QUERY = GROUP.commands["query"]  # type: ignore[attr-defined]
@@ -209,3 +209,14 @@ def test_fast_path_and_typer_give_the_same_answer(g0_repo: Path, state_dir: Path
     assert json.loads(fast.stdout) == json.loads(slow.stdout)
     packets = [json.loads((tmp_path / name).read_text()) for name in ("fast.json", "slow.json")]
     assert without_clock(packets[0]) == without_clock(packets[1])
+
+
+@pytest.mark.parametrize("args", [
+    ["--help"],
+    ["query", "--question", "impact", "--target", "x", "--authorization", "/nonexistent", "--json"],
+])
+def test_a_reader_that_goes_away_is_no_traceback(tmp_path: Path, args: list[str]) -> None:
+    command = " ".join([str(CM_GRAPH), *args]) + " | true"
+    done = subprocess.run(["bash", "-c", f"set -o pipefail; {command}"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in done.stderr and done.returncode in (0, 1)
