@@ -38,10 +38,8 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("context", "Evidence from connections."),
 )
 
-QUESTION_NAMES = ("impact", "dependency", "symbol", "related_tests")
-
 # ``cm-graph query`` options: flag -> (parameter, kind). Kinds: "question" (one of
-# QUESTION_NAMES), "text", "path", "int", "flag". Tests hold this equal to the typer command.
+# questions.QUESTION_NAMES), "text", "path", "int", "flag". Tests hold this equal to the typer command.
 QUERY_OPTIONS: dict[str, tuple[str, str]] = {
     "--question": ("question", "question"),
     "--target": ("target", "text"),
@@ -118,6 +116,8 @@ def _converted(raw: str, kind: str) -> object | None:
         except ValueError:
             return None
     if kind == "question":
+        from .questions import QUESTION_NAMES
+
         return raw if raw in QUESTION_NAMES else None
     if raw.startswith("-"):
         return None  # click would read a following option as this one's value; let it say so
