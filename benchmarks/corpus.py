@@ -20,12 +20,10 @@ Cache layout (shared with ``import_memory.py``)::
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 import tarfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,28 +63,6 @@ REAL_PACKAGES: tuple[RealPackage, ...] = (
     RealPackage("django", "5.1.4", "pypi", "Python"),
     RealPackage("sympy", "1.13.3", "pypi", "Python"),
 )
-
-
-def provider_command() -> list[str]:
-    beside = Path(sys.executable).parent / "graphify"
-    return [str(beside)] if beside.is_file() else [shutil.which("graphify") or "graphify"]
-
-
-def run_provider(home: Path, repo: Path, log: Log, name: str) -> float:
-    """Run the pinned provider in ``repo`` and move its output to ``home/graphify-out``."""
-    command = [*provider_command(), "extract", ".", "--code-only", "--no-cluster"]
-    log(f"[{name}] running the provider: {' '.join(command)}")
-    private = home / "home"
-    private.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "HOME": str(private), "XDG_CACHE_HOME": str(private / ".cache")}
-    started = time.perf_counter()
-    with open(home / "provider.log", "wb") as provider_log:
-        subprocess.run(command, cwd=repo, env=env, stdout=provider_log, stderr=subprocess.STDOUT, check=True)
-    seconds = time.perf_counter() - started
-    shutil.move(str(repo / "graphify-out"), str(home / "graphify-out"))
-    if git(repo, "status", "--porcelain", "--untracked-files=all"):
-        raise SystemExit(f"[{name}] the provider left files in the checkout")
-    return seconds
 
 
 def _npm_tarball(package: RealPackage, downloads: Path, log: Log) -> Path:
@@ -134,11 +110,9 @@ def _unpack_npm(tarball: Path, repo: Path) -> int:
 def prepare_npm(package: RealPackage, cache: Path, log: Log) -> dict[str, Any]:
     home = cache / package.key
     repo, out, meta_path = home / "repo", home / "graphify-out", home / "provider.json"
-    if meta_path.is_file() and (out / "graph.json").is_file():
-        meta: dict[str, Any] = json.loads(meta_path.read_text())
-        if git(repo, "rev-parse", "HEAD") == meta["commit"]:
-            log(f"[{package.name}] reusing cached provider output in {home}")
-            return meta
+    cached = import_memory.cached_meta(meta_path, repo, out, package.name, log)
+    if cached is not None:
+        return cached
     shutil.rmtree(home, ignore_errors=True)
     (home / "home").mkdir(parents=True)
     tarball = _npm_tarball(package, cache / "downloads", log)
@@ -148,17 +122,14 @@ def prepare_npm(package: RealPackage, cache: Path, log: Log) -> dict[str, Any]:
     _unpack_npm(tarball, repo)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", f"{package.name} {package.version} from its npm tarball")
-    provider_seconds = run_provider(home, repo, log, package.name)
+    provider_seconds = import_memory.run_provider(home, repo, log, package.name)
     meta = {
         "package": package.name,
         "version": package.version,
         "registry": "npm",
         "tarball": tarball.name,
         "tracked_files": len(git(repo, "ls-files").splitlines()),
-        "commit": git(repo, "rev-parse", "HEAD"),
-        "repo": str(repo),
-        "graphify_out": str(out),
-        "graph_json_bytes": (out / "graph.json").stat().st_size,
+        **import_memory.checkout_facts(repo, out),
         "provider_seconds": provider_seconds,
     }
     meta_path.write_text(json.dumps(meta, indent=2))

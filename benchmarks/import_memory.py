@@ -166,6 +166,51 @@ def _unpack_sources(wheel: Path, repo: Path) -> list[str]:
     return sorted(tops)
 
 
+def cached_meta(meta_path: Path, repo: Path, out: Path, name: str, log: Any) -> dict[str, Any] | None:
+    """The recorded facts of a corpus entry made earlier, or None when it must be made again
+    (missing output, or a checkout that no longer has the recorded commit)."""
+    if not (meta_path.is_file() and (out / "graph.json").is_file()):
+        return None
+    meta: dict[str, Any] = json.loads(meta_path.read_text())
+    if _git(repo, "rev-parse", "HEAD") != meta["commit"]:
+        return None
+    log(f"[{name}] reusing cached output in {meta_path.parent}")
+    return meta
+
+
+def checkout_facts(repo: Path, out: Path) -> dict[str, Any]:
+    """What every corpus entry records about its checkout and its graph.json."""
+    return {
+        "commit": _git(repo, "rev-parse", "HEAD"),
+        "repo": str(repo),
+        "graphify_out": str(out),
+        "graph_json_bytes": (out / "graph.json").stat().st_size,
+    }
+
+
+def provider_command() -> list[str]:
+    beside = Path(sys.executable).parent / "graphify"
+    return [str(beside)] if beside.is_file() else [shutil.which("graphify") or "graphify"]
+
+
+def run_provider(home: Path, repo: Path, log: Any, name: str) -> float:
+    """Run the pinned provider in ``repo``, move its output to ``home/graphify-out``, and say how
+    many seconds it took; the checkout must be left clean."""
+    command = [*provider_command(), "extract", ".", "--code-only", "--no-cluster"]
+    log(f"[{name}] running the provider: {' '.join(command)}")
+    private = home / "home"
+    private.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "HOME": str(private), "XDG_CACHE_HOME": str(private / ".cache")}
+    started = time.perf_counter()
+    with open(home / "provider.log", "wb") as provider_log:
+        subprocess.run(command, cwd=repo, env=env, stdout=provider_log, stderr=subprocess.STDOUT, check=True)
+    seconds = time.perf_counter() - started
+    shutil.move(str(repo / "graphify-out"), str(home / "graphify-out"))
+    if _git(repo, "status", "--porcelain", "--untracked-files=all"):
+        raise SystemExit(f"[{name}] the provider left files in the checkout")
+    return seconds
+
+
 def prepare_corpus(spec: str, cache: Path, log: Any) -> dict[str, Any]:
     """The checkout and the provider's output for ``spec``, made once and then reused."""
     name, version = _split_spec(spec)
@@ -176,11 +221,9 @@ def prepare_corpus(spec: str, cache: Path, log: Any) -> dict[str, Any]:
     repo = home / "repo"
     out = home / "graphify-out"
     meta_path = home / "provider.json"
-    if meta_path.is_file() and (out / "graph.json").is_file():
-        meta: dict[str, Any] = json.loads(meta_path.read_text())
-        if _git(repo, "rev-parse", "HEAD") == meta["commit"]:
-            log(f"[{name}] reusing cached provider output in {home}")
-            return meta
+    cached = cached_meta(meta_path, repo, out, name, log)
+    if cached is not None:
+        return cached
     shutil.rmtree(home, ignore_errors=True)
     (home / "home").mkdir(parents=True)
     wheel = wheel or _download_wheel(f"{name}=={version}", cache / "downloads")
@@ -190,31 +233,14 @@ def prepare_corpus(spec: str, cache: Path, log: Any) -> dict[str, Any]:
     tops = _unpack_sources(wheel, repo)
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", f"{name} {version} from its wheel")
-    provider = Path(sys.executable).parent / "graphify"
-    command = [str(provider)] if provider.is_file() else [shutil.which("graphify") or "graphify"]
-    log(f"[{name}] running the provider: {' '.join(command)} extract . --code-only --no-cluster")
-    private = home / "home"
-    env = {**os.environ, "HOME": str(private), "XDG_CACHE_HOME": str(private / ".cache")}
-    started = time.perf_counter()
-    with open(home / "provider.log", "wb") as provider_log:
-        subprocess.run(
-            [*command, "extract", ".", "--code-only", "--no-cluster"],
-            cwd=repo, env=env, stdout=provider_log, stderr=subprocess.STDOUT, check=True,
-        )
-    provider_seconds = time.perf_counter() - started
-    shutil.move(str(repo / "graphify-out"), str(out))
-    if _git(repo, "status", "--porcelain", "--untracked-files=all"):
-        raise SystemExit(f"[{name}] the provider left files in the checkout")
+    provider_seconds = run_provider(home, repo, log, name)
     meta = {
         "package": name,
         "version": version,
         "wheel": wheel.name,
         "top_level": tops,
         "tracked_files": len(_git(repo, "ls-files").splitlines()),
-        "commit": _git(repo, "rev-parse", "HEAD"),
-        "repo": str(repo),
-        "graphify_out": str(out),
-        "graph_json_bytes": (out / "graph.json").stat().st_size,
+        **checkout_facts(repo, out),
         "provider_seconds": provider_seconds,
     }
     meta_path.write_text(json.dumps(meta, indent=2))

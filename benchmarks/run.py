@@ -358,7 +358,7 @@ def provider_env(home: Path) -> dict[str, str]:
 
 
 def provider_commands(graph_json: str, target: str, repeat: int, home: Path) -> dict[str, Any]:
-    graphify = corpus.provider_command()
+    graphify = import_memory.provider_command()
     bare = target[:-2] if target.endswith("()") else target
     env = provider_env(home)
     commands = {

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import import_memory
 from corpus import git
 
 GENERATOR_VERSION = 2
@@ -373,11 +374,9 @@ def prepare_synthetic(spec: SyntheticSpec, scale: float, cache: Path, log: Log) 
     suffix = "" if scale == 1.0 else f"-x{scale:g}"
     home = cache / "synthetic" / f"{spec.name}{suffix}"
     repo, out, meta_path = home / "repo", home / "graphify-out", home / "meta.json"
-    if meta_path.is_file() and (out / "graph.json").is_file():
-        meta: dict[str, Any] = json.loads(meta_path.read_text())
-        if meta.get("generator_version") == GENERATOR_VERSION and git(repo, "rev-parse", "HEAD") == meta["commit"]:
-            log(f"[{spec.name}] reusing cached synthetic graph in {home}")
-            return meta
+    cached = import_memory.cached_meta(meta_path, repo, out, spec.name, log)
+    if cached is not None and cached.get("generator_version") == GENERATOR_VERSION:
+        return cached
     shutil.rmtree(home, ignore_errors=True)
     (home / "home").mkdir(parents=True)
     log(f"[{spec.name}] generating ({spec.description}, scale {scale:g})")
@@ -408,10 +407,7 @@ def prepare_synthetic(spec: SyntheticSpec, scale: float, cache: Path, log: Log) 
         "tracked_files": len(shape.lines),
         "nodes_written": len(shape.nodes),
         "edges_written": len(shape.edges),
-        "commit": git(repo, "rev-parse", "HEAD"),
-        "repo": str(repo),
-        "graphify_out": str(out),
-        "graph_json_bytes": (out / "graph.json").stat().st_size,
+        **import_memory.checkout_facts(repo, out),
         "provider_seconds": None,
     }
     meta_path.write_text(json.dumps(meta, indent=2))

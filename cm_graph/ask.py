@@ -18,8 +18,7 @@ from .contract import Authorization
 from .documents import CitationChecker, build_documents
 from .errors import ReaderIncompatible, Refusal
 from .generation import read_current
-from .indexdb import open_index
-from .indexing import index_for
+from .indexing import open_index_for
 from .layout import Workspace
 from .packet import Uncitable, available_summary, build_packet, unavailable_summary
 from .questions import check_budget, check_depth, question
@@ -74,8 +73,7 @@ def ask(
         return unavailable(status.state, status.detail)
     generation = status.generation
     try:
-        report = index_for(generation)
-        connection = open_index(report.path)
+        connection = open_index_for(generation)
     except ReaderIncompatible as refusal:
         return unavailable(refusal.reason, refusal.message, refusal.remediation)
     except (Refusal, FileNotFoundError) as refusal:

@@ -32,8 +32,7 @@ from .contract import (
 )
 from .errors import InvalidInput, Refusal
 from .generation import read_current, read_generation, remove_graph_state
-from .indexdb import open_index
-from .indexing import ensure_index, index_for, search_readiness
+from .indexing import ensure_index, open_index_for, search_readiness
 from .jsonio import dumps_canonical
 from .layout import Workspace, default_state_root, resolve_checkout
 from .output import print_json, print_refusal
@@ -114,6 +113,7 @@ Sandbox = Annotated[
     SandboxMode, typer.Option("--sandbox", help="Containment for the provider: auto, required or off.")
 ]
 KeepPrevious = Annotated[bool, typer.Option("--keep-previous", help="Keep older generations.")]
+BuildRevision = Annotated[str, typer.Option("--revision", help="The revision to build (default HEAD).")]
 DEFAULT_TIMEOUT_SECONDS = 900.0  # the provider's default deadline (provider.DEFAULT_TIMEOUT_SECONDS)
 Timeout = Annotated[float, typer.Option("--timeout", help="Seconds the provider may run.")]
 
@@ -185,7 +185,7 @@ def build_command(
     ] = None,
     repo_path: RepoPath = None,
     state_dir: StateDir = None,
-    revision: Annotated[str, typer.Option("--revision", help="The revision to build (default HEAD).")] = "HEAD",
+    revision: BuildRevision = "HEAD",
     keep_previous: KeepPrevious = False,
     sandbox: Sandbox = SandboxMode.auto,
     timeout: Timeout = DEFAULT_TIMEOUT_SECONDS,
@@ -204,7 +204,7 @@ def build_command(
 def refresh_command(
     repo_path: RepoPath = None,
     state_dir: StateDir = None,
-    revision: Annotated[str, typer.Option("--revision", help="The revision to build (default HEAD).")] = "HEAD",
+    revision: BuildRevision = "HEAD",
     keep_previous: KeepPrevious = False,
     sandbox: Sandbox = SandboxMode.auto,
     timeout: Timeout = DEFAULT_TIMEOUT_SECONDS,
@@ -278,9 +278,8 @@ def ask_command(
 
     workspace = Workspace.locate(repo_path, state_dir)
     generation = require_current(workspace, revision, require_complete=not allow_partial)
-    report = index_for(generation)
     spec = question_spec(question.value)
-    connection = open_index(report.path)
+    connection = open_index_for(generation)
     try:
         result = answer(connection, spec, target, check_depth(depth, spec), check_budget(node_budget))
         near = [] if result.resolved else similar_targets(connection, target)

@@ -32,9 +32,9 @@ def current_generation(workspace: Workspace, revision: str | None = None) -> Gen
     return generation
 
 
-def _reusable(path: Path, generation: Generation) -> dict[str, int] | None:
-    """The counts of a readable, private index of this generation; None means derive it again
-    (a missing, foreign, damaged, shared or hard-linked file is replaced, never trusted)."""
+def _open_reusable(path: Path, generation: Generation) -> apsw.Connection | None:
+    """A read-only connection to a readable, private index of this generation; None means derive
+    it again (a missing, foreign, damaged, shared or hard-linked file is replaced, never trusted)."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -46,14 +46,36 @@ def _reusable(path: Path, generation: Generation) -> dict[str, int] | None:
     except (IndexUnreadable, ReaderIncompatible):
         return None
     try:
-        row = connection.execute("SELECT generation FROM generation").fetchall()
-        if row != [(generation.id,)]:
-            return None
+        if connection.execute("SELECT generation FROM generation").fetchall() == [(generation.id,)]:
+            return connection
+    except apsw.Error:
+        pass
+    connection.close()
+    return None
+
+
+def _reusable(path: Path, generation: Generation) -> dict[str, int] | None:
+    """The counts of a reusable index of this generation (see ``_open_reusable``)."""
+    connection = _open_reusable(path, generation)
+    if connection is None:
+        return None
+    try:
         return dict(connection.execute("SELECT name, value FROM counts").fetchall())
     except apsw.Error:
         return None
     finally:
         connection.close()
+
+
+def open_index_for(generation: Generation) -> apsw.Connection:
+    """The question path's one open of the index of an already verified generation: the
+    connection that passed the reuse checks, or, after deriving the index, a fresh one."""
+    path = generation.workspace.index_path(generation.id)
+    connection = _open_reusable(path, generation)
+    if connection is not None:
+        return connection
+    _derive(generation, path)
+    return open_index(path)
 
 
 def ensure_index(
