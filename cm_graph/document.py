@@ -161,9 +161,9 @@ class _RecordReader:
             self._paths[source_file] = answer
         return answer
 
-    def _node_kind(self, path: str, label: str, provider_type: Any) -> str:
+    def _node_kind(self, path: str, label: str) -> str:
         """``graphmodel.node_kind`` with the per-path part remembered."""
-        if provider_type == "namespace" or not path:
+        if not path:
             return "symbol"
         facts = self._path_facts.get(path)
         if facts is None:
@@ -227,7 +227,7 @@ class _RecordReader:
                 graphmodel.callable_base(label) if label[-1] == ")" else None,
                 path,
                 line if path else None,
-                self._node_kind(path, label, record.get("type")),
+                self._node_kind(path, label),
             ))
 
     def _clean_edges(self, list_name: str, records: list[Any]) -> None:
@@ -312,7 +312,7 @@ class _RecordReader:
             graphmodel.callable_base(label),
             path,
             line if path else None,
-            graphmodel.node_kind(path, label, record.get("type")),
+            graphmodel.node_kind(path, label),
         ))
 
     def _edge(self, list_name: str, record: Any) -> None:

@@ -52,15 +52,14 @@ def is_test_path(path: str) -> bool:
     return ext in _JS_TS_EXTENSIONS and stem.endswith((".test", ".spec"))
 
 
-def node_kind(path: str, label: str, provider_type: object) -> str:
-    """file / symbol / test, derived from the path layout and the per-file node's label.
+def node_kind(path: str, label: str) -> str:
+    """file / symbol / test, derived from the path layout and the per-file node's label alone.
 
-    A namespace is always a symbol; a test path wins over the file rule, so the per-file node of
-    ``tests/test_x.py`` is a test; a per-file node is labelled with its file's base name; a
-    sourceless stub is a symbol.
+    The provider's ``type`` annotation is never read (the seed: extra annotations change no
+    traversal), so a ``namespace`` under ``tests/`` is a test like any other node there. A test
+    path wins over the file rule, so the per-file node of ``tests/test_x.py`` is a test; a
+    per-file node is labelled with its file's base name; a sourceless stub is a symbol.
     """
-    if provider_type == "namespace":
-        return "symbol"
     if path:
         if is_test_path(path):
             return "test"

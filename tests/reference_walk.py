@@ -39,7 +39,7 @@ class RefGraph:
         self.code = {n["id"]: n for n in graph["nodes"] if n["file_type"] == "code"}
         declared = {n["id"] for n in graph["nodes"]}
         self.kind = {
-            pid: node_kind(n["source_file"] or "", n["label"], n.get("type"))
+            pid: node_kind(n["source_file"] or "", n["label"])
             for pid, n in self.code.items()
         }
         self.incomplete: set[str] = set()

@@ -265,13 +265,18 @@ def test_labels_keep_their_callable_base(repo: Path, state_dir: Path) -> None:
     assert loaded.nodes["n-config-file"]["callable_base"] is None
 
 
-def test_namespace_type_is_a_symbol_even_in_tests(repo: Path, state_dir: Path) -> None:
+def test_test_ness_comes_from_the_path_never_from_type(repo: Path, state_dir: Path) -> None:
+    """The seed: extra annotations such as ``type`` are never read, so a ``namespace`` under
+    ``tests/`` is a test, and a ``namespace`` per-file node elsewhere is a file."""
     graph = g0_graph()
     graph["nodes"][3]["type"] = "namespace"
+    graph["nodes"][4]["type"] = "namespace"
     graph["nodes"].append(node("n-test-file", "test_config.py", "tests/test_config.py", "L1"))
+    graph["nodes"][-1]["type"] = "namespace"
     loaded = load(repo, state_dir, graph)
-    assert loaded.nodes["n-test"]["kind"] == "symbol"
+    assert loaded.nodes["n-test"]["kind"] == "test"
     assert loaded.nodes["n-test-file"]["kind"] == "test"
+    assert loaded.nodes["n-config-file"]["kind"] == "file"
 
 
 def test_extra_annotations_are_ignored(repo: Path, state_dir: Path) -> None:
