@@ -66,9 +66,13 @@ class Documents:
         return codes
 
 
-def sentence(question: str, relation: Relation) -> str:
+def sentence(question: str, relation: Relation, reached_path_cited: bool = True) -> str:
     """``<question>: <subject> <relation> <object> (<evidence>, hop <n>[, reached from <seed>],
-    <kind> at <path>)`` — the edge's own two endpoints, never a seed-to-far-node shortcut."""
+    <kind> at <path>)`` — the edge's own two endpoints, never a seed-to-far-node shortcut.
+
+    A packet's text may name only what its citations already carry (the seed), so when the
+    reached node's citation was dropped the path is left empty, as for a sourceless stub.
+    """
     reached, origin = relation.reached, relation.origin
     if relation.edge.source == reached.node:
         subject, obj = reached.label, origin.label
@@ -77,7 +81,7 @@ def sentence(question: str, relation: Relation) -> str:
     details = [relation.edge.confidence, f"hop {relation.level}"]
     if relation.level >= 2:
         details.append(f"reached from {relation.seed.label}")
-    details.append(f"{reached.kind} at {reached.path}")
+    details.append(f"{reached.kind} at {reached.path if reached_path_cited else ''}")
     return f"{question}: {subject} {relation.edge.relation} {obj} ({', '.join(details)})"
 
 
@@ -120,6 +124,8 @@ def build_documents(
             for citation, (node, title) in entries.items()
             if checker.confirms(node.path, node.line)
         ]
+        reached_citation = _endpoint_citation(relation.reached)
+        reached_path_cited = any(c["source"] == reached_citation for c in cited)
         if len(cited) < len(entries) or located < 2:
             result.unvalidated = True
         edge = relation.edge
@@ -137,7 +143,7 @@ def build_documents(
         if total + len(cited) > MAX_CITATIONS:
             result.dropped = True
             break
-        text = sentence(answer.question.name, relation)
+        text = sentence(answer.question.name, relation, reached_path_cited)
         size = len(text.encode("utf-8"))
         if size > max_document_bytes:
             result.text_limited = True

@@ -58,6 +58,8 @@ def test_endpoint_past_end_of_file_is_never_cited(g0_repo: Path, state_dir: Path
     assert citations(outcome, 0) == [("example_pkg/config.py#L12", "symbol parse_config")]
     assert citations(outcome, 2) == [("example_pkg/report.py#L5", "symbol render")]
     assert "loader.py#L400" not in json.dumps(outcome.packet)
+    # Neither document names loader.py in its text, since neither cites it.
+    assert "loader.py" not in json.dumps(outcome.packet)
     assert outcome.packet["omissions"] == ["provider_warning"]
 
 
@@ -69,8 +71,10 @@ def test_untracked_file_is_never_cited(tmp_path: Path, state_dir: Path) -> None:
                        node("u", "ghost", "example_pkg/untracked.py", "L2")],
              "edges": [edge("s", "a"), edge("u", "s")]}
     outcome = ask_graph(repo, state_dir, graph, "impact", "alpha")
-    assert texts(outcome) == ["impact: scratch calls alpha (extracted, hop 1, symbol at example_pkg/scratch.py)"]
+    # The text names only what the citations carry: scratch.py's citation was dropped.
+    assert texts(outcome) == ["impact: scratch calls alpha (extracted, hop 1, symbol at )"]
     assert citations(outcome, 0) == [("example_pkg/config.py#L12", "symbol alpha")]
+    assert "scratch.py" not in json.dumps(outcome.packet)
     assert outcome.packet["omissions"] == ["provider_warning", "document_limit"]
     assert outcome.packet["truncated"] is True and outcome.packet["completeness"] == "partial"
 
