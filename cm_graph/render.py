@@ -2,6 +2,13 @@
 
 Only this module and the CLI import rich. Everything rendered here is metadata (counts, states,
 ids); evidence never reaches the terminal through this module.
+
+Paths, labels and targets are the repository's own text, and a file may be named
+``:warning:.py`` or ``[bold]x.py``. So nothing here is ever read as markup or emoji codes: every
+string reaches rich as a ``Text`` (``_literal``), which rich prints as written whatever console
+it is given, and the console this module makes reads neither either. (rich's ``escape`` is not
+enough: it leaves emoji codes alone and doubles a trailing backslash.) Styling is given as
+styles, never as markup.
 """
 
 from __future__ import annotations
@@ -11,20 +18,30 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 
 def console(stderr: bool = False) -> Console:
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+    """The console every command prints through: literal text (no markup, no emoji codes)."""
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
+
+
+def _literal(value: str) -> Text:
+    """``value`` exactly as written: no markup, no emoji codes, no highlighting."""
+    return Text(value)
+
+
+def _row(*cells: str) -> list[Text]:
+    return [_literal(cell) for cell in cells]
 
 
 def print_mapping(out: Console, title: str, rows: dict[str, Any]) -> None:
-    table = Table(title=title, show_header=False, title_justify="left")
+    table = Table(title=_literal(title), show_header=False, title_justify="left")
     table.add_column("field", style="bold")
     table.add_column("value")
     for key, value in rows.items():
-        table.add_row(key, escape(_text(value)))
+        table.add_row(*_row(key, _text(value)))
     out.print(table)
 
 
@@ -63,7 +80,7 @@ def print_answer(out: Console, answer: Any) -> None:
     from .documents import sentence
 
     table = Table(
-        title=escape(f"{answer.question.name} {answer.target}: {len(answer.relations)} relationships"),
+        title=_literal(f"{answer.question.name} {answer.target}: {len(answer.relations)} relationships"),
         title_justify="left",
     )
     table.add_column("hop", justify="right")
@@ -72,14 +89,14 @@ def print_answer(out: Console, answer: Any) -> None:
     for relation in answer.relations:
         edge = relation.edge
         site = edge.site_path + (f"#L{edge.site_line}" if edge.site_line else "")
-        table.add_row(str(relation.level), escape(sentence(answer.question.name, relation)), escape(site or "-"))
+        table.add_row(*_row(str(relation.level), sentence(answer.question.name, relation), site or "-"))
     if answer.relations:
         out.print(table)
     else:
-        out.print(escape(table.title or ""))
-        out.print("No relationship of this question's kinds was found within the bounds.")
+        out.print(table.title or "")
+        out.print(_literal("No relationship of this question's kinds was found within the bounds."))
     flags = answer.omissions()
-    out.print(f"omissions: {', '.join(flags) if flags else 'none'}")
+    out.print(_literal(f"omissions: {', '.join(flags) if flags else 'none'}"))
 
 
 @contextmanager
@@ -89,37 +106,34 @@ def build_progress(err: Console) -> Iterator[Callable[[str], None]]:
         yield lambda stage: None
         return
     with err.status("census") as status:
-        yield lambda stage: status.update(f"[bold]{stage}[/] …")
+        yield lambda stage: status.update(Text.assemble((stage, "bold"), " …"))
 
 
 def print_doctor(out: Console, report: dict[str, Any]) -> None:
-    table = Table(title=f"cm-graph doctor: {report['status']}", title_justify="left")
+    table = Table(title=_literal(f"cm-graph doctor: {report['status']}"), title_justify="left")
     for column in ("check", "status", "message", "remediation"):
         table.add_column(column)
     for check in report["checks"]:
-        table.add_row(
-            escape(check["check"]), escape(check["status"]), escape(check["message"]),
-            escape(check.get("remediation", "")),
-        )
+        table.add_row(*_row(check["check"], check["status"], check["message"], check.get("remediation", "")))
     out.print(table)
 
 
 def print_audit(out: Console, report: dict[str, Any]) -> None:
-    table = Table(title=f"cm-graph audit {report['generation']}: {report['status']}", title_justify="left")
+    table = Table(title=_literal(f"cm-graph audit {report['generation']}: {report['status']}"), title_justify="left")
     for column in ("check", "status", "message"):
         table.add_column(column)
     for check in report["checks"]:
-        table.add_row(escape(check["check"]), escape(check["status"]), escape(check["message"]))
+        table.add_row(*_row(check["check"], check["status"], check["message"]))
     out.print(table)
     for entry in report.get("tables", []):
         if entry["only_in_stored"] or entry["only_in_rebuilt"]:
-            out.print(escape(
+            out.print(_literal(
                 f"{entry['table']}: {entry['only_in_stored']} rows only in the stored index, "
                 f"{entry['only_in_rebuilt']} only in the fresh derivation"
             ))
             for side in ("stored", "rebuilt"):
                 for row in entry[f"{side}_samples"]:
-                    out.print(escape(f"  {side}: {row}"))
+                    out.print(_literal(f"  {side}: {row}"))
 
 
 def print_diff(out: Console, report: dict[str, Any]) -> None:
@@ -128,28 +142,28 @@ def print_diff(out: Console, report: dict[str, Any]) -> None:
     summary.add_column("changes")
     for section in ("nodes", "relationships", "files"):
         counts = report[section]["counts"]
-        summary.add_row(section, escape(", ".join(f"{k} {v:,}" for k, v in counts.items()) or "none"))
+        summary.add_row(*_row(section, ", ".join(f"{k} {v:,}" for k, v in counts.items()) or "none"))
     out.print(summary)
     for section in ("nodes", "relationships", "files"):
         rows = report[section]["rows"]
         if not rows:
             continue
-        table = Table(title=section, title_justify="left")
+        table = Table(title=_literal(section), title_justify="left")
         for column in rows[0]:
             table.add_column(column)
         for row in rows:
-            table.add_row(*(escape("" if value is None else str(value)) for value in row.values()))
+            table.add_row(*_row(*("" if value is None else str(value) for value in row.values())))
         out.print(table)
 
 
 def print_evidence(out: Console, packet: dict[str, Any]) -> None:
     """The recipient's reading of a packet: documents and citations, nothing about where from."""
-    out.print(escape(
+    out.print(_literal(
         f"revision {packet['source_revision']} · {packet['completeness']}"
         f"{' · truncated' if packet['truncated'] else ''}"
         f" · omissions: {', '.join(packet['omissions']) or 'none'}"
     ))
     for number, document in enumerate(packet["documents"], 1):
-        out.print(escape(f"{number}. {document['text']} [{document['confidence']}]"))
+        out.print(_literal(f"{number}. {document['text']} [{document['confidence']}]"))
         for citation in document["citations"]:
-            out.print(escape(f"   {citation['source']}  ({citation['title']})"))
+            out.print(_literal(f"   {citation['source']}  ({citation['title']})"))

@@ -22,7 +22,9 @@ QUALITY_SCHEMA = "code_mower.contextGraphQuality.v1"
 MAX_PACKET_BYTES = 262_144
 MAX_CITATIONS = 200
 GATE_RATE = 0.9
-_CITATION = re.compile(r"(?P<path>[^#]{1,1024})(?:#L(?P<start>\d{1,7})(?:-L(?P<end>\d{1,7}))?)?")
+# ASCII digits only: ``\d`` would take any Unicode decimal digit, so ``#L٣٣`` read as line 33
+# though no citation this project (or the provider) writes can carry one.
+_CITATION = re.compile(r"(?P<path>[^#]{1,1024})(?:#L(?P<start>[0-9]{1,7})(?:-L(?P<end>[0-9]{1,7}))?)?")
 
 
 def parse_citation(source: Any) -> tuple[str, int | None, int | None]:

@@ -723,6 +723,9 @@ def set_first_citation(source: str) -> Any:
 @pytest.mark.parametrize("source", [
     "../x", ".git/config", "/etc/passwd", "a#L0", "vendor/.GIT/x", "./a", "a//b", "a\\b",
     "example_pkg/config.py#L30-L12", "example_pkg/config.py#L12-L", "example_pkg/config.py#L12345678",
+    # Non-ASCII decimal digits are not a line (int() would read "\u0663\u0663" as 33).
+    "example_pkg/config.py#L\u0663\u0663", "example_pkg/config.py#L1-L\u0663",
+    "example_pkg/config.py#L\uff11",
 ])
 def test_an_out_of_scope_citation_refuses_the_packet(scored: Scored, source: str) -> None:
     result = scored.score(scored.variant(set_first_citation(source)))
