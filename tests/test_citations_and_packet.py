@@ -34,6 +34,20 @@ def test_call_site_is_a_third_citation(g0_repo: Path, state_dir: Path) -> None:
     ]
 
 
+def test_call_site_title_is_the_providers_relation_word(g0_repo: Path, state_dir: Path) -> None:
+    """``call site: <relation>`` states the provider's own word, not the normalised kind
+    (``contains`` is walked as ``defines``, ``implements`` as ``inherits``)."""
+    graph = g0_graph()
+    graph["edges"] += [
+        edge("n-config-file", "n-config", "contains", path="example_pkg/config.py", location="L3"),
+        edge("n-report", "n-config", "implements", path="example_pkg/report.py", location="L7"),
+    ]
+    outcome = ask_graph(g0_repo, state_dir, graph, "symbol", "parse_config", node_budget=10)
+    titles = {c["source"]: c["title"] for d in outcome.packet["documents"] for c in d["citations"]}
+    assert titles["example_pkg/config.py#L3"] == "call site: contains"
+    assert titles["example_pkg/report.py#L7"] == "call site: implements"
+
+
 def test_call_site_equal_to_endpoint_is_not_repeated(g0_repo: Path, state_dir: Path) -> None:
     outcome = ask_graph(g0_repo, state_dir, _with_e1_site("example_pkg/loader.py", "L40"), "impact", "parse_config")
     assert len(citations(outcome, 0)) == 2
@@ -139,6 +153,17 @@ def test_implements_is_walked_as_the_seed_table_says(g0_repo: Path, state_dir: P
     assert not any("implements" in t for t in texts(dependency))
     symbol = ask_graph(g0_repo, state_dir, graph, "symbol", "render")
     assert any("render implements load" in t for t in texts(symbol))
+
+
+def test_impact_does_not_walk_inherits_or_implements(g0_repo: Path, state_dir: Path) -> None:
+    """impact follows calls/imports/references/tests against the edges, nothing else."""
+    graph = g0_graph()
+    graph["edges"] += [edge("n-report", "n-load", "implements"), edge("n-test", "n-load", "inherits")]
+    impact = ask_graph(g0_repo, state_dir, graph, "impact", "load", node_budget=20)
+    assert texts(impact) and not any("implements" in t or "inherits" in t for t in texts(impact))
+    symbol = ask_graph(g0_repo, state_dir, graph, "symbol", "load", node_budget=20)
+    assert any("render implements load" in t for t in texts(symbol))
+    assert any("test_parse_config inherits load" in t for t in texts(symbol))
 
 
 def test_imports_count_for_related_tests(g0_repo: Path, state_dir: Path) -> None:

@@ -31,7 +31,7 @@ from cm_graph.contract import mint_envelope
 from cm_graph.generation import ARTIFACT_NAME, read_current
 from cm_graph.jsonio import dumps_canonical
 from cm_graph.layout import Workspace
-from cm_graph.manifest import REQUIRED_OPTIONS, ProviderPin
+from cm_graph.manifest import MAX_ARTIFACT_BYTES, REQUIRED_OPTIONS, ProviderPin
 from cm_graph.publishing import publish_provider_output
 
 from .askkit import RECIPIENTS, policy
@@ -215,6 +215,24 @@ def make_invalid(case: Case) -> dict[str, Any]:
     return {"generation": generation}
 
 
+def make_oversized(case: Case) -> dict[str, Any]:
+    """An artifact past the 256 MiB budget (sparse: no data is written, the size is enough)."""
+    publish(case.repo, case.state, g0_graph())
+    generation = case.generation
+    os.truncate(published_generation_dir(case) / ARTIFACT_NAME, MAX_ARTIFACT_BYTES + 1)
+    return {"generation": generation}
+
+
+def make_unreadable(case: Case) -> dict[str, Any]:
+    """A usable generation whose index cannot be derived: the checkout became a partial clone,
+    so the bound commit's census cannot be read (no index of it is left to reuse)."""
+    publish(case.repo, case.state, g0_graph())
+    generation = case.generation
+    case.workspace.index_path(generation).unlink(missing_ok=True)
+    git(case.repo, "config", "remote.origin.promisor", "true")
+    return {"generation": generation}
+
+
 def make_partial(case: Case) -> dict[str, Any]:
     publish(case.repo, case.state, g0_graph(), inventory={})
     return {}
@@ -243,10 +261,12 @@ UNAVAILABLE = {
     "absent": make_absent,
     "stale": make_stale,
     "corrupt": make_corrupt,
+    "oversized": make_oversized,
     "invalid": make_invalid,
     "partial": make_partial,
     "unresolved": make_unresolved,
     "uncitable": make_uncitable,
+    "unreadable": make_unreadable,
     "reader_incompatible": make_reader_incompatible,
 }
 POLICIES = [

@@ -38,9 +38,20 @@ from cm_graph.connections import ConnectionRefusal, ConnectionStore, load_author
 from cm_graph.errors import Refusal
 from cm_graph.generation import read_current
 from cm_graph.layout import Workspace
+from cm_graph.manifest import REQUIRED_OPTIONS, ProviderPin
+from cm_graph.publishing import publish_provider_output
 
 from .g0 import edge, g0_graph, make_g0_repo, node
-from .helpers import commit_all, git, publish, write_files
+from .helpers import (
+    FIXED_BUILT_AT,
+    code_paths,
+    commit_all,
+    git,
+    inventory_for,
+    publish,
+    write_files,
+    write_output,
+)
 
 CM_GRAPH = Path(sys.executable).parent / "cm-graph"
 RUNNER = CliRunner()
@@ -619,6 +630,28 @@ def test_connection_status_exit_codes(world: World) -> None:
     world.rebuild()
     assert world.status()[0] == 0
     assert world.handle(world.session("again.json"))
+
+
+def test_connection_status_carries_the_reader_incompatible_remediation(world: World) -> None:
+    """A generation from an unreviewed provider holding a node type this reader lacks: the
+    connection's status says why search is unavailable and how to get it back."""
+    graph = g0_graph()
+    graph["nodes"].append(node("n-holo", "holo", "example_pkg/config.py", "L3", file_type="hologram"))
+    out = write_output(world.base / "graphify-out", graph, inventory_for(world.repo, code_paths(world.repo)))
+    unreviewed = ProviderPin("graphifyy", "0.9.60", "ab" * 32, REQUIRED_OPTIONS)
+    publish_provider_output(
+        Workspace.locate(world.repo, world.state), out, provider=unreviewed, built_at=FIXED_BUILT_AT
+    )
+    code, status = world.status()
+    assert (code, status["authorization"]) == (1, "unavailable")
+    reader = status["query_reader"]
+    assert (reader["search"], reader["reader"]) == ("unavailable", "incompatible")
+    assert reader["reason"] == "reader_incompatible"
+    remediation = reader["remediation"]
+    assert remediation["generation_provider"] == "graphifyy==0.9.60"
+    assert remediation["reader_provider_versions"] == ["0.9.58"]
+    assert "graphifyy==0.9.58" in remediation["action"]
+    assert reader["next_action"] == remediation["action"]
 
 
 # -- the packet store -----------------------------------------------------------------------------
