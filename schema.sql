@@ -1,11 +1,11 @@
--- cm-graph index, schema version 1.
+-- cm-graph index, schema version 2.
 --
 -- One file per published generation, derived from it once and never written again. Node and
 -- edge numbers are ranks, not insertion order: nodes are numbered in provider-id order and edges
 -- in full relationship-identity order, so the file's bytes do not depend on the order the
 -- provider listed its records in. Text compares by code point (BINARY collation over UTF-8).
 PRAGMA application_id = 1668114290;  -- 0x636d6772, "cmgr": marks files this project wrote
-PRAGMA user_version = 1;             -- the schema version; see migrations/
+PRAGMA user_version = 2;             -- the schema version; see migrations/
 
 -- The generation this file was derived from: the one row that names it and its digests.
 CREATE TABLE generation (
@@ -83,6 +83,15 @@ CREATE TABLE undeclared_endpoints (
   node        INTEGER NOT NULL REFERENCES nodes (node),
   missing_id  TEXT NOT NULL,
   PRIMARY KEY (node, missing_id)
+) WITHOUT ROWID;
+
+-- Code nodes next to a record no traversal passes: a code node whose source_file no citation
+-- can carry (a legal file name holding '#', a control character, a backslash, an empty or '.'
+-- segment), or an edge between two code nodes whose own call-site path is such a name. Those
+-- records are not in nodes or edges at all; a walk that seeds or reaches a node listed here
+-- reports provider_warning.
+CREATE TABLE untraversable_borders (
+  node INTEGER NOT NULL PRIMARY KEY REFERENCES nodes (node)
 ) WITHOUT ROWID;
 
 -- The bound commit's tracked files (git ls-tree of the commit, never the working tree).

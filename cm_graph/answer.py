@@ -24,6 +24,7 @@ class Node:
     line: int | None
     kind: str
     incomplete: bool
+    borders_untraversable: bool  # an edge to a record no traversal passes was left out here
 
 
 @record
@@ -59,6 +60,7 @@ class Answer:
     over_budget: bool
     depth_boundary: bool
     incomplete: bool
+    meets_untraversable: bool  # a seed or reached node borders a record left out of the walk
 
     @property
     def resolved(self) -> bool:
@@ -81,13 +83,18 @@ class Answer:
             codes.append("unresolved_entities")
         if self.incomplete:
             codes.append("provider_partial")
+        if self.meets_untraversable:
+            # A record the walk could not pass (an uncitable path, see schema.sql) is a location
+            # the graph claimed that no citation can confirm: the signal of a dropped citation.
+            # (Documents add the same code for their own drops; the packet keeps it once.)
+            codes.append("provider_warning")
         return codes
 
 
 def _nodes(connection: apsw.Connection, numbers: set[int]) -> dict[int, Node]:
     rows = connection.execute(query_sql("describe_nodes"), {"nodes": json.dumps(sorted(numbers))})
     return {
-        row[0]: Node(row[0], row[1], row[2], row[3], row[4], bool(row[5])) for row in rows
+        row[0]: Node(row[0], row[1], row[2], row[3], row[4], bool(row[5]), bool(row[6])) for row in rows
     }
 
 
@@ -102,7 +109,7 @@ def answer(
     """Resolve ``target`` and walk; an unresolved target is an Answer with no seeds."""
     seeds: Seeds = resolve_seeds(connection, target)
     if not seeds.nodes:
-        return Answer(spec, target, depth, budget, (), False, (), False, False, False)
+        return Answer(spec, target, depth, budget, (), False, (), False, False, False, False)
     result: Walk = walk(connection, spec, seeds, depth, budget)
     numbers = set(seeds.nodes)
     for step in result.steps:
@@ -113,9 +120,9 @@ def answer(
         Relation(step.level, edges[step.edge], nodes[step.origin], nodes[step.reached], nodes[step.seed])
         for step in result.steps
     )
-    incomplete = any(nodes[s].incomplete for s in seeds.nodes) or any(
-        r.reached.incomplete for r in relations
-    )
+    touched = [nodes[s] for s in seeds.nodes] + [r.reached for r in relations]
+    incomplete = any(node.incomplete for node in touched)
+    meets_untraversable = any(node.borders_untraversable for node in touched)
     if spec.tests_only:
         relations = tuple(r for r in relations if r.reached.kind == "test")
     return Answer(
@@ -129,6 +136,7 @@ def answer(
         over_budget=result.over_budget,
         depth_boundary=result.depth_boundary,
         incomplete=incomplete,
+        meets_untraversable=meets_untraversable,
     )
 
 

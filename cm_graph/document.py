@@ -25,6 +25,7 @@ from .rules import (
     location_line,
     parse_location,
     path_in_scope,
+    path_refused,
 )
 
 MAX_NODES = 200_000
@@ -37,9 +38,12 @@ _LIST_KEYS = ("nodes", "edges", "links")
 # Records reach the sink as plain tuples, in the staging tables' column order (a tuple per record
 # costs a fraction of an object with named fields, and hundreds of thousands are made):
 #   code node: (provider_id, label, callable_base, path, line, kind)
-#   edge:      (list_name, source, target, relation, kind, confidence, site_path, site_line, site_error)
+#   edge:      (list_name, source, target, relation, kind, confidence, site_path, site_line, site_error,
+#               site_uncitable)
+# site_uncitable is 1 for an edge whose own call-site path is a legal file name no citation can
+# carry (see _site): the edge is kept out of every traversal, never refused.
 CodeNode = tuple[str, str, "str | None", str, "int | None", str]
-EdgeRecord = tuple[str, str, str, str, str, str, str, "int | None", "str | None"]
+EdgeRecord = tuple[str, str, str, str, str, str, str, "int | None", "str | None", int]
 # Caches of the per-path and per-location answers stop growing here, so memory stays flat.
 _CACHE_LIMIT = 1 << 16
 # The largest line a citation can carry (rules.citation_in_scope's digit limit).
@@ -48,6 +52,8 @@ _MAX_CITED_LINE = 10**MAX_CITATION_LINE_DIGITS - 1
 
 class GraphSink(Protocol):
     def add_code_node(self, node: CodeNode) -> None: ...
+
+    def add_untraversable(self, provider_id: str) -> None: ...
 
     def add_exclusion(self, provider_id: str, file_type: str) -> None: ...
 
@@ -275,7 +281,7 @@ class _RecordReader:
                 continue
             add_edge(list_name, (
                 list_name, source, target, relation, relation_kinds.get(relation, unmapped), confidence,
-                site_path, line if site_path else None, None,
+                site_path, line if site_path else None, None, 0,
             ))
 
     def _node(self, record: Any) -> None:
@@ -299,9 +305,18 @@ class _RecordReader:
             self.sink.add_exclusion(provider_id, file_type)
             return
         source_file = record["source_file"]
-        path = "" if source_file in (None, "") else bounded_text(
-            source_file, "A node's source_file", 1024, Unreadable
-        )
+        path = "" if source_file in (None, "") else _record_path(source_file, "A node's source_file")
+        if path and path_refused(path):
+            raise Unreadable("A node of graph.json names a path outside the repository's scope.")
+        if path and not path_in_scope(path):
+            # A legal file name no citation can carry (a '#', a tab, ...): the seed's "not
+            # traversable at all". Its label is the file's own name, so it may hold the same
+            # characters; it is checked only as far as a required field is.
+            if not isinstance(record["label"], str) or not 0 < len(record["label"]) <= 512:
+                raise Unreadable("A node label must be non-empty text of at most 512 characters.")
+            parse_location(record.get("source_location"), "A node")
+            self.sink.add_untraversable(provider_id)
+            return
         label = bounded_text(record["label"], "A node label", 512, Unreadable)
         line = parse_location(record.get("source_location"), "A node")
         if path and not citation_in_scope(path, line):
@@ -326,16 +341,21 @@ class _RecordReader:
         relation = bounded_text(record["relation"], "An edge relation", 128, Unreadable)
         source = bounded_text(record["source"], "An edge source", 512, Unreadable)
         target = bounded_text(record["target"], "An edge target", 512, Unreadable)
-        site_path, site_line, site_error = "", None, None
+        site_path, site_line, site_error, site_uncitable = "", None, None, 0
         try:
             source_file = record["source_file"]
             if source_file not in (None, ""):
-                site_path = bounded_text(source_file, "An edge's source_file", 1024, Unreadable)
+                site_path = _record_path(source_file, "An edge's source_file")
             site_line = parse_location(record.get("source_location"), "An edge")
-            if site_path and not citation_in_scope(site_path, site_line):
+            if site_path and path_refused(site_path):
+                raise Unreadable("An edge of graph.json names a call site outside the repository's scope.")
+            if site_path and not path_in_scope(site_path):
+                site_uncitable = 1  # a legal file name no citation can carry: never traversed
+            elif site_path and not citation_in_scope(site_path, site_line):
                 raise Unreadable("An edge of graph.json names a call site outside the repository's scope.")
         except Refusal as refusal:
             site_error = refusal.message
+        kept_site = site_error is None and not site_uncitable
         self.sink.add_edge(list_name, (
             list_name,
             source,
@@ -343,10 +363,24 @@ class _RecordReader:
             relation,
             graphmodel.relation_kind(relation),
             graphmodel.CONFIDENCES[confidence],
-            site_path if site_error is None else "",
-            (site_line if site_path else None) if site_error is None else None,
+            site_path if kept_site else "",
+            (site_line if site_path else None) if kept_site else None,
             site_error,
+            site_uncitable,
         ))
+
+
+def _record_path(value: Any, what: str) -> str:
+    """A record's path as the provider wrote it: text of at most 1,024 characters.
+
+    Unlike other text fields it may hold control characters, blanks and even lone surrogates (a
+    file name that is not UTF-8): a tracked file may be named so, and whether it can be cited is
+    the scope check's question (``path_refused``, ``path_in_scope``), not a reason to call the
+    record malformed.
+    """
+    if not isinstance(value, str) or not 0 < len(value) <= 1024:
+        raise Unreadable(f"{what} must be non-empty text of at most 1024 characters.")
+    return value
 
 
 def _nests(record: Any) -> bool:

@@ -100,6 +100,7 @@ class _StagingSink:
         self.resolver: EndpointResolver | None = None
         self._nodes: list[CodeNode] = []
         self._exclusions: list[tuple[str, str]] = []
+        self._untraversable: list[tuple[str]] = []
         self._edges: list[EdgeRecord] = []
         self._nodes_seen = False
         self._nodes_committed = False
@@ -120,6 +121,14 @@ class _StagingSink:
         if len(self._exclusions) >= _BATCH:
             self._flush_exclusions()
 
+    def add_untraversable(self, provider_id: str) -> None:
+        """A code node whose path no citation can carry: staged by id only (never indexed), so
+        its edges are pruned and its neighbours know they border it."""
+        self._nodes_seen = True
+        self._untraversable.append((provider_id,))
+        if len(self._untraversable) >= _BATCH:
+            self._flush_untraversable()
+
     def add_edge(self, list_name: str, edge: EdgeRecord) -> None:
         self._edges.append(edge)
         staged = self._staged_edges + len(self._edges)
@@ -139,6 +148,7 @@ class _StagingSink:
                 # document was checked; it is raised there (finish), so refusals keep their order.
                 self._duplicate = duplicate
             self._flush_exclusions()
+            self._flush_untraversable()
             self._nodes_committed = True
         self._connection.execute("COMMIT")
         if self.resolver is None:
@@ -168,9 +178,13 @@ class _StagingSink:
         self._connection.executemany("INSERT INTO stage_exclusions VALUES (?, ?)", self._exclusions)
         self._exclusions.clear()
 
+    def _flush_untraversable(self) -> None:
+        self._connection.executemany("INSERT INTO stage_untraversable VALUES (?)", self._untraversable)
+        self._untraversable.clear()
+
     def _flush_edges(self) -> None:
         self._connection.executemany(
-            "INSERT INTO stage_edges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", self._edges
+            "INSERT INTO stage_edges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self._edges
         )
         self._staged_edges += len(self._edges)
         self._edges.clear()
@@ -181,6 +195,7 @@ class _StagingSink:
             raise self._duplicate
         self._flush_nodes()
         self._flush_exclusions()
+        self._flush_untraversable()
         self._flush_edges()
         self._connection.execute("COMMIT")
         return self._staged_edges
@@ -342,10 +357,13 @@ def _write_tables(
     checkout: Path,
 ) -> dict[str, int]:
     bindings = {"edge_list": shape.edge_list}
+    if connection.execute(query_sql("find_untraversable_duplicates")).fetchall():
+        raise Unreadable("graph.json declares two code nodes with the same id.")
     bad_site = connection.execute(query_sql("count_site_errors"), bindings).fetchall()
     if bad_site:
         raise Unreadable(bad_site[0][0])
     connection.execute(query_sql("classify_edges"), bindings)
+    connection.execute(query_sql("classify_untraversable"), bindings)
     # The bulk rows' CHECKed columns (node and edge kinds, confidences, directions, the
     # incomplete flag) hold only words from graphmodel's fixed vocabularies or 0/1, written by
     # this reader, so evaluating the CHECKs per row (a third of the edge insert) proves nothing;
@@ -359,7 +377,9 @@ def _write_tables(
     # ever, so the file's bytes do not change); a failed statement is still the error raised.
     line_work = _Background(lambda: _line_counts(census, cited, checkout))
     try:
-        for statement in ("insert_adjacency", "insert_undeclared", "insert_exclusions"):
+        for statement in (
+            "insert_adjacency", "insert_undeclared", "insert_untraversable_borders", "insert_exclusions",
+        ):
             connection.execute(query_sql(statement))
     except Exception:
         line_work.wait()
@@ -405,8 +425,8 @@ def _tallies(
 ) -> dict[str, int]:
     (
         code_nodes, sourceless_nodes, incomplete_nodes, edges, edge_records, call_sites,
-        undeclared_endpoints, excluded_nodes,
-    ) = connection.execute(query_sql("tally_index")).fetchall()[0]
+        undeclared_endpoints, excluded_nodes, untraversable_nodes, untraversable_call_sites,
+    ) = connection.execute(query_sql("tally_index"), {"edge_list": shape.edge_list}).fetchall()[0]
     return {
         "raw_nodes": shape.raw_nodes,
         "raw_edges": shape.raw_edges,
@@ -418,6 +438,8 @@ def _tallies(
         "call_sites": call_sites,
         "incomplete_nodes": incomplete_nodes,
         "undeclared_endpoints": undeclared_endpoints,
+        "untraversable_nodes": untraversable_nodes,
+        "untraversable_call_sites": untraversable_call_sites,
         "census_files": len(census.entries),
         "census_skipped": census.skipped,
         "cited_files": counted,

@@ -118,11 +118,33 @@ def location_line(value: str) -> int | None:
 
 
 @lru_cache(maxsize=1 << 16)
+def path_refused(path: str) -> bool:
+    """A path no repository record may carry: absolute, parent-traversing, or indexer-private.
+
+    These are the seed's three scope failures that say the graph points outside the checkout
+    or into state no indexer may read, so the graph holding one is refused. Segments are split
+    on both ``/`` and ``\\`` (``..\\x`` traverses on the platform that reads it) and private
+    roots compare case-folded, as the citation grammar does.
+
+    Every other path a citation cannot name (``#``, a control character, a backslash, an empty
+    or ``.`` segment, blank) is a legal git file name: a record carrying one is kept out of
+    every traversal and never cited (``path_in_scope`` is False), but the graph stays usable.
+    """
+    if path.startswith(("/", "\\")):
+        return True
+    for segment in path.replace("\\", "/").split("/"):
+        if segment == ".." or segment.casefold() in PRIVATE_ROOTS:
+            return True
+    return False
+
+
+@lru_cache(maxsize=1 << 16)
 def path_in_scope(path: str) -> bool:
     """A repository-relative POSIX path that a citation may name.
 
     Absolute, parent-traversing, backslashed, ``#``-bearing and indexer-private paths (any
-    segment, case-folded) can never be checked against the bound commit, so they are out.
+    segment, case-folded) can never be checked against the bound commit, so they are out. A
+    ``#`` never belongs to a citable path, so ``path#L<n>`` always splits one way.
     """
     if not path or len(path) > 1024 or "#" in path or "\\" in path or path.startswith("/"):
         return False

@@ -114,6 +114,32 @@ def test_sourceless_stub_is_traversed_never_cited(g0_repo: Path, state_dir: Path
     assert "provider_warning" in outcome.packet["omissions"]
 
 
+@pytest.mark.parametrize("path", ["odd/a#b.py", "odd/tab\tname.py", "odd/nel\x85name.py"])
+def test_a_walk_that_meets_an_untraversable_record_says_so(g0_repo: Path, state_dir: Path, path: str) -> None:
+    """A node with an uncitable path is not traversable at all: the walk does not pass it, the
+    packet never names it, and an answer touching its neighbour raises provider_warning."""
+    graph = g0_graph()
+    graph["nodes"].append(node("n-odd", "odd_caller", path, "L1"))
+    graph["edges"].append(edge("n-odd", "n-load", path=path, location="L2"))
+    plain = ask_graph(g0_repo, state_dir, g0_graph(), "impact", "parse_config")
+    met = ask_graph(g0_repo, state_dir, graph, "impact", "parse_config")
+    assert texts(met) == texts(plain)  # nothing reached through the odd caller
+    assert met.packet["omissions"] == ["provider_warning"]
+    assert met.packet["completeness"] == "partial" and met.packet["truncated"] is False
+    assert "odd" not in json.dumps(met.packet)
+    assert met.summary["omissions"] == ["provider_warning"]
+    untouched = ask_graph(g0_repo, state_dir, graph, "symbol", "test_parse_config")
+    assert "provider_warning" not in untouched.packet["omissions"]
+
+
+def test_an_untraversable_call_site_is_not_walked(g0_repo: Path, state_dir: Path) -> None:
+    graph = _with_e1_site("example_pkg/a#b.py", "L41")  # load calls parse_config, at an odd site
+    outcome = ask_graph(g0_repo, state_dir, graph, "impact", "parse_config")
+    assert not any("load calls parse_config" in t for t in texts(outcome))
+    assert "provider_warning" in outcome.packet["omissions"]
+    assert "a#b" not in json.dumps(outcome.packet)
+
+
 def test_undeclared_endpoint_makes_the_answer_partial_not_truncated(g0_repo: Path, state_dir: Path) -> None:
     graph = g0_graph()
     graph["edges"].append(edge("n-config", "n-ghost"))

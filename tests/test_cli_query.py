@@ -29,6 +29,7 @@ from typer.testing import CliRunner, Result
 from cm_graph.cli import app
 from cm_graph.contract import mint_envelope
 from cm_graph.generation import ARTIFACT_NAME, read_current
+from cm_graph.indexdb import SCHEMA_VERSION
 from cm_graph.jsonio import dumps_canonical
 from cm_graph.layout import Workspace
 from cm_graph.manifest import MAX_ARTIFACT_BYTES, REQUIRED_OPTIONS, ProviderPin
@@ -433,7 +434,7 @@ def test_an_index_from_another_schema_version_is_derived_again(g0: Case) -> None
     assert result.exit_code == 0, result.stdout
     assert json.loads(result.stdout)["status"] == "available"
     assert g0.packet.exists()
-    assert user_version(index) == 1 and mode(index) == 0o600
+    assert user_version(index) == SCHEMA_VERSION and mode(index) == 0o600
 
     status = run("status", *g0.where(), "--json")
     assert status.exit_code == 0

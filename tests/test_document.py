@@ -53,17 +53,32 @@ G0_EDGES = [
     ("n-test", "n-config", "tests", "tests", "extracted", "", None, 1),
 ]
 
+# The seed's scope failures that refuse the graph: absolute, parent-traversing, indexer-private.
 OUT_OF_SCOPE_PATHS = [
     "/etc/passwd",
     "../sibling/config.py",
+    "example_pkg/../../x.py",
+    "..\\sibling\\config.py",
     ".git/config",
     ".graphify/nodes.bin",
     "vendor/.git/config",
     ".GIT/config",
+]
+# Legal git file names no citation can carry (path#L<n> must split one way; a control character
+# cannot be one line of text): the record is untraversable and uncited, the graph stays usable.
+UNCITABLE_PATHS = [
     "a\\b.py",
     "a//b.py",
     "./a.py",
     "a#b.py",
+    "odd/a#L3.py",
+    "odd/tab\tname.py",
+    "odd/new\nline.py",
+    "odd/esc\x1bname.py",
+    "odd/del\x7fname.py",
+    "odd/nel\x85name.py",
+    "odd/not-utf8-\udcff.py",
+    "   ",
 ]
 REFUSED_LOCATIONS = [
     "12",
@@ -991,7 +1006,7 @@ def test_out_of_scope_call_site_on_a_dangling_edge_does_not_refuse(
     assert loaded.incomplete == {"n-config", "n-load"}
 
 
-@pytest.mark.parametrize("bad", [3, [], {}, "x" * 1025, "a\nb.py", "   "])
+@pytest.mark.parametrize("bad", [3, [], {}, "x" * 1025])
 def test_call_site_path_that_is_not_text(repo: Path, state_dir: Path, bad: Any) -> None:
     graph = g0_graph()
     graph["edges"][0]["source_file"] = bad
@@ -1000,10 +1015,84 @@ def test_call_site_path_that_is_not_text(repo: Path, state_dir: Path, bad: Any) 
     load(repo, state_dir.with_name("state-2"), dangling)
 
 
-@pytest.mark.parametrize("bad", [3, [], {}, True, "x" * 1025, "a\tb.py", "   "])
+@pytest.mark.parametrize("bad", [3, [], {}, True, "x" * 1025])
 def test_node_path_that_is_not_text_refuses(repo: Path, state_dir: Path, bad: Any) -> None:
     graph = g0_graph()
     graph["nodes"][0]["source_file"] = bad
+    refuse_graph(repo, state_dir, graph)
+
+
+def _borders(loaded: Loaded) -> set[str]:
+    connection = open_index(loaded.report.path)
+    try:
+        rows = connection.execute(
+            "SELECT n.provider_id FROM untraversable_borders AS b JOIN nodes AS n ON n.node = b.node"
+        ).fetchall()
+    finally:
+        connection.close()
+    return {row[0] for row in rows}
+
+
+@pytest.mark.parametrize("path", UNCITABLE_PATHS)
+def test_uncitable_node_path_is_untraversable_not_a_refusal(repo: Path, state_dir: Path, path: str) -> None:
+    """The seed: a record whose path fails the scope check is not traversable at all; the rest
+    of the graph stays usable. The node and its edges are left out, its neighbours are marked."""
+    graph = with_edges(
+        edge("n-odd", "n-config", path=path, location="L2"),
+        edge("n-report", "n-odd", path="example_pkg/report.py", location="L6"),
+        nodes=[node("n-odd", "odd\tlabel", path, "L1")],
+    )
+    loaded = load(repo, state_dir, graph)
+    assert "n-odd" not in loaded.nodes
+    assert loaded.edges == G0_EDGES
+    assert _borders(loaded) == {"n-config", "n-report"}
+    assert loaded.incomplete == set() and loaded.undeclared == []
+    counts = loaded.report.counts
+    assert (counts["untraversable_nodes"], counts["untraversable_call_sites"]) == (1, 0)
+    assert counts["code_nodes"] == len(g0_graph()["nodes"])
+
+
+@pytest.mark.parametrize("path", UNCITABLE_PATHS)
+def test_uncitable_call_site_between_code_nodes_is_untraversable(
+    repo: Path, state_dir: Path, path: str
+) -> None:
+    graph = g0_graph()
+    graph["edges"][1].update(source_file=path, source_location="L3")  # n-report calls n-load
+    loaded = load(repo, state_dir, graph)
+    assert loaded.edges == [e for e in G0_EDGES if e[:2] != ("n-report", "n-load")]
+    assert _borders(loaded) == {"n-report", "n-load"}
+    assert loaded.report.counts["untraversable_call_sites"] == 1
+    assert loaded.report.counts["untraversable_nodes"] == 0
+
+
+def test_uncitable_call_site_on_a_dangling_edge_changes_nothing_else(repo: Path, state_dir: Path) -> None:
+    graph = with_edges(edge("n-config", "n-ghost", path="a#b.py", location="L3"))
+    loaded = load(repo, state_dir, graph)
+    assert loaded.edges == G0_EDGES and _borders(loaded) == set()
+    assert loaded.incomplete == {"n-config"}
+
+
+def test_an_ordinary_graph_borders_nothing(repo: Path, state_dir: Path) -> None:
+    loaded = load(repo, state_dir, g0_graph())
+    assert _borders(loaded) == set()
+    assert (loaded.report.counts["untraversable_nodes"], loaded.report.counts["untraversable_call_sites"]) == (0, 0)
+
+
+@pytest.mark.parametrize("twin", [
+    node("n-config", "parse_config", "a#b.py", "L1"),  # the same id as a traversable code node
+    node("n-odd", "other", "odd/tab\tname.py", "L1"),  # the same id as another untraversable one
+])
+def test_an_untraversable_node_shares_no_id(repo: Path, state_dir: Path, twin: dict[str, Any]) -> None:
+    graph = with_edges(nodes=[node("n-odd", "odd", "a#b.py", "L1"), twin])
+    refusal = refuse_graph(repo, state_dir, graph)
+    assert "same id" in refusal.message
+
+
+@pytest.mark.parametrize("location", ["L²", "12"])
+def test_an_untraversable_node_still_needs_a_well_formed_location(
+    repo: Path, state_dir: Path, location: str
+) -> None:
+    graph = with_edges(nodes=[node("n-odd", "odd", "a#b.py", location)])
     refuse_graph(repo, state_dir, graph)
 
 

@@ -197,6 +197,10 @@ def expected_counts(graph: dict[str, Any], tracked: set[str]) -> dict[str, int]:
         "call_sites": sum(1 for identity in kept if identity[4]),
         "undeclared_endpoints": len(undeclared),
         "incomplete_nodes": len({node for node, _missing in undeclared}),
+        # No file of the copied package has a name a citation cannot carry (see the odd-names
+        # test below for those), so every code record is traversable.
+        "untraversable_nodes": 0,
+        "untraversable_call_sites": 0,
         "census_files": len(tracked),
         "census_skipped": 0,
         "cited_files": len(cited & tracked),
@@ -348,3 +352,59 @@ def test_installed_cli_builds_and_indexes(provider_run: ProviderRun) -> None:
     assert rebuilt["status"] == "indexed"
     assert {name: rebuilt[name] for name in expected} == expected
     assert git(provider_run.repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+# Odd but legal file names (issue 12, item 3): each is a name git tracks and the provider reads,
+# but no `path#L<n>` citation can carry it. The records are untraversable; the graph is usable.
+ODD_SOURCES = {
+    "odd/a#b.py": "from pkg.core import helper\n\ndef odd_hash():\n    return helper()\n",
+    "odd/tab\tname.py": "from pkg.core import helper\n\ndef odd_tab():\n    return helper()\n",
+    "odd/new\nline.py": "def odd_newline():\n    return 2\n",
+    "odd/esc\x1bname.py": "def odd_esc():\n    return 3\n",
+    "odd/del\x7fname.py": "def odd_del():\n    return 4\n",
+    "odd/nel\x85name.py": "def odd_nel():\n    return 5\n",
+}
+PLAIN_SOURCES = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": "def helper():\n    return 1\n\ndef main():\n    return helper() + odd_hash()\n",
+    "pkg/other.py": "def leaf():\n    return 1\n\ndef lone():\n    return leaf()\n",
+}
+
+
+def test_odd_but_legal_file_names_leave_the_graph_usable(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {**PLAIN_SOURCES, **ODD_SOURCES})
+    home = tmp_path / "home"
+    home.mkdir()
+    where = ["--repo-path", str(repo), "--state-dir", str(tmp_path / "state")]
+    code, built, stderr = _run_cli(["build", *where, "--json"], home)
+    assert code == 0, (built, stderr)
+    assert built["status"] == "published" and built["usable"] is True
+    assert built["completeness"] == "complete"
+    code, status, stderr = _run_cli(["status", *where, "--json"], home)
+    assert (code, status["state"], status["usable"]) == (0, "current", True), stderr
+    assert status["search"]["search"] == "available"
+    code, indexed, stderr = _run_cli(["index", *where, "--json"], home)
+    assert code == 0 and indexed["untraversable_nodes"] >= 2 * len(ODD_SOURCES), stderr  # file + function each
+
+    code, auth, stderr = _run_cli([
+        "auth", "init", "--connection", "local-graph", "--repository", "owner/repo",
+        "--recipient", "claude:builder", *where,
+    ], home)
+    assert code == 0, stderr
+    (tmp_path / "auth.json").write_text(json.dumps(auth))
+    answers = {}
+    for target in ("main()", "lone()"):
+        packet = tmp_path / f"{target[:-2]}.json"
+        code, summary, stderr = _run_cli([
+            "query", "--question", "dependency", "--target", target, "--authorization",
+            str(tmp_path / "auth.json"), "--packet-out", str(packet), *where, "--json",
+        ], home)
+        assert (code, summary["status"]) == (0, "available"), (summary, stderr)
+        answers[target] = (summary, packet.read_text(encoding="utf-8"))
+    # main() calls odd_hash() in odd/a#b.py: the walk does not pass it and says so.
+    summary, packet = answers["main()"]
+    assert "provider_warning" in summary["omissions"]
+    assert "odd/" not in packet and "odd_hash" not in packet and "pkg/core.py#L" in packet
+    # lone() touches nothing odd: an ordinary, complete answer.
+    summary, packet = answers["lone()"]
+    assert summary["omissions"] == [] and summary["completeness"] == "complete"

@@ -5,11 +5,19 @@ CREATE TABLE stage_nodes (
 );
 CREATE TABLE stage_exclusions (provider_id TEXT NOT NULL, file_type TEXT NOT NULL);
 CREATE INDEX stage_exclusions_by_id ON stage_exclusions (provider_id);
+-- Code nodes whose path no citation can carry (document.py): known by id, never indexed.
+CREATE TABLE stage_untraversable (provider_id TEXT NOT NULL);
+CREATE INDEX stage_untraversable_by_id ON stage_untraversable (provider_id);
 CREATE TABLE stage_edges (
   list TEXT NOT NULL, source TEXT NOT NULL, target TEXT NOT NULL, relation TEXT NOT NULL,
   kind TEXT NOT NULL, confidence TEXT NOT NULL, site_path TEXT NOT NULL, site_line INTEGER,
-  site_error TEXT
+  site_error TEXT, site_uncitable INTEGER NOT NULL
 );
+-- The few edges whose call-site path cannot be cited (empty for an ordinary graph, so it costs
+-- nothing to keep while staging, and the statements that look for them read only it).
+CREATE INDEX stage_edges_uncitable ON stage_edges (site_uncitable) WHERE site_uncitable;
 CREATE TABLE stage_undeclared (
   provider_id TEXT NOT NULL, missing_id TEXT NOT NULL, PRIMARY KEY (provider_id, missing_id)
 );
+-- Code nodes on the other side of an untraversable record (classify_untraversable.sql).
+CREATE TABLE stage_borders (provider_id TEXT NOT NULL PRIMARY KEY);
