@@ -1504,6 +1504,9 @@ LABELS = ["parse_config", "config.py", "loader.py", "load()", "render(int)", "te
 RELATIONS = ["calls", "imports", "contains", "uses"]
 CONFIDENCE_WORDS = ["EXTRACTED", "INFERRED", "AMBIGUOUS"]
 CALL_SITE_PATH = "example_pkg/loader.py"
+# Legal file names no citation can carry: such nodes and call sites are untraversable.
+ODD_NODE_PATH = "odd/a#b.py"
+ODD_SITE_PATH = "odd/tab\tname.py"
 
 
 @st.composite
@@ -1514,7 +1517,7 @@ def random_graphs(draw: st.DrawFn) -> Graph:
         node(
             node_id,
             draw(st.sampled_from(LABELS)),
-            draw(st.sampled_from([*G0_PATHS, ""])),
+            draw(st.sampled_from([*G0_PATHS, "", ODD_NODE_PATH])),
             draw(st.one_of(st.none(), st.builds("L{}".format, st.integers(1, 20)))),
         )
         for node_id in ids
@@ -1528,7 +1531,7 @@ def random_graphs(draw: st.DrawFn) -> Graph:
     call_sites = st.one_of(
         st.just(("", None)),
         st.tuples(
-            st.just(CALL_SITE_PATH),
+            st.sampled_from([CALL_SITE_PATH, CALL_SITE_PATH, ODD_SITE_PATH]),
             st.one_of(st.none(), st.builds("L{}".format, st.integers(1, 20))),
         ),
     )
@@ -1550,16 +1553,25 @@ def random_graphs(draw: st.DrawFn) -> Graph:
     return {"nodes": nodes, "edges": edges, "hyperedges": [], "input_tokens": 0, "output_tokens": 0}
 
 
-def _model(graph: Graph) -> tuple[list[tuple[Any, ...]], set[str], list[tuple[str, str]]]:
-    """A small pure-Python reading of the reference rules: kept edges, incomplete, holes."""
-    code = {n["id"] for n in graph["nodes"] if n["file_type"] == "code"}
-    excluded = {n["id"] for n in graph["nodes"] if n["file_type"] != "code"}
+def _model(
+    graph: Graph,
+) -> tuple[list[tuple[Any, ...]], set[str], list[tuple[str, str]], set[str]]:
+    """A small pure-Python reading of the rules: kept edges, incomplete, holes, and the code
+    nodes that border an untraversable record (a node or call site with an uncitable path)."""
+    odd = {ODD_NODE_PATH, ODD_SITE_PATH}
+    code_records = [n for n in graph["nodes"] if n["file_type"] == "code"]
+    untraversable = {n["id"] for n in code_records if n["source_file"] in odd}
+    code = {n["id"] for n in code_records} - untraversable
+    excluded = {n["id"] for n in graph["nodes"] if n["file_type"] != "code"} | untraversable
     records: dict[tuple[Any, ...], int] = {}
     holes: set[tuple[str, str]] = set()
+    borders: set[str] = set()
     for e in graph["edges"]:
         ends = (e["source"], e["target"])
-        if all(end in code for end in ends):
-            path = e["source_file"] or ""
+        path = e["source_file"] or ""
+        if all(end in code for end in ends) and path in odd:
+            borders.update(ends)
+        elif all(end in code for end in ends):
             location = e.get("source_location") or ""
             line = int(location[1:]) if path and location else None
             key = (
@@ -1572,13 +1584,15 @@ def _model(graph: Graph) -> tuple[list[tuple[Any, ...]], set[str], list[tuple[st
                 line,
             )
             records[key] = records.get(key, 0) + 1
+        elif any(end in code for end in ends) and any(end in untraversable for end in ends):
+            borders.update(end for end in ends if end in code)
         elif any(end not in code and end not in excluded for end in ends):
             for end, other in (ends, ends[::-1]):
                 if end in code:
                     holes.add((end, other))
     ordered = sorted(records, key=lambda k: (*k[:6], -1 if k[6] is None else k[6]))
     edges = [(*key, records[key]) for key in ordered]
-    return edges, {end for end, _ in holes}, sorted(holes)
+    return edges, {end for end, _ in holes}, sorted(holes), borders
 
 
 @settings(
@@ -1592,11 +1606,14 @@ def test_index_matches_a_python_model(
 ) -> None:
     state = Path(tempfile.mkdtemp(dir=tmp_path)) / "state"
     loaded = load(repo, state, node_link(graph) if as_node_link else graph)
-    edges, incomplete, holes = _model(graph)
+    edges, incomplete, holes, borders = _model(graph)
     assert loaded.edges == edges
     assert loaded.incomplete == incomplete
     assert loaded.undeclared == holes
-    assert set(loaded.nodes) == {n["id"] for n in graph["nodes"] if n["file_type"] == "code"}
+    assert _borders(loaded) == borders
+    assert set(loaded.nodes) == {
+        n["id"] for n in graph["nodes"] if n["file_type"] == "code" and n["source_file"] != ODD_NODE_PATH
+    }
     assert loaded.report.counts["edge_records"] == sum(e[-1] for e in edges)
     assert loaded.generation["document_format"] == (
         "node_link" if as_node_link else "raw_extraction"
