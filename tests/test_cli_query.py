@@ -34,6 +34,7 @@ from cm_graph.jsonio import dumps_canonical
 from cm_graph.layout import Workspace
 from cm_graph.manifest import MAX_ARTIFACT_BYTES, REQUIRED_OPTIONS, ProviderPin
 from cm_graph.publishing import publish_provider_output
+from cm_graph.status import STATES
 
 from .askkit import RECIPIENTS, policy
 from .g0 import g0_graph, node
@@ -270,6 +271,13 @@ UNAVAILABLE = {
     "unreadable": make_unreadable,
     "reader_incompatible": make_reader_incompatible,
 }
+
+
+def test_every_unusable_graph_state_is_an_unavailable_case() -> None:
+    """A new unusable state of the graph cannot go untested by the case below."""
+    assert set(STATES) - {"current"} <= set(UNAVAILABLE)
+
+
 POLICIES = [
     pytest.param(True, "required_unavailable", "paused", 1, id="required"),
     pytest.param(False, "optional_unavailable", "usable", 0, id="optional"),
