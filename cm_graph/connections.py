@@ -21,7 +21,7 @@ from typing import Any
 
 from .ask import ask
 from .contract import Authorization, Policy, mint_envelope, parse_envelope, parse_policy, string_list
-from .errors import InvalidInput, Refusal
+from .errors import InvalidInput, Refusal, Unauthorized
 from .gitio import checkout_root, resolve_revision
 from .jsonio import dumps_canonical, loads_strict
 from .layout import Workspace
@@ -52,7 +52,7 @@ EVIDENCE_FIELDS = (
 )
 
 
-class ConnectionRefusal(Refusal):
+class ConnectionRefusal(Unauthorized):
     reason = "unauthorized"
 
 

@@ -10,7 +10,7 @@ import os
 import stat
 from pathlib import Path
 
-from .errors import Unsafe
+from .errors import Unsafe, UnsafeDestination
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -104,12 +104,33 @@ def create_exclusive(path: Path) -> int:
     return fd
 
 
+def check_replaceable(destination: Path) -> None:
+    """Refuse a destination that is neither absent, a regular file nor a symlink.
+
+    The seed replaces an existing destination rather than reopening it, which is right for a file
+    or a symlink (the link is replaced, its target untouched). A device node, FIFO, socket or
+    directory is something else the operator owns (as root, ``/dev/null`` itself): renaming over
+    it would destroy it, so nothing is written at all.
+    """
+    try:
+        mode = os.lstat(destination).st_mode
+    except FileNotFoundError:
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        raise UnsafeDestination(
+            "The output path exists and is not a regular file or symlink (a device, FIFO, socket or "
+            "directory); name a file instead."
+        )
+
+
 def write_private_atomic(destination: Path, data: bytes) -> None:
     """Write ``data`` to a fresh private sibling, fsync it, and rename it over ``destination``.
 
-    An existing file or symlink at the destination is replaced, never written through, and a
-    failure leaves the previous file intact with no temporary file behind.
+    An existing file or symlink at the destination is replaced, never written through; anything
+    else there is refused before a byte is written (``check_replaceable``, checked again just
+    before the rename). A failure leaves the previous file intact with no temporary file behind.
     """
+    check_replaceable(destination)
     staging = temp_sibling(destination)
     fd = create_exclusive(staging)
     try:
@@ -117,6 +138,7 @@ def write_private_atomic(destination: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        check_replaceable(destination)
         os.replace(staging, destination)
     except BaseException:
         try:
