@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,22 +28,26 @@ from .locking import build_lock
 from .packet import PACKET_SCHEMA
 from .privfs import ensure_private_dir, read_private_bytes, write_private_atomic
 from .questions import QUESTION_NAMES
-from .rules import identifier, is_bounded_text
+from .rules import identifier, is_bounded_text, timestamp
 from .status import graph_status
+from .storeshape import (
+    CONNECTION_SCHEMA,
+    HANDLE,
+    INDEX_SCHEMA,
+    MAX_ENTRIES,
+    PROVIDER,
+    check_connection_state,
+    check_index,
+)
 
-CONNECTION_SCHEMA = "code_mower.contextLocalGraphConnection.v1"
 SUMMARY_SCHEMA = "code_mower.contextConnectionSummary.v1"
-INDEX_SCHEMA = "code_mower.contextPacketIndex.v1"
 CONTEXT_SUMMARY_SCHEMA = "code_mower.contextSummary.v1"
 EVIDENCE_SCHEMA = "cm_graph.evidence.v1"
-MAX_ENTRIES = 16
 MAX_STATE_BYTES = 262_144
 MAX_QUERY_CHARS = 2000
-PROVIDER = "graphify"
 GUIDED_HOSTS = ("claude", "codex", "devin")
 GUIDED_ROLES = ("orchestrator", "builder", "reviewer")
-_STATE_KEYS = {"schema", "connection", "provider", "kind", "state", "repository_root", "repositories", "recipients"}
-_HANDLE = re.compile(r"[0-9a-f]{32}")
+_HANDLE = HANDLE
 # The packet's ``provider`` names the provider tool, which the rendered evidence must not.
 EVIDENCE_FIELDS = (
     "kind", "retrieved_at", "source_revision", "source_built_at", "completeness",
@@ -100,11 +103,7 @@ class ConnectionStore:
             data = read_private_bytes(self.state_path(name), MAX_STATE_BYTES)
         except FileNotFoundError:
             return None
-        value = loads_strict(data, "The connection state")
-        if not isinstance(value, dict) or set(value) != _STATE_KEYS or value["schema"] != CONNECTION_SCHEMA \
-                or value["connection"] != name or value["provider"] != PROVIDER \
-                or value["kind"] != "repository" or value["state"] not in ("verified", "disconnected"):
-            raise InvalidInput("The saved connection state is not one this reader supports; reconnect.")
+        value = check_connection_state(loads_strict(data, "The connection state"), name)
         return Connection(
             name, value["state"], Path(value["repository_root"]),
             tuple(value["repositories"]), tuple(value["recipients"]),
@@ -130,11 +129,7 @@ class ConnectionStore:
             data = read_private_bytes(self.index_path(name), MAX_STATE_BYTES)
         except FileNotFoundError:
             return []
-        value = loads_strict(data, "The packet index")
-        if not isinstance(value, dict) or value.get("schema") != INDEX_SCHEMA \
-                or not isinstance(value.get("entries"), list) or len(value["entries"]) > MAX_ENTRIES:
-            raise InvalidInput("The packet index is corrupt; disconnect and reconnect.")
-        return value["entries"]
+        return check_index(loads_strict(data, "The packet index"))
 
     def save_entries(self, name: str, entries: list[dict[str, Any]]) -> None:
         self._ensure()
@@ -366,9 +361,11 @@ def _load(
         raise ConnectionRefusal("The packet does not match its recorded digest.")
     packet = loads_strict(data, "The packet")
     live = parse_envelope(envelope, now)
-    binding = packet.get("binding", {}) if isinstance(packet, dict) else {}
+    if not isinstance(packet, dict) or not isinstance(packet.get("binding"), dict):
+        raise ConnectionRefusal("The packet no longer matches its authorization: schema.")
+    binding = packet["binding"]
     checks = [
-        (isinstance(packet, dict) and packet.get("schema") == PACKET_SCHEMA, "schema"),
+        (packet.get("schema") == PACKET_SCHEMA, "schema"),
         (packet.get("provider") == live.provider and packet.get("kind") == live.kind, "provider or kind"),
         (binding.get("connection") == live.connection, "connection"),
         (binding.get("generation") == live.generation, "generation (the graph was rebuilt)"),
@@ -388,8 +385,8 @@ def _load(
             if what.startswith("generation"):
                 raise Refusal(message, reason="superseded")
             raise ConnectionRefusal(message)
-    retrieved = datetime.fromisoformat(packet["retrieved_at"])
-    expires = datetime.fromisoformat(binding["expires_at"])
+    retrieved = timestamp(packet.get("retrieved_at"), "The packet's retrieved_at", ConnectionRefusal)
+    expires = timestamp(binding.get("expires_at"), "The packet's expires_at", ConnectionRefusal)
     if not retrieved <= now < expires or (now - retrieved).total_seconds() > policy.max_age_seconds \
             or expires > live.expires_at:
         raise ConnectionRefusal("The packet has expired.")

@@ -58,9 +58,12 @@ def ensure_private_dir(path: Path, *, private_from: Path) -> None:
 
 
 def open_private_read(path: Path) -> int:
-    """Open an existing private regular file without following a symlink; return its fd."""
+    """Open an existing private regular file without following a symlink; return its fd.
+
+    Opened non-blocking so that a FIFO planted where private state belongs is refused by the
+    regular-file check instead of hanging the open (it changes nothing for a regular file)."""
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW | _CLOEXEC)
     except FileNotFoundError:
         raise
     except OSError:
