@@ -363,13 +363,12 @@ def status_command(
 
     workspace = Workspace.locate(repo_path, state_dir)
     status = graph_status(workspace, revision, require_complete=not allow_partial)
-    value = status.to_json()
-    value["search"] = search_readiness(status)
+    value = status.to_json(search_readiness(status))
     if json_output:
         print_json(value)
     else:
         print_status(console(), value)
-    raise typer.Exit(0 if status.usable and value["search"]["search"] == "available" else 1)
+    raise typer.Exit(0 if status.usable and value["search"] == "available" else 1)
 
 
 @app.command("remove")

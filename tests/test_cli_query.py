@@ -417,14 +417,14 @@ def test_an_index_from_another_schema_version_is_derived_again(g0: Case) -> None
 
     status = run("status", *g0.where(), "--json")
     assert status.exit_code == 0
-    assert json.loads(status.stdout)["search"]["search"] == "available"
+    assert json.loads(status.stdout)["search"] == "available"
 
 
 def test_status_and_query_agree_on_reader_incompatible(case: Case) -> None:
     make_reader_incompatible(case)
     auth = write_auth(case, auth_document(case))
     summary = json.loads(query(case, auth, "--json").stdout)
-    readiness = json.loads(run("status", *case.where(), "--json").stdout)["search"]
+    readiness = json.loads(run("status", *case.where(), "--json").stdout)["query_reader"]
     assert readiness["reason"] == "reader_incompatible"
     assert readiness["next_action"] == summary["next_action"]
 
