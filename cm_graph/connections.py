@@ -68,33 +68,59 @@ class Connection:
     recipients: tuple[str, ...]
 
 
+def _index_name(name: str) -> str:
+    return f".i-{hashlib.sha256(name.encode()).hexdigest()[:48]}.json"
+
+
 class ConnectionStore:
-    """``<state root>/connections/``: connection states, packet indexes and packets."""
+    """The connection store, laid out as the reference lays it: flat in the state root.
+
+    ``<root>/<name>.json`` (state), ``<name>.lock``, ``.i-<digest>.json`` (packet index) and
+    ``.p-<handle>.json`` (packets), beside ``graph/``, so each tool finds the other's
+    connections. Earlier cm-graph releases kept them in ``<root>/connections/``; a connection
+    found only there (``LEGACY_DIRECTORY``) is still read and used there, all its files together.
+    If both places hold one, the state root wins. Reconnecting a disconnected legacy connection
+    moves it to the state root (its packets were purged first, so nothing is left to move).
+    """
+
+    LEGACY_DIRECTORY = "connections"
 
     def __init__(self, state_root: Path) -> None:
         self.root = Path(os.path.realpath(os.path.abspath(state_root)))
-        self.directory = self.root / "connections"
+        self.legacy = self.root / self.LEGACY_DIRECTORY
 
-    def _ensure(self) -> None:
-        ensure_private_dir(self.directory, private_from=self.root)
+    def directory_for(self, name: str) -> Path:
+        """Where connection ``name`` lives: the state root, unless only the legacy place has it."""
+        identifier(name, "The connection name")  # names become file names: never a path
+        if not os.path.lexists(self.root / f"{name}.json") and os.path.lexists(self.legacy / f"{name}.json"):
+            return self.legacy
+        return self.root
 
     def lock(self, name: str, wait: float = 35.0):  # type: ignore[no-untyped-def]
-        identifier(name, "The connection name")  # names become file names: never a path
-        self._ensure()
+        directory = self.directory_for(name)
+        ensure_private_dir(directory, private_from=self.root)
         return build_lock(
-            self.directory / f"{name}.lock", wait,
+            directory / f"{name}.lock", wait,
             busy_message="Another command is using this connection; try again shortly.",
         )
 
     def state_path(self, name: str) -> Path:
-        identifier(name, "The connection name")
-        return self.directory / f"{name}.json"
+        return self.directory_for(name) / f"{name}.json"
 
     def index_path(self, name: str) -> Path:
-        return self.directory / f".i-{hashlib.sha256(name.encode()).hexdigest()[:48]}.json"
+        return self.directory_for(name) / _index_name(name)
 
-    def packet_path(self, handle: str) -> Path:
-        return self.directory / f".p-{handle}.json"
+    def packet_path(self, name: str, handle: str) -> Path:
+        return self.directory_for(name) / f".p-{handle}.json"
+
+    def move_to_root(self, name: str) -> None:
+        """After a clean purge of a legacy connection: drop its legacy state and index, so the
+        state just written to the root is the only one (call with the connection lock held)."""
+        for stale in (self.legacy / f"{name}.json", self.legacy / _index_name(name)):
+            try:
+                os.unlink(stale)
+            except FileNotFoundError:
+                pass
 
     # -- connection state -------------------------------------------------------------------
 
@@ -109,9 +135,11 @@ class ConnectionStore:
             tuple(value["repositories"]), tuple(value["recipients"]),
         )
 
-    def write(self, connection: Connection) -> None:
-        self._ensure()
-        write_private_atomic(self.state_path(connection.name), dumps_canonical({
+    def write(self, connection: Connection, *, at_root: bool = False) -> None:
+        """Save the state where the connection lives (``at_root``: in the state root, always)."""
+        directory = self.root if at_root else self.directory_for(connection.name)
+        ensure_private_dir(directory, private_from=self.root)
+        write_private_atomic(directory / f"{connection.name}.json", dumps_canonical({
             "schema": CONNECTION_SCHEMA,
             "connection": connection.name,
             "provider": PROVIDER,
@@ -132,7 +160,7 @@ class ConnectionStore:
         return check_index(loads_strict(data, "The packet index"))
 
     def save_entries(self, name: str, entries: list[dict[str, Any]]) -> None:
-        self._ensure()
+        ensure_private_dir(self.directory_for(name), private_from=self.root)
         write_private_atomic(self.index_path(name), dumps_canonical({"schema": INDEX_SCHEMA, "entries": entries}))
 
     def purge(self, name: str) -> bool:
@@ -152,7 +180,7 @@ class ConnectionStore:
             handle = entry.get("handle")
             if isinstance(handle, str) and _HANDLE.fullmatch(handle):
                 try:
-                    os.unlink(self.packet_path(handle))
+                    os.unlink(self.packet_path(name, handle))
                 except FileNotFoundError:
                     pass
                 except OSError:
@@ -194,7 +222,8 @@ def connect(
             raise Refusal(
                 "The connection's old packets could not all be removed; fix the store first.", reason="needs_attention"
             )
-        store.write(approved)
+        store.write(approved, at_root=True)
+        store.move_to_root(name)
     return _summary("verified", "available")
 
 
@@ -291,7 +320,7 @@ def fetch(
         entries = store.entries(name)
         existing = next((e for e in entries if e.get("key") == key), None)
         if existing is not None and not refresh:
-            loaded = _load(store, existing, policy, repository, work_item, recipient, envelope, revision, now)
+            loaded = _load(store, name, existing, policy, repository, work_item, recipient, envelope, revision, now)
             return _context_summary(loaded, existing["handle"], reused=True)
         handle = uuid.uuid4().hex
         entry: dict[str, Any] = {"key": key, "handle": handle, "reference": None,
@@ -301,12 +330,12 @@ def fetch(
             evicted = kept.pop(0)
             if isinstance(evicted.get("handle"), str) and _HANDLE.fullmatch(evicted["handle"]):
                 try:
-                    os.unlink(store.packet_path(evicted["handle"]))
+                    os.unlink(store.packet_path(name, evicted["handle"]))
                 except FileNotFoundError:
                     pass
         if existing is not None and _HANDLE.fullmatch(str(existing.get("handle"))):
             try:
-                os.unlink(store.packet_path(existing["handle"]))
+                os.unlink(store.packet_path(name, existing["handle"]))
             except FileNotFoundError:
                 pass
         entries = [*kept, entry]
@@ -323,10 +352,10 @@ def fetch(
             store.save_entries(name, entries)
             raise Refusal(outcome.summary.get("detail", "No packet."), reason=entry["failure_reason"])
         data = dumps_canonical(outcome.packet)
-        write_private_atomic(store.packet_path(handle), data)
-        entry["reference"] = {"path": store.packet_path(handle).name, "sha256": hashlib.sha256(data).hexdigest()}
+        write_private_atomic(store.packet_path(name, handle), data)
+        entry["reference"] = {"path": store.packet_path(name, handle).name, "sha256": hashlib.sha256(data).hexdigest()}
         store.save_entries(name, entries)
-        loaded = _load(store, entry, policy, repository, work_item, recipient, envelope, revision, now)
+        loaded = _load(store, name, entry, policy, repository, work_item, recipient, envelope, revision, now)
         return _context_summary(loaded, handle, reused=False)
 
 
@@ -340,7 +369,7 @@ def _context_summary(packet: dict[str, Any], handle: str, *, reused: bool) -> di
 
 
 def _load(
-    store: ConnectionStore, entry: dict[str, Any], policy: Policy, repository: str, work_item: str,
+    store: ConnectionStore, name: str, entry: dict[str, Any], policy: Policy, repository: str, work_item: str,
     recipient: str, envelope: dict[str, Any], revision: str, now: datetime,
 ) -> dict[str, Any]:
     """Every check the delivery contract makes before evidence may be read."""
@@ -351,10 +380,10 @@ def _load(
             f"The packet did not complete ({reason}); use an explicit refresh." if reason
             else "The packet did not complete; use an explicit refresh."
         )
-    if not isinstance(reference, dict) or reference.get("path") != store.packet_path(entry["handle"]).name:
+    if not isinstance(reference, dict) or reference.get("path") != store.packet_path(name, entry["handle"]).name:
         raise ConnectionRefusal("The packet reference is not safe.")
     try:
-        data = read_private_bytes(store.packet_path(entry["handle"]), policy.limits["max_packet_bytes"])
+        data = read_private_bytes(store.packet_path(name, entry["handle"]), policy.limits["max_packet_bytes"])
     except FileNotFoundError:
         raise ConnectionRefusal("The packet is missing or was invalidated.") from None
     if hashlib.sha256(data).hexdigest() != reference.get("sha256"):
@@ -452,8 +481,8 @@ def load_authorized(
         request = entry.get("request", {})
         policy = parse_policy(request.get("policy"))
         return _load(
-            store, entry, policy, request.get("repository"), request.get("work_item"), recipient, envelope, revision,
-            now,
+            store, name, entry, policy, request.get("repository"), request.get("work_item"), recipient, envelope,
+            revision, now,
         )
 
 
