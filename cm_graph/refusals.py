@@ -28,7 +28,7 @@ OS_REFUSALS: dict[int, tuple[str, str]] = {
     errno.EDQUOT: ("disk_full", "The disk quota is exhausted; free some space and try again."),
     errno.EACCES: ("permission_denied", "Permission was denied on a file or directory this command needs."),
     errno.EPERM: ("permission_denied", "The operation is not permitted on a file or directory this command needs."),
-    errno.EISDIR: ("not_a_file", "A directory stands where a file is expected; name a file."),
+    errno.EISDIR: ("not_a_file", "A directory stands where a file is expected (a path given, or in the state)."),
     errno.ENOTDIR: ("not_a_directory", "A file stands where a directory is expected."),
     errno.ENOENT: ("missing", "A file or directory this command needs does not exist."),
     errno.ELOOP: ("unsafe", "A symlink stands where private state must be a real file or directory."),
