@@ -457,7 +457,7 @@ def entry_required(store: ConnectionStore, name: str, handle: str) -> bool:
     """Whether the policy a packet was prepared under requires it (unknown: required)."""
     try:
         entries = store.entries(name)
-    except Refusal:
+    except (Refusal, OSError):
         return True
     entry = next((e for e in entries if e.get("handle") == handle), None)
     policy = (entry or {}).get("request", {}).get("policy", {})

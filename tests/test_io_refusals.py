@@ -102,13 +102,13 @@ class World:
     def workspace(self) -> Workspace:
         return Workspace.locate(self.repo, self.state)
 
-    def session(self, policy_connection: str = NAME) -> Path:
+    def session(self, policy_connection: str = NAME, *, required: bool = True) -> Path:
         path = self.base / "session.json"
         path.write_text(json.dumps({
             "schema": "cm_graph.session.v1", "connection": NAME, "repository": "owner/repo",
             "work_item": "issue-6", "recipient": "claude:builder", "directory": str(self.repo),
             "policy": {"schema": "code_mower.contextPolicy.v1", "connection": policy_connection,
-                       "policy_version": "v1", "required": True},
+                       "policy_version": "v1", "required": required},
         }))
         return path
 
@@ -199,6 +199,26 @@ def test_every_command_on_a_read_only_state_root(tmp_path: Path) -> None:
                 assert str(world.state) not in done.stderr and str(world.state) not in done.stdout, words
     # Nothing was lost: the generation still answers once the mount is gone.
     assert world.run("status", *world.where()).returncode == 0
+
+
+def test_a_read_only_store_degrades_optional_evidence_and_pauses_required(tmp_path: Path) -> None:
+    """``context fetch`` reports a machine fault as it reports any unavailable evidence."""
+    world = make_world(tmp_path)
+    handles = {}
+    for required in (True, False):
+        done = world.run("session", "prepare", world.session(required=required), "--query-stdin",
+                         "--state-dir", world.state, "--json", stdin="parse_config\n")
+        assert done.returncode == 0, done.stderr
+        handles[required] = json.loads(done.stdout)["packet_handle"]
+    with read_only(world.state):
+        for required, (code, status) in {True: (1, "required_unavailable"), False: (0, "optional_unavailable")}.items():
+            done = world.run("context", "fetch", "--connection", NAME, "--handle", handles[required],
+                             "--recipient", "claude:builder", "--state-dir", world.state, "--json")
+            assert "Traceback" not in done.stderr
+            assert done.returncode == code, (done.stdout, done.stderr)
+            outcome = json.loads(done.stdout)
+            assert (outcome["status"], outcome["reason"]) == (status, "read_only")
+            assert "#L" not in done.stdout
 
 
 # -- a full disk --------------------------------------------------------------------------------
