@@ -39,7 +39,7 @@ from .output import print_json, print_refusal
 from .privfs import read_regular_file, write_private_atomic
 from .questions import check_budget, check_depth
 from .questions import question as question_spec
-from .refusals import run_refusing
+from .refusals import refusal_for_os_error, run_refusing
 from .status import graph_status, require_current
 
 app = typer.Typer(
@@ -363,13 +363,12 @@ def status_command(
 
     workspace = Workspace.locate(repo_path, state_dir)
     status = graph_status(workspace, revision, require_complete=not allow_partial)
-    value = status.to_json()
-    value["search"] = search_readiness(status)
+    value = status.to_json(search_readiness(status))
     if json_output:
         print_json(value)
     else:
         print_status(console(), value)
-    raise typer.Exit(0 if status.usable and value["search"]["search"] == "available" else 1)
+    raise typer.Exit(0 if status.usable and value["search"] == "available" else 1)
 
 
 @app.command("remove")
@@ -638,7 +637,10 @@ def context_fetch_command(
     try:
         revision = consuming_revision(Path.cwd())
         packet = load_authorized(store, connection, handle, recipient, revision)
-    except Refusal as refusal:
+    except (Refusal, OSError) as caught:
+        # A fault of the machine (read-only or full store) is unavailable evidence like any
+        # other refusal: paused under a required policy, degraded under an optional one.
+        refusal = caught if isinstance(caught, Refusal) else refusal_for_os_error(caught)
         required = entry_required(store, connection, handle)
         outcome = unavailable(required, refusal.reason, refusal.message, stage="fetching")
         if json_output:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,7 +20,7 @@ from typing import Any
 
 from .ask import ask
 from .contract import Authorization, Policy, mint_envelope, parse_envelope, parse_policy, string_list
-from .errors import InvalidInput, Refusal
+from .errors import InvalidInput, Refusal, Unauthorized
 from .gitio import checkout_root, resolve_revision
 from .jsonio import dumps_canonical, loads_strict
 from .layout import Workspace
@@ -29,22 +28,26 @@ from .locking import build_lock
 from .packet import PACKET_SCHEMA
 from .privfs import ensure_private_dir, read_private_bytes, write_private_atomic
 from .questions import QUESTION_NAMES
-from .rules import identifier, is_bounded_text
+from .rules import identifier, is_bounded_text, timestamp
 from .status import graph_status
+from .storeshape import (
+    CONNECTION_SCHEMA,
+    HANDLE,
+    INDEX_SCHEMA,
+    MAX_ENTRIES,
+    PROVIDER,
+    check_connection_state,
+    check_index,
+)
 
-CONNECTION_SCHEMA = "code_mower.contextLocalGraphConnection.v1"
 SUMMARY_SCHEMA = "code_mower.contextConnectionSummary.v1"
-INDEX_SCHEMA = "code_mower.contextPacketIndex.v1"
 CONTEXT_SUMMARY_SCHEMA = "code_mower.contextSummary.v1"
 EVIDENCE_SCHEMA = "cm_graph.evidence.v1"
-MAX_ENTRIES = 16
 MAX_STATE_BYTES = 262_144
 MAX_QUERY_CHARS = 2000
-PROVIDER = "graphify"
 GUIDED_HOSTS = ("claude", "codex", "devin")
 GUIDED_ROLES = ("orchestrator", "builder", "reviewer")
-_STATE_KEYS = {"schema", "connection", "provider", "kind", "state", "repository_root", "repositories", "recipients"}
-_HANDLE = re.compile(r"[0-9a-f]{32}")
+_HANDLE = HANDLE
 # The packet's ``provider`` names the provider tool, which the rendered evidence must not.
 EVIDENCE_FIELDS = (
     "kind", "retrieved_at", "source_revision", "source_built_at", "completeness",
@@ -52,7 +55,7 @@ EVIDENCE_FIELDS = (
 )
 
 
-class ConnectionRefusal(Refusal):
+class ConnectionRefusal(Unauthorized):
     reason = "unauthorized"
 
 
@@ -65,33 +68,59 @@ class Connection:
     recipients: tuple[str, ...]
 
 
+def _index_name(name: str) -> str:
+    return f".i-{hashlib.sha256(name.encode()).hexdigest()[:48]}.json"
+
+
 class ConnectionStore:
-    """``<state root>/connections/``: connection states, packet indexes and packets."""
+    """The connection store, laid out as the reference lays it: flat in the state root.
+
+    ``<root>/<name>.json`` (state), ``<name>.lock``, ``.i-<digest>.json`` (packet index) and
+    ``.p-<handle>.json`` (packets), beside ``graph/``, so each tool finds the other's
+    connections. Earlier cm-graph releases kept them in ``<root>/connections/``; a connection
+    found only there (``LEGACY_DIRECTORY``) is still read and used there, all its files together.
+    If both places hold one, the state root wins. Reconnecting a disconnected legacy connection
+    moves it to the state root (its packets were purged first, so nothing is left to move).
+    """
+
+    LEGACY_DIRECTORY = "connections"
 
     def __init__(self, state_root: Path) -> None:
         self.root = Path(os.path.realpath(os.path.abspath(state_root)))
-        self.directory = self.root / "connections"
+        self.legacy = self.root / self.LEGACY_DIRECTORY
 
-    def _ensure(self) -> None:
-        ensure_private_dir(self.directory, private_from=self.root)
+    def directory_for(self, name: str) -> Path:
+        """Where connection ``name`` lives: the state root, unless only the legacy place has it."""
+        identifier(name, "The connection name")  # names become file names: never a path
+        if not os.path.lexists(self.root / f"{name}.json") and os.path.lexists(self.legacy / f"{name}.json"):
+            return self.legacy
+        return self.root
 
     def lock(self, name: str, wait: float = 35.0):  # type: ignore[no-untyped-def]
-        identifier(name, "The connection name")  # names become file names: never a path
-        self._ensure()
+        directory = self.directory_for(name)
+        ensure_private_dir(directory, private_from=self.root)
         return build_lock(
-            self.directory / f"{name}.lock", wait,
+            directory / f"{name}.lock", wait,
             busy_message="Another command is using this connection; try again shortly.",
         )
 
     def state_path(self, name: str) -> Path:
-        identifier(name, "The connection name")
-        return self.directory / f"{name}.json"
+        return self.directory_for(name) / f"{name}.json"
 
     def index_path(self, name: str) -> Path:
-        return self.directory / f".i-{hashlib.sha256(name.encode()).hexdigest()[:48]}.json"
+        return self.directory_for(name) / _index_name(name)
 
-    def packet_path(self, handle: str) -> Path:
-        return self.directory / f".p-{handle}.json"
+    def packet_path(self, name: str, handle: str) -> Path:
+        return self.directory_for(name) / f".p-{handle}.json"
+
+    def move_to_root(self, name: str) -> None:
+        """After a clean purge of a legacy connection: drop its legacy state and index, so the
+        state just written to the root is the only one (call with the connection lock held)."""
+        for stale in (self.legacy / f"{name}.json", self.legacy / _index_name(name)):
+            try:
+                os.unlink(stale)
+            except FileNotFoundError:
+                pass
 
     # -- connection state -------------------------------------------------------------------
 
@@ -100,19 +129,17 @@ class ConnectionStore:
             data = read_private_bytes(self.state_path(name), MAX_STATE_BYTES)
         except FileNotFoundError:
             return None
-        value = loads_strict(data, "The connection state")
-        if not isinstance(value, dict) or set(value) != _STATE_KEYS or value["schema"] != CONNECTION_SCHEMA \
-                or value["connection"] != name or value["provider"] != PROVIDER \
-                or value["kind"] != "repository" or value["state"] not in ("verified", "disconnected"):
-            raise InvalidInput("The saved connection state is not one this reader supports; reconnect.")
+        value = check_connection_state(loads_strict(data, "The connection state"), name)
         return Connection(
             name, value["state"], Path(value["repository_root"]),
             tuple(value["repositories"]), tuple(value["recipients"]),
         )
 
-    def write(self, connection: Connection) -> None:
-        self._ensure()
-        write_private_atomic(self.state_path(connection.name), dumps_canonical({
+    def write(self, connection: Connection, *, at_root: bool = False) -> None:
+        """Save the state where the connection lives (``at_root``: in the state root, always)."""
+        directory = self.root if at_root else self.directory_for(connection.name)
+        ensure_private_dir(directory, private_from=self.root)
+        write_private_atomic(directory / f"{connection.name}.json", dumps_canonical({
             "schema": CONNECTION_SCHEMA,
             "connection": connection.name,
             "provider": PROVIDER,
@@ -130,14 +157,10 @@ class ConnectionStore:
             data = read_private_bytes(self.index_path(name), MAX_STATE_BYTES)
         except FileNotFoundError:
             return []
-        value = loads_strict(data, "The packet index")
-        if not isinstance(value, dict) or value.get("schema") != INDEX_SCHEMA \
-                or not isinstance(value.get("entries"), list) or len(value["entries"]) > MAX_ENTRIES:
-            raise InvalidInput("The packet index is corrupt; disconnect and reconnect.")
-        return value["entries"]
+        return check_index(loads_strict(data, "The packet index"))
 
     def save_entries(self, name: str, entries: list[dict[str, Any]]) -> None:
-        self._ensure()
+        ensure_private_dir(self.directory_for(name), private_from=self.root)
         write_private_atomic(self.index_path(name), dumps_canonical({"schema": INDEX_SCHEMA, "entries": entries}))
 
     def purge(self, name: str) -> bool:
@@ -157,7 +180,7 @@ class ConnectionStore:
             handle = entry.get("handle")
             if isinstance(handle, str) and _HANDLE.fullmatch(handle):
                 try:
-                    os.unlink(self.packet_path(handle))
+                    os.unlink(self.packet_path(name, handle))
                 except FileNotFoundError:
                     pass
                 except OSError:
@@ -199,7 +222,8 @@ def connect(
             raise Refusal(
                 "The connection's old packets could not all be removed; fix the store first.", reason="needs_attention"
             )
-        store.write(approved)
+        store.write(approved, at_root=True)
+        store.move_to_root(name)
     return _summary("verified", "available")
 
 
@@ -296,7 +320,7 @@ def fetch(
         entries = store.entries(name)
         existing = next((e for e in entries if e.get("key") == key), None)
         if existing is not None and not refresh:
-            loaded = _load(store, existing, policy, repository, work_item, recipient, envelope, revision, now)
+            loaded = _load(store, name, existing, policy, repository, work_item, recipient, envelope, revision, now)
             return _context_summary(loaded, existing["handle"], reused=True)
         handle = uuid.uuid4().hex
         entry: dict[str, Any] = {"key": key, "handle": handle, "reference": None,
@@ -306,12 +330,12 @@ def fetch(
             evicted = kept.pop(0)
             if isinstance(evicted.get("handle"), str) and _HANDLE.fullmatch(evicted["handle"]):
                 try:
-                    os.unlink(store.packet_path(evicted["handle"]))
+                    os.unlink(store.packet_path(name, evicted["handle"]))
                 except FileNotFoundError:
                     pass
         if existing is not None and _HANDLE.fullmatch(str(existing.get("handle"))):
             try:
-                os.unlink(store.packet_path(existing["handle"]))
+                os.unlink(store.packet_path(name, existing["handle"]))
             except FileNotFoundError:
                 pass
         entries = [*kept, entry]
@@ -328,10 +352,10 @@ def fetch(
             store.save_entries(name, entries)
             raise Refusal(outcome.summary.get("detail", "No packet."), reason=entry["failure_reason"])
         data = dumps_canonical(outcome.packet)
-        write_private_atomic(store.packet_path(handle), data)
-        entry["reference"] = {"path": store.packet_path(handle).name, "sha256": hashlib.sha256(data).hexdigest()}
+        write_private_atomic(store.packet_path(name, handle), data)
+        entry["reference"] = {"path": store.packet_path(name, handle).name, "sha256": hashlib.sha256(data).hexdigest()}
         store.save_entries(name, entries)
-        loaded = _load(store, entry, policy, repository, work_item, recipient, envelope, revision, now)
+        loaded = _load(store, name, entry, policy, repository, work_item, recipient, envelope, revision, now)
         return _context_summary(loaded, handle, reused=False)
 
 
@@ -345,7 +369,7 @@ def _context_summary(packet: dict[str, Any], handle: str, *, reused: bool) -> di
 
 
 def _load(
-    store: ConnectionStore, entry: dict[str, Any], policy: Policy, repository: str, work_item: str,
+    store: ConnectionStore, name: str, entry: dict[str, Any], policy: Policy, repository: str, work_item: str,
     recipient: str, envelope: dict[str, Any], revision: str, now: datetime,
 ) -> dict[str, Any]:
     """Every check the delivery contract makes before evidence may be read."""
@@ -356,19 +380,21 @@ def _load(
             f"The packet did not complete ({reason}); use an explicit refresh." if reason
             else "The packet did not complete; use an explicit refresh."
         )
-    if not isinstance(reference, dict) or reference.get("path") != store.packet_path(entry["handle"]).name:
+    if not isinstance(reference, dict) or reference.get("path") != store.packet_path(name, entry["handle"]).name:
         raise ConnectionRefusal("The packet reference is not safe.")
     try:
-        data = read_private_bytes(store.packet_path(entry["handle"]), policy.limits["max_packet_bytes"])
+        data = read_private_bytes(store.packet_path(name, entry["handle"]), policy.limits["max_packet_bytes"])
     except FileNotFoundError:
         raise ConnectionRefusal("The packet is missing or was invalidated.") from None
     if hashlib.sha256(data).hexdigest() != reference.get("sha256"):
         raise ConnectionRefusal("The packet does not match its recorded digest.")
     packet = loads_strict(data, "The packet")
     live = parse_envelope(envelope, now)
-    binding = packet.get("binding", {}) if isinstance(packet, dict) else {}
+    if not isinstance(packet, dict) or not isinstance(packet.get("binding"), dict):
+        raise ConnectionRefusal("The packet no longer matches its authorization: schema.")
+    binding = packet["binding"]
     checks = [
-        (isinstance(packet, dict) and packet.get("schema") == PACKET_SCHEMA, "schema"),
+        (packet.get("schema") == PACKET_SCHEMA, "schema"),
         (packet.get("provider") == live.provider and packet.get("kind") == live.kind, "provider or kind"),
         (binding.get("connection") == live.connection, "connection"),
         (binding.get("generation") == live.generation, "generation (the graph was rebuilt)"),
@@ -388,8 +414,8 @@ def _load(
             if what.startswith("generation"):
                 raise Refusal(message, reason="superseded")
             raise ConnectionRefusal(message)
-    retrieved = datetime.fromisoformat(packet["retrieved_at"])
-    expires = datetime.fromisoformat(binding["expires_at"])
+    retrieved = timestamp(packet.get("retrieved_at"), "The packet's retrieved_at", ConnectionRefusal)
+    expires = timestamp(binding.get("expires_at"), "The packet's expires_at", ConnectionRefusal)
     if not retrieved <= now < expires or (now - retrieved).total_seconds() > policy.max_age_seconds \
             or expires > live.expires_at:
         raise ConnectionRefusal("The packet has expired.")
@@ -431,7 +457,7 @@ def entry_required(store: ConnectionStore, name: str, handle: str) -> bool:
     """Whether the policy a packet was prepared under requires it (unknown: required)."""
     try:
         entries = store.entries(name)
-    except Refusal:
+    except (Refusal, OSError):
         return True
     entry = next((e for e in entries if e.get("handle") == handle), None)
     policy = (entry or {}).get("request", {}).get("policy", {})
@@ -455,8 +481,8 @@ def load_authorized(
         request = entry.get("request", {})
         policy = parse_policy(request.get("policy"))
         return _load(
-            store, entry, policy, request.get("repository"), request.get("work_item"), recipient, envelope, revision,
-            now,
+            store, name, entry, policy, request.get("repository"), request.get("work_item"), recipient, envelope,
+            revision, now,
         )
 
 

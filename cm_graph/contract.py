@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from .errors import InvalidInput
+from .errors import InvalidInput, Unauthorized
 from .jsonio import loads_strict
 from .records import record
 from .rules import bounded_text, identifier, timestamp
@@ -171,12 +171,27 @@ def parse_authorization(data: bytes) -> Authorization:
     fields = _exact(value, {"connection", "policy", "repository", "work_item"}, set(), "The authorization file")
     if not isinstance(fields["connection"], dict):
         raise InvalidInput("The authorization file's connection must be a JSON object.")
-    return Authorization(
+    authorization = Authorization(
         envelope_json=fields["connection"],
         policy=parse_policy(fields["policy"]),
         repository=bounded_text(fields["repository"], "The authorization's repository"),
         work_item=bounded_text(fields["work_item"], "The authorization's work_item"),
     )
+    check_covered(authorization)
+    return authorization
+
+
+def check_covered(authorization: Authorization) -> None:
+    """Refuse an authorization whose own parts disagree: the policy must be the envelope
+    connection's policy and the repository one the envelope approves. The packet's binding copies
+    all three, so a mismatch would mint evidence bound to a scope nobody approved; it is refused
+    when the file is loaded, as an unapproved recipient is (reason ``unauthorized``)."""
+    envelope = authorization.envelope_json
+    if envelope.get("connection") != authorization.policy.connection:
+        raise Unauthorized("The authorization's policy names a different connection than its envelope.")
+    repositories = envelope.get("repositories")
+    if not isinstance(repositories, list) or authorization.repository not in repositories:
+        raise Unauthorized("The authorization's repository is not one its envelope approves.")
 
 
 def binding_expiry(envelope: Envelope, policy: Policy, now: datetime) -> datetime:

@@ -76,3 +76,17 @@ class Unsafe(Refusal):
     """Private state failed an ownership, mode, link-count or symlink check."""
 
     reason = "invalid"
+
+
+class UnsafeDestination(Refusal):
+    """An output path names something that must not be replaced: a device, FIFO, socket or
+    directory. Only a regular file or a symlink is ever replaced."""
+
+    reason = "unsafe_destination"
+
+
+class Unauthorized(Refusal):
+    """The authorization does not cover this request: a recipient, repository or connection the
+    envelope does not name."""
+
+    reason = "unauthorized"

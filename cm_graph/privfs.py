@@ -10,7 +10,7 @@ import os
 import stat
 from pathlib import Path
 
-from .errors import Unsafe
+from .errors import Unsafe, UnsafeDestination
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -58,9 +58,12 @@ def ensure_private_dir(path: Path, *, private_from: Path) -> None:
 
 
 def open_private_read(path: Path) -> int:
-    """Open an existing private regular file without following a symlink; return its fd."""
+    """Open an existing private regular file without following a symlink; return its fd.
+
+    Opened non-blocking so that a FIFO planted where private state belongs is refused by the
+    regular-file check instead of hanging the open (it changes nothing for a regular file)."""
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW | _CLOEXEC)
     except FileNotFoundError:
         raise
     except OSError:
@@ -104,12 +107,33 @@ def create_exclusive(path: Path) -> int:
     return fd
 
 
+def check_replaceable(destination: Path) -> None:
+    """Refuse a destination that is neither absent, a regular file nor a symlink.
+
+    The seed replaces an existing destination rather than reopening it, which is right for a file
+    or a symlink (the link is replaced, its target untouched). A device node, FIFO, socket or
+    directory is something else the operator owns (as root, ``/dev/null`` itself): renaming over
+    it would destroy it, so nothing is written at all.
+    """
+    try:
+        mode = os.lstat(destination).st_mode
+    except FileNotFoundError:
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        raise UnsafeDestination(
+            "The output path exists and is not a regular file or symlink (a device, FIFO, socket or "
+            "directory); name a file instead."
+        )
+
+
 def write_private_atomic(destination: Path, data: bytes) -> None:
     """Write ``data`` to a fresh private sibling, fsync it, and rename it over ``destination``.
 
-    An existing file or symlink at the destination is replaced, never written through, and a
-    failure leaves the previous file intact with no temporary file behind.
+    An existing file or symlink at the destination is replaced, never written through; anything
+    else there is refused before a byte is written (``check_replaceable``, checked again just
+    before the rename). A failure leaves the previous file intact with no temporary file behind.
     """
+    check_replaceable(destination)
     staging = temp_sibling(destination)
     fd = create_exclusive(staging)
     try:
@@ -117,6 +141,7 @@ def write_private_atomic(destination: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        check_replaceable(destination)
         os.replace(staging, destination)
     except BaseException:
         try:

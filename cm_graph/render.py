@@ -67,11 +67,11 @@ def print_status(out: Console, value: dict[str, Any]) -> None:
     rows: dict[str, Any] = {"state": value["state"], "usable": value["usable"]}
     if "detail" in value:
         rows["detail"] = value["detail"]
-    rows.update(value.get("build", {}))
-    rows["search"] = value["search"]["search"]
-    next_action = value.get("next_action") or value["search"].get("next_action")
-    if next_action:
-        rows["next_action"] = next_action
+    rows.update({key: item for key, item in value.get("build", {}).items() if key != "schema"})
+    rows.update(value.get("cm_graph", {}))
+    rows["search"] = value["search"]
+    if value.get("next_action"):
+        rows["next_action"] = value["next_action"]
     print_mapping(out, f"Local graph: {value['state']}", rows)
 
 

@@ -17,6 +17,8 @@ TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing s
 if TYPE_CHECKING:
     from typing import Any
 
+    from .manifest import Manifest
+
 STATUS_SCHEMA = "code_mower.contextGraphStatus.v1"
 STATES = ("absent", "invalid", "oversized", "corrupt", "stale", "partial", "current")
 REMEDIES = {
@@ -40,25 +42,46 @@ class GraphStatus:
     def usable(self) -> bool:
         return self.state == "current"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, readiness: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The reference's ``code_mower.contextGraphStatus.v1`` shape, key for key: ``schema``,
+        ``state``, ``usable``, optional ``detail`` and ``next_action``, ``build`` (the shareable
+        build summary) when a manifest was read, and with ``readiness`` the search verdict as the
+        string ``search`` plus the ``query_reader`` object. cm-graph's own facts (where the
+        generation came from, whether the provider ran contained) sit under the one extra key
+        ``cm_graph``, which a reader of the reference shape ignores."""
         value: dict[str, Any] = {"schema": STATUS_SCHEMA, "state": self.state, "usable": self.usable}
         if self.detail:
             value["detail"] = self.detail
-        if REMEDIES.get(self.state):
-            value["next_action"] = REMEDIES[self.state]
+        next_action = REMEDIES.get(self.state) or (readiness or {}).get("next_action")
+        if next_action:
+            value["next_action"] = next_action
+        if readiness is not None:
+            value["search"] = readiness["search"]
+            value["query_reader"] = readiness
         if self.generation is not None:
-            m = self.generation.manifest
-            value["build"] = {
-                "generation": m.generation, "commit": m.commit, "tree": m.tree,
-                "provider_version": m.provider.version, "built_at": m.built_at,
-                "tracked_files": m.tracked_files, "census_digest": m.census_digest,
-                "graph_digest": m.graph_digest, "graph_bytes": m.graph_bytes,
-                "completeness": m.completeness, "unsupported_inputs": m.unsupported_inputs,
-            }
-            record = self.generation.build_record() or {}
-            value["build"]["origin"] = record.get("origin", "unknown")
-            value["build"]["contained"] = record.get("contained")
+            value["build"] = build_summary(self.generation.manifest)
+            value["cm_graph"] = build_origin(self.generation)
         return value
+
+
+BUILD_SUMMARY_SCHEMA = "code_mower.contextGraphBuildSummary.v1"
+
+
+def build_summary(manifest: Manifest) -> dict[str, Any]:
+    """The reference's shareable build summary: no paths, no content."""
+    return {
+        "schema": BUILD_SUMMARY_SCHEMA, "generation": manifest.generation, "commit": manifest.commit,
+        "tree": manifest.tree, "provider_version": manifest.provider.version, "built_at": manifest.built_at,
+        "tracked_files": manifest.tracked_files, "census_digest": manifest.census_digest,
+        "graph_digest": manifest.graph_digest, "graph_bytes": manifest.graph_bytes,
+        "completeness": manifest.completeness, "unsupported_inputs": manifest.unsupported_inputs,
+    }
+
+
+def build_origin(generation: Generation) -> dict[str, Any]:
+    """cm-graph's own record of the build: ``from_graph`` or ``provider_run``, and containment."""
+    record = generation.build_record() or {}
+    return {"origin": record.get("origin", "unknown"), "contained": record.get("contained")}
 
 
 STATUS_ATTEMPTS = 3

@@ -10,7 +10,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cm_graph"
 STAGES = [
     {"errors", "rules", "jsonio", "graphmodel", "resources", "output", "refusals", "records"},
     {"privfs", "gitio", "manifest", "locking", "questions", "contract"},
-    {"layout", "artifact", "inventory", "jsonstream", "document", "indexdb"},
+    {"layout", "artifact", "inventory", "jsonstream", "document", "indexdb", "storeshape"},
     {"generation", "importer", "publishing", "resolver"},
     {"status", "indexing", "provider"},
     {"building", "traversal", "answer", "documents"},

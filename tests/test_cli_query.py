@@ -446,14 +446,14 @@ def test_an_index_from_another_schema_version_is_derived_again(g0: Case) -> None
 
     status = run("status", *g0.where(), "--json")
     assert status.exit_code == 0
-    assert json.loads(status.stdout)["search"]["search"] == "available"
+    assert json.loads(status.stdout)["search"] == "available"
 
 
 def test_status_and_query_agree_on_reader_incompatible(case: Case) -> None:
     make_reader_incompatible(case)
     auth = write_auth(case, auth_document(case))
     summary = json.loads(query(case, auth, "--json").stdout)
-    readiness = json.loads(run("status", *case.where(), "--json").stdout)["search"]
+    readiness = json.loads(run("status", *case.where(), "--json").stdout)["query_reader"]
     assert readiness["reason"] == "reader_incompatible"
     assert readiness["next_action"] == summary["next_action"]
 
@@ -529,8 +529,44 @@ def test_packet_into_a_missing_directory_is_a_clean_refusal(g0: Case) -> None:
 def test_packet_onto_a_directory_is_a_clean_refusal(g0: Case) -> None:
     auth = write_auth(g0, auth_document(g0))
     result = query(g0, auth, "--packet-out", g0.packet.parent)
-    assert_one_line_refusal(result, "io", "The packet file could not be written")
+    assert_one_line_refusal(result, "unsafe_destination", "is not a regular file or symlink")
     assert os.listdir(g0.packet.parent) == []
+
+
+def _fifo(path: Path) -> None:
+    os.mkfifo(path, 0o644)
+
+
+def _char_device(path: Path) -> None:
+    """A real character device node (1, 3: the same device as /dev/null), made in the temp dir;
+    /dev/null itself is never touched."""
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("making a device node needs root (CAP_MKNOD)")
+
+
+@pytest.mark.parametrize("make", [_fifo, _char_device], ids=["fifo", "char-device"])
+def test_packet_out_never_replaces_a_fifo_or_device(g0: Case, make: Callable[[Path], None]) -> None:
+    make(g0.packet)
+    before = os.lstat(g0.packet)
+    auth = write_auth(g0, auth_document(g0))
+    result = query(g0, auth, "--packet-out", g0.packet)
+    assert_one_line_refusal(result, "unsafe_destination", "is not a regular file or symlink")
+    after = os.lstat(g0.packet)
+    assert (after.st_ino, after.st_mode, after.st_rdev) == (before.st_ino, before.st_mode, before.st_rdev)
+    assert os.listdir(g0.packet.parent) == ["packet.json"]  # no staging file left behind
+
+
+def test_auth_init_out_never_replaces_a_fifo(g0: Case) -> None:
+    """The rule lives in the shared atomic-write helper, so every private output obeys it."""
+    target = g0.files / "auth.json"
+    os.mkfifo(target)
+    result = run("auth", "init", "--connection", "local-graph", "--repository", "owner/repo",
+                 "--recipient", "claude:builder", *g0.where(), "--out", target)
+    assert_one_line_refusal(result, "unsafe_destination", "is not a regular file or symlink")
+    assert stat.S_ISFIFO(os.lstat(target).st_mode)
+    assert sorted(os.listdir(g0.files)) == ["auth.json", "out"]
 
 
 # --------------------------------------------------------------------------- recipients
@@ -596,6 +632,40 @@ BAD_FILES: dict[str, tuple[Callable[[Case], dict[str, Any] | bytes], str]] = {
     ),
     "not-an-object": (lambda c: b"[]", "must be a JSON object"),
 }
+
+
+def _with_repository(case: Case, repository: str) -> dict[str, Any]:
+    document = auth_document(case)
+    document["repository"] = repository
+    return document
+
+
+def _with_envelope_connection(case: Case, connection: str) -> dict[str, Any]:
+    document = auth_document(case)
+    document["connection"]["connection"] = connection
+    return document
+
+
+# An authorization whose parts disagree is refused at load, as an unapproved recipient is.
+UNCOVERED_FILES: dict[str, tuple[Callable[[Case], dict[str, Any]], str]] = {
+    "repository-not-approved": (
+        lambda c: _with_repository(c, "someone/else"), "repository is not one its envelope approves",
+    ),
+    "policy-for-another-connection": (
+        lambda c: _with_envelope_connection(c, "other-graph"), "policy names a different connection",
+    ),
+}
+
+
+@pytest.mark.parametrize("bad", list(UNCOVERED_FILES))
+def test_authorization_outside_its_envelope_is_unauthorized(g0: Case, bad: str) -> None:
+    make, words = UNCOVERED_FILES[bad]
+    auth = write_auth(g0, make(g0))
+    assert_one_line_refusal(query(g0, auth, "--packet-out", g0.packet), "unauthorized", words)
+    as_json = query(g0, auth, "--packet-out", g0.packet, "--json")
+    assert as_json.exit_code == 1
+    assert json.loads(as_json.stdout)["reason"] == "unauthorized"
+    assert not g0.packet.exists()
 
 
 @pytest.mark.parametrize("bad", list(BAD_FILES))
@@ -732,7 +802,7 @@ def test_query_show_writes_the_table_to_stderr_only(g0: Case) -> None:
 
 def test_markup_in_a_refusal_is_printed_verbatim(g0: Case) -> None:
     document = auth_document(g0)
-    document["connection"]["connection"] = "Bad[/]"
+    document["connection"]["provider"] = "Bad[/]"
     auth = write_auth(g0, document)
     result = query(g0, auth, env=WIDE)
     assert result.exit_code == 1 and result.stderr == ""

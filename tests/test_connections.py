@@ -90,7 +90,8 @@ class World:
 
     @property
     def store_dir(self) -> Path:
-        return self.state / "connections"
+        """The reference's layout: the connection store is the state root itself."""
+        return self.state
 
     def head(self, repo: Path | None = None) -> str:
         return git(repo or self.repo, "rev-parse", "HEAD")
@@ -785,3 +786,66 @@ def test_prepare_needs_the_target_on_stdin(world: World) -> None:
     result = cli("session", "prepare", world.session(), "--state-dir", world.state, "--json")
     assert result.exit_code == 1
     assert "stdin" in result.stderr
+
+
+# -- the store's layout: the reference's, with the old location still read --------------------------
+
+
+def _write_private(path: Path, value: dict[str, Any]) -> None:
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(json.dumps(value, sort_keys=True, separators=(",", ":")).encode())
+
+
+def _reference_state(world: World, name: str, **changes: Any) -> dict[str, Any]:
+    """A connection state as the reference writes it (its §3.2 key set, nothing of ours)."""
+    return {
+        "schema": "code_mower.contextLocalGraphConnection.v1", "connection": name, "provider": "graphify",
+        "kind": "repository", "state": "verified", "repository_root": os.path.realpath(world.repo),
+        "repositories": [REPOSITORY], "recipients": list(APPROVED), **changes,
+    }
+
+
+def test_a_connection_laid_out_as_the_reference_lays_it_is_found(world: World) -> None:
+    """The reference keeps ``<name>.json`` directly in the state root, beside ``graph/``."""
+    _write_private(world.state / "theirs.json", _reference_state(world, "theirs"))
+    result = cli("connection-status", "--connection", "theirs", "--state-dir", world.state, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["authorization"] == "available"
+    # and ours is written there too: no connections/ directory at all
+    assert (world.state / f"{NAME}.json").is_file()
+    assert not (world.state / "connections").exists()
+
+
+def test_a_connection_in_the_old_location_is_still_read_and_moves_on_reconnect(world: World) -> None:
+    legacy = world.state / "connections"
+    _write_private(legacy / "older.json", _reference_state(world, "older"))
+    result = cli("connection-status", "--connection", "older", "--state-dir", world.state, "--json")
+    assert result.exit_code == 0, result.output
+    session = world.base / "older-session.json"
+    document = json.loads(world.session().read_text())
+    document["connection"] = document["policy"]["connection"] = "older"
+    session.write_text(json.dumps(document))
+    handle = world.handle(session)
+    assert (legacy / f".p-{handle}.json").is_file(), "a legacy connection keeps all its files together"
+    fetched = run("context", "fetch", "--connection", "older", "--handle", handle, "--recipient", "claude:builder",
+                  "--state-dir", world.state, "--json", cwd=world.repo)
+    assert fetched.returncode == 0, fetched.stderr
+
+    # both places: the state root wins
+    _write_private(world.state / "older.json", _reference_state(world, "older", recipients=["codex:reviewer"]))
+    status = json.loads(cli("connection-status", "--connection", "older", "--state-dir", world.state,
+                            "--json").stdout)
+    assert status["recipients"] == ["codex:reviewer"]
+    (world.state / "older.json").unlink()
+
+    # disconnect purges it where it lives; reconnect writes it to the state root and drops the old files
+    assert cli("disconnect", "--connection", "older", "--state-dir", world.state).exit_code == 0
+    assert not (legacy / f".p-{handle}.json").exists()
+    reconnected = cli("connect", "--connection", "older", "--repository", REPOSITORY, "--recipient", "claude:builder",
+                      "--repo-path", world.repo, "--state-dir", world.state)
+    assert reconnected.exit_code == 0, reconnected.output
+    assert json.loads((world.state / "older.json").read_bytes())["state"] == "verified"
+    assert not (legacy / "older.json").exists()
+    assert not list(legacy.glob(".i-*.json"))

@@ -318,7 +318,7 @@ def test_build_status_refresh_and_prune(tmp_path: Path) -> None:
     assert status.code == 0
     assert status.out["state"] == "current" and status.out["usable"] is True
     assert status.out["build"]["generation"] == first and status.out["build"]["commit"] == head
-    assert status.out["search"]["search"] == "available"
+    assert status.out["search"] == "available"
 
     # The installed console script agrees (a separate process, nothing shared).
     command = shutil.which("cm-graph", path=str(Path(sys.executable).parent)) or "cm-graph"
@@ -368,7 +368,7 @@ def test_new_commit_is_stale_and_tampering_is_corrupt(tmp_path: Path) -> None:
     assert stale.code == 1
     assert stale.out["state"] == "stale" and stale.out["usable"] is False
     assert "different revision" in stale.out["detail"]
-    assert stale.out["search"]["search"] == "unavailable"
+    assert stale.out["search"] == "unavailable"
     # Still current for the commit it was built from.
     assert cli("status", "--revision", old, *where(repo, state), "--json").out["state"] == "current"
 
@@ -422,7 +422,7 @@ def test_uncovered_inputs_make_a_partial_build(
     assert status.out["state"] == "partial" and status.out["build"]["completeness"] == "partial"
     allowed = cli("status", "--allow-partial", *where(repo, state), "--json")
     assert allowed.code == 0
-    assert allowed.out["state"] == "current" and allowed.out["search"]["search"] == "available"
+    assert allowed.out["state"] == "current" and allowed.out["search"] == "available"
 
 
 @pytest.mark.provider
@@ -902,5 +902,5 @@ def test_status_reports_whether_the_build_was_contained(tmp_path: Path) -> None:
     workspace = Workspace.locate(repo, state)
     build(workspace, verify_provider(default_executable()), sandbox="required")
     status = graph_status(workspace).to_json()
-    assert status["build"]["origin"] == "provider_run"
-    assert status["build"]["contained"] is True
+    assert status["cm_graph"]["origin"] == "provider_run"
+    assert status["cm_graph"]["contained"] is True
