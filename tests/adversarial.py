@@ -449,6 +449,19 @@ def _kill_after(argv: list[str], delay: float, tally: Tally) -> str:
     return stderr
 
 
+def leftovers(state: Path) -> list[str]:
+    """Scratch and temp files under a state root (every such name starts with a dot)."""
+    return sorted(str(path.relative_to(state)) for path in state.rglob(".*"))
+
+
+def judge_leftovers(state: Path, tallies: dict[str, Tally], case: str) -> None:
+    """After a kill and one more command of the checkout, no scratch of the dead build is left
+    (issue 12 item 8: the next command sweeps stale scratch)."""
+    left = leftovers(state)
+    problem = f"the killed command's scratch is still there: {left[:2]}" if left else None
+    tallies.setdefault("kill_leftovers", Tally()).judge(problem, case)
+
+
 def _variant_graph() -> dict[str, Any]:
     """A good graph that answers differently from G0 (one more caller of parse_config)."""
     graph = g0_graph()
@@ -498,6 +511,7 @@ def sweep_kills(checkout: Checkout, count: int, seed: int, tallies: dict[str, Ta
             except ValueError:
                 problem = "a half-written packet was left at --packet-out"
         tallies.setdefault(category, Tally()).judge(problem, f"#{number}")
+        judge_leftovers(checkout.state, tallies, f"{category} #{number}")
         if problem or category == "kill_build":
             checkout.restore()  # the same answers as ``before``: answers never depend on the clock
 
@@ -589,10 +603,13 @@ def sweep_refresh_kills(count: int, seed: int, tallies: dict[str, Tally], base: 
             problem = "status not usable after the kill"
         if problem is None and answer() != before:
             problem = "the previous answer is no longer served"
-        time.sleep(0.3)
-        if problem is None and _graphify_processes(str(state).encode()):
-            problem = "the provider outlived the killed refresh"
+        deadline = time.monotonic() + 5
+        while (alive := _graphify_processes(str(state).encode())) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if problem is None and alive:
+            problem = "the provider outlived the killed refresh by 5 s"
         tally.judge(problem, f"#{number}")
+        judge_leftovers(state, tallies, f"kill_refresh #{number}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -697,6 +714,12 @@ def sweep_full_disk(count: int, seed: int, tallies: dict[str, Tally], base: Path
 # ---------------------------------------------------------------------------------------------
 
 
+CATEGORIES = (
+    *DAMAGES, "odd_tracked_names", "kill_build", "kill_index", "kill_query", "concurrent_builds",
+    "kill_refresh", "kill_leftovers", "disk_full_build", "disk_full_index", "disk_full_query",
+)
+
+
 @dataclass(frozen=True)
 class Sizes:
     graphs: int = 220
@@ -709,7 +732,7 @@ class Sizes:
 
 def run_sweep(base: Path, sizes: Sizes, seed: int) -> dict[str, Tally]:
     """Every category once over fresh checkouts under ``base``; tallies by category."""
-    tallies: dict[str, Tally] = {}
+    tallies = {name: Tally() for name in CATEGORIES}
     checkout = make_checkout(base / "graphs")
     sweep_damaged_graphs(checkout, sizes.graphs, seed, tallies)
     sweep_odd_tracked(make_checkout(base / "odd", extra=ODD_TRACKED), sizes.odd, seed, tallies)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from .adversarial import CATEGORIES as SWEPT
 from .adversarial import Sizes, Tally, report, run_sweep
 
 SEED = 12
@@ -47,6 +48,9 @@ CATEGORIES = [
     pytest.param("concurrent_builds", marks=_broken(
         "issue 12 item 7: one build's cleanup deletes the other's index temp file (racy)", strict=False)),
     "kill_refresh",
+    pytest.param("kill_leftovers", marks=_broken(
+        "issue 12 item 8: a killed build's scratch stays until a later successful build (whether a "
+        "kill lands after the scratch is made depends on timing)", strict=False)),
     pytest.param("disk_full_build", marks=_broken(
         f"{ITEM_1} (the disk fills while indexing); item 6: some I/O errors are tracebacks")),
     "disk_full_index",
@@ -64,7 +68,7 @@ def test_the_sweep_reports_every_category(tallies: dict[str, Tally], capsys: pyt
         print("\nadversarial sweep (issue 12), seed", SEED)
         print(report(tallies))
     names = [param if isinstance(param, str) else param.values[0] for param in CATEGORIES]
-    assert list(tallies) == names
+    assert names == list(SWEPT) == list(tallies)
     for name, tally in tallies.items():
         assert tally.skipped or tally.tried > 0, f"{name} tried nothing"
         assert tally.tried == tally.held + tally.broke
