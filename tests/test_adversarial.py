@@ -19,6 +19,7 @@ import pytest
 from .adversarial import CATEGORIES as SWEPT
 from .adversarial import Sizes, Tally, report, run_sweep
 
+pytestmark = pytest.mark.adversarial
 SEED = 12
 ITEM_1 = "issue 12 item 1: a graph the importer refuses is published first and replaces the good one"
 
