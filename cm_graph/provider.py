@@ -3,19 +3,23 @@
 The provider is third-party code reading a whole repository, so it gets exactly what it needs:
 the materialised commit (no .git, no working-tree extras), its own HOME/TMPDIR inside the
 scratch dir, no tokens or proxies, no network where bubblewrap can take it away, its own process
-group, and a deadline after which the whole group is killed.
+group, and a deadline after which the whole group is killed. The group is led by a keeper
+(``provider_keeper.py``) that kills it as soon as this process ends, however it ends.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -240,25 +244,77 @@ def run_provider(
             )
     argv = [*prefix, str(provider.executable), "extract", ".", *provider.pin.options]
     started = time.monotonic()
-    try:
-        child = subprocess.Popen(
-            argv, cwd=source, env=provider_environment(scratch), stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        )
-    except OSError:
-        raise ProviderRefusal("The provider could not be run from its pinned install.") from None
-    try:
-        returncode = child.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _stop_group(child)
-        raise ProviderRefusal("The provider exceeded its time budget; no generation was published.") from None
-    except BaseException:
-        _stop_group(child)
-        raise
-    _stop_group(child)
+    with _stop_signals_interrupt():
+        child, lifeline = spawn_kept(argv, cwd=source, env=provider_environment(scratch))
+        try:
+            returncode = child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise ProviderRefusal(
+                "The provider exceeded its time budget; no generation was published."
+            ) from None
+        finally:
+            try:
+                _stop_group(child)
+            finally:
+                os.close(lifeline)
     if returncode != 0:
         raise ProviderRefusal(f"The provider failed (exit {returncode}); no generation was published.")
     return RunReport(contained=bool(prefix), seconds=time.monotonic() - started)
+
+
+KEEPER_SCRIPT = Path(__file__).with_name("provider_keeper.py")
+
+
+class ProviderInterrupted(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived while the provider ran: unwind like Ctrl-C, so the provider's
+    group is stopped and the scratch removed by the same ``finally`` blocks."""
+
+
+def spawn_kept(argv: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
+    """Start ``argv`` under the keeper (``provider_keeper.py``), leader of a new process group.
+
+    Returns the keeper's Popen and the write end of its lifeline; the caller closes that end
+    only after stopping the group. Nothing of the group outlives this process, whichever way it
+    ends: the kernel closes the lifeline on SIGKILL too, and the keeper then kills the group.
+    """
+    lifeline_read, lifeline_write = os.pipe()
+    keeper = [sys.executable, "-I", "-S", str(KEEPER_SCRIPT), str(lifeline_read), *argv]
+    try:
+        child = subprocess.Popen(
+            keeper, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True, pass_fds=(lifeline_read,),
+        )
+    except OSError:
+        os.close(lifeline_write)
+        raise ProviderRefusal("The provider could not be run from its pinned install.") from None
+    finally:
+        os.close(lifeline_read)
+    return child, lifeline_write
+
+
+@contextlib.contextmanager
+def _stop_signals_interrupt() -> Iterator[None]:
+    """While the provider runs, SIGTERM and SIGHUP raise :class:`ProviderInterrupted` (SIGINT
+    already raises KeyboardInterrupt), so a polite stop cleans up as Ctrl-C does. Signals
+    ignored by whoever started us stay ignored; outside the main thread nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, _frame: object) -> None:
+        raise ProviderInterrupted(signal.Signals(signum).name)
+
+    previous = {}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        handler = signal.getsignal(signum)
+        if handler is not None and handler is not signal.SIG_IGN:
+            previous[signum] = handler
+            signal.signal(signum, interrupt)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _stop_group(child: subprocess.Popen[bytes]) -> None:

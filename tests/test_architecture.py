@@ -12,7 +12,7 @@ STAGES = [
     {"privfs", "gitio", "manifest", "locking", "questions", "contract"},
     {"layout", "artifact", "inventory", "jsonstream", "document", "indexdb", "storeshape"},
     {"generation", "importer", "publishing", "resolver"},
-    {"status", "indexing", "provider"},
+    {"status", "indexing", "provider", "provider_keeper"},
     {"building", "traversal", "answer", "documents"},
     {"packet", "ask", "doctor", "audit", "diffing", "score", "export"},
     {"connections"},
