@@ -32,7 +32,8 @@ from .publishing import BUILD_RECORD_SCHEMA, publish_output
 from .sametree import refresh_same_tree
 from .status import graph_status
 
-# The progress stages a build reports, in order: census, materialise, extract, pack, index.
+# The progress stages a build reports, in order: census, materialise (with the file count),
+# provider running, pack, index; or census, same tree (no provider run), index.
 
 
 class AlreadyCurrent(Refusal):
@@ -104,6 +105,7 @@ def build(
         workspace, bound, census, provider.pin, sandbox=sandbox, keep_previous=keep_previous
     )
     if reused is not None:
+        progress("same tree as the current generation: published without a provider run")
         progress("index")
         manifest, coverage, run = reused
         return BuildResult(manifest, coverage, run, index_for(read_current(workspace)))
@@ -112,11 +114,11 @@ def build(
         scratch = workspace.directory / f".{uuid.uuid4().hex}.build"
         os.mkdir(scratch, 0o700)
         try:
-            progress("materialise")
+            progress(f"materialise {len(census.entries):,} files")
             materialise(census, checkout, scratch / "source")
             for name in ("home", "tmp"):
                 os.mkdir(scratch / name, 0o700)
-            progress("extract")
+            progress("provider running")
             cache = ProviderCache(workspace.directory, provider.pin, fixed_root())
             run = run_provider(provider, scratch, sandbox=sandbox, timeout=timeout, cache=cache)
             output = _collect(scratch / "source")
