@@ -25,10 +25,12 @@ import json
 import os
 import shutil
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from . import locking
 from .errors import Refusal
 
 # The directories of the scratch dir the provider uses: the tree, its HOME and its TMPDIR.
@@ -106,7 +108,7 @@ def moved_to_fixed_root(scratch: Path) -> Iterator[Path]:
             "The provider's fixed run directory under /tmp cannot be created or is a link."
         ) from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _lock_or_refuse(fd)
         for entry in os.listdir(root):  # what a killed build left behind
             _remove(root / entry)
         moved: list[str] = []
@@ -123,6 +125,23 @@ def moved_to_fixed_root(scratch: Path) -> Iterator[Path]:
                 _remove(root / entry)
     finally:
         os.close(fd)
+
+
+def _lock_or_refuse(fd: int) -> None:
+    """Lock the run root (the directory itself, so emptying it never drops the lock); wait as
+    long as the build lock waits, then refuse as busy rather than hang behind another run."""
+    deadline = time.monotonic() + locking.LOCK_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise locking.BuildBusy(
+                    "Another uncontained build of this user is running the provider; wait for it "
+                    "or build under bubblewrap."
+                ) from None
+            time.sleep(0.1)
 
 
 def _remove(path: Path) -> None:

@@ -598,6 +598,30 @@ def test_a_hanging_provider_is_killed_at_the_timeout_with_its_whole_group(
     assert_untouched(baseline, before)
 
 
+def test_an_uncontained_run_waits_for_the_fixed_run_root_then_refuses_as_busy(
+    tmp_path: Path, baseline: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    import cm_graph.locking as locking_module
+
+    before = read_current(baseline).id
+    provider = verify_provider(install_provider(tmp_path / "fake", ok_body(g0_graph())))
+    monkeypatch.setattr(locking_module, "LOCK_WAIT_SECONDS", 0.5)
+    root = fixed_root()
+    root.mkdir(mode=0o700, exist_ok=True)
+    held = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)  # another uncontained build of this user is running
+        with pytest.raises(Refusal, match="Another uncontained build of this user") as raised:
+            build(baseline, provider, refresh=True, sandbox="off", timeout=30)
+        assert raised.value.reason == "busy"
+    finally:
+        os.close(held)
+    assert_untouched(baseline, before)
+    assert build(baseline, provider, refresh=True, sandbox="off", timeout=30).manifest.completeness == "complete"
+
+
 def test_the_provider_gets_a_scrubbed_environment(
     tmp_path: Path, baseline: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
