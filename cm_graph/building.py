@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import artifact
 from .errors import Refusal
+from .fixedroot import fixed_root
 from .generation import build_lock_for, read_current
 from .gitio import PRIVATE_STATE, BlobReader, Census, read_census, refuse_partial_clone, resolve_revision
 from .indexdb import IndexReport
@@ -26,10 +27,13 @@ from .layout import Workspace
 from .manifest import Manifest
 from .privfs import create_exclusive, ensure_private_dir
 from .provider import DEFAULT_TIMEOUT_SECONDS, RunReport, VerifiedProvider, run_provider
+from .providercache import ProviderCache
 from .publishing import BUILD_RECORD_SCHEMA, publish_output
+from .sametree import refresh_same_tree
 from .status import graph_status
 
-# The progress stages a build reports, in order: census, materialise, extract, pack, index.
+# The progress stages a build reports, in order: census, materialise (with the file count),
+# provider running, pack, index; or census, same tree (no provider run), index.
 
 
 class AlreadyCurrent(Refusal):
@@ -97,17 +101,26 @@ def build(
     progress("census")
     refuse_partial_clone(checkout)
     census = read_census(checkout, bound.commit)
+    reused = refresh_same_tree(
+        workspace, bound, census, provider.pin, sandbox=sandbox, keep_previous=keep_previous
+    )
+    if reused is not None:
+        progress("same tree as the current generation: published without a provider run")
+        progress("index")
+        manifest, coverage, run = reused
+        return BuildResult(manifest, coverage, run, index_for(read_current(workspace)))
     with build_lock_for(workspace):
         ensure_private_dir(workspace.directory, private_from=workspace.root)
         scratch = workspace.directory / f".{uuid.uuid4().hex}.build"
         os.mkdir(scratch, 0o700)
         try:
-            progress("materialise")
+            progress(f"materialise {len(census.entries):,} files")
             materialise(census, checkout, scratch / "source")
             for name in ("home", "tmp"):
                 os.mkdir(scratch / name, 0o700)
-            progress("extract")
-            run = run_provider(provider, scratch, sandbox=sandbox, timeout=timeout)
+            progress("provider running")
+            cache = ProviderCache(workspace.directory, provider.pin, fixed_root())
+            run = run_provider(provider, scratch, sandbox=sandbox, timeout=timeout, cache=cache)
             output = _collect(scratch / "source")
             progress("pack")
             manifest, coverage = publish_output(

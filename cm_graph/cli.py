@@ -160,11 +160,16 @@ def _run_build(
         summary = _build_summary(manifest, coverage, ensure_index(workspace))
     else:
         provider = verify_provider(default_executable())
-        with build_progress(console(stderr=True)) as progress:
-            result = build(
-                workspace, provider, revision=revision, refresh=refresh,
-                keep_previous=keep_previous, sandbox=str(sandbox), timeout=timeout, progress=progress,
-            )
+        before = _current_id(workspace)
+        try:
+            with build_progress(console(stderr=True), enabled=not json_output) as progress:
+                result = build(
+                    workspace, provider, revision=revision, refresh=refresh,
+                    keep_previous=keep_previous, sandbox=str(sandbox), timeout=timeout, progress=progress,
+                )
+        except KeyboardInterrupt:
+            sys.stderr.write(f"cm-graph: interrupted; {_kept_after_interrupt(workspace, before)}\n")
+            raise typer.Exit(130) from None
         summary = _build_summary(result.manifest, result.coverage, result.index)
         summary["contained"] = result.run.contained
         summary["extract_seconds"] = round(result.run.seconds, 3)
@@ -174,6 +179,24 @@ def _run_build(
         print_mapping(console(), "Generation published", summary)
     if not summary["usable"]:
         raise typer.Exit(1)
+
+
+def _current_id(workspace: Workspace) -> str | None:
+    try:
+        return read_current(workspace).id
+    except Refusal:
+        return None
+
+
+def _kept_after_interrupt(workspace: Workspace, before: str | None) -> str:
+    """One clause saying what an interrupted build left: the build only ever moves the
+    ``current`` pointer by a whole publish, so comparing it with what was current before says it."""
+    after = _current_id(workspace)
+    if after is not None and after != before:
+        return f"generation {after} was published and is current; its index is derived on first use."
+    if before is not None:
+        return f"nothing of this build was kept; generation {before} is still current."
+    return "nothing was kept; this checkout has no generation."
 
 
 @app.command("build")

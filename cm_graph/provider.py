@@ -20,12 +20,15 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import Refusal
+from .fixedroot import fixed_root, moved_to_fixed_root, normalise_inventory, pin_mtimes
 from .graphmodel import normalise_distribution
 from .manifest import PINNED_PROVIDER, ProviderPin
+from .providercache import ProviderCache
 
 DEFAULT_TIMEOUT_SECONDS = 900
 TERMINATE_GRACE_SECONDS = 5
@@ -134,12 +137,16 @@ def _interpreter_roots(environment: Path) -> tuple[Path, ...]:
 
 
 def provider_environment(scratch: Path) -> dict[str, str]:
+    """The provider's whole environment. ``GIT_CEILING_DIRECTORIES`` stops the provider's
+    ``git rev-parse HEAD`` (it stamps ``built_at_commit`` into graph.json when the tree sits in
+    a repository) from finding any repository above the materialised tree."""
     env = {name: os.environ[name] for name in ("PATH",) if name in os.environ}
     home = scratch / "home"
     env.update({
         "no_proxy": "*", "NO_PROXY": "*", "http_proxy": "", "https_proxy": "", "HTTP_PROXY": "",
         "HTTPS_PROXY": "", "ALL_PROXY": "", "all_proxy": "", "PYTHONNOUSERSITE": "1",
-        "GIT_TERMINAL_PROMPT": "0", "HOME": str(home), "TMPDIR": str(scratch / "tmp"),
+        "GIT_TERMINAL_PROMPT": "0", "GIT_CEILING_DIRECTORIES": str(scratch), "HOME": str(home),
+        "TMPDIR": str(scratch / "tmp"),
         "XDG_CONFIG_HOME": str(home / "config"), "XDG_CACHE_HOME": str(home / "cache"),
         "XDG_DATA_HOME": str(home / "data"), "LC_ALL": "C", "LANG": "C", "TZ": "UTC",
     })
@@ -153,7 +160,13 @@ def bwrap_path() -> str | None:
     return None
 
 
-def bwrap_prefix(bwrap: str, read_only: tuple[Path, ...], writable: Path) -> list[str]:
+def bwrap_prefix(
+    bwrap: str, read_only: tuple[Path, ...], writable: Path, mount_at: Path | None = None,
+    workdir: Path | None = None,
+) -> list[str]:
+    """The bubblewrap command line: system and interpreter read-only, ``writable`` bound
+    read-write at ``mount_at`` (the fixed run root; ``writable`` itself by default), started in
+    ``workdir`` (a path inside the sandbox) when given."""
     argv = [
         bwrap, "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-pid",
         "--unshare-cgroup-try", "--new-session", "--die-with-parent",
@@ -164,7 +177,10 @@ def bwrap_prefix(bwrap: str, read_only: tuple[Path, ...], writable: Path) -> lis
         real = os.path.realpath(path)
         if real != path:
             argv += ["--ro-bind-try", real, real]
-    argv += ["--bind", str(writable), str(writable), "--"]
+    argv += ["--bind", str(writable), str(mount_at or writable)]
+    if workdir is not None:
+        argv += ["--chdir", str(workdir)]
+    argv.append("--")
     return argv
 
 
@@ -188,11 +204,12 @@ def probe_containment(bwrap: str, provider: VerifiedProvider, scratch: Path) -> 
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
         port = listener.getsockname()[1]
-        argv = [*bwrap_prefix(bwrap, provider.read_only, scratch), str(python), "-c",
+        root = fixed_root()
+        argv = [*bwrap_prefix(bwrap, provider.read_only, scratch, root), str(python), "-c",
                 _CONTAINMENT_PROBE, str(port)]
         try:
             done = subprocess.run(
-                argv, env=provider_environment(scratch), stdin=subprocess.DEVNULL,
+                argv, env=provider_environment(root), stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30,
             )
         except (OSError, subprocess.TimeoutExpired):
@@ -227,25 +244,33 @@ def run_provider(
     *,
     sandbox: str = "auto",
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    cache: ProviderCache | None = None,
 ) -> RunReport:
-    """Run ``graphify extract . --code-only --no-cluster`` in ``scratch/source``."""
+    """Run ``graphify extract . --code-only --no-cluster`` on ``scratch/source``, which the
+    provider sees at the fixed run root (``fixedroot``), seeded with ``cache`` when given."""
     source = scratch / "source"
     for name in ("graphify-out", ".graphify", ".graph"):
         if os.path.lexists(source / name):
             raise ProviderRefusal("The materialised commit already holds provider state; refusing to run.")
+    root = fixed_root()
     prefix: list[str] = []
     if sandbox != "off":
         bwrap = bwrap_path()
         if bwrap and probe_containment(bwrap, provider, scratch):
-            prefix = bwrap_prefix(bwrap, provider.read_only, scratch)
+            prefix = bwrap_prefix(bwrap, provider.read_only, scratch, root, root / "source")
         elif sandbox == "required":
             raise ProviderRefusal(
                 "No working containment (bubblewrap) is available and --sandbox required was given."
             )
+    pin_mtimes(source)
+    if cache is not None:
+        cache.seed(source / "graphify-out")
     argv = [*prefix, str(provider.executable), "extract", ".", *provider.pin.options]
+    placement = nullcontext(root) if prefix else moved_to_fixed_root(scratch)
     started = time.monotonic()
-    with _stop_signals_interrupt():
-        child, lifeline = spawn_kept(argv, cwd=source, env=provider_environment(scratch))
+    with placement, _stop_signals_interrupt():
+        cwd = source if prefix else root / "source"
+        child, lifeline = spawn_kept(argv, cwd=cwd, env=provider_environment(root))
         try:
             returncode = child.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -259,6 +284,9 @@ def run_provider(
                 os.close(lifeline)
     if returncode != 0:
         raise ProviderRefusal(f"The provider failed (exit {returncode}); no generation was published.")
+    normalise_inventory(source / "graphify-out")
+    if cache is not None:
+        cache.keep(source / "graphify-out")
     return RunReport(contained=bool(prefix), seconds=time.monotonic() - started)
 
 

@@ -100,13 +100,33 @@ def print_answer(out: Console, answer: Any) -> None:
 
 
 @contextmanager
-def build_progress(err: Console) -> Iterator[Callable[[str], None]]:
-    """Stage names on stderr while a build runs; silent when stderr is not a terminal."""
-    if not err.is_terminal:
+def build_progress(err: Console, *, enabled: bool = True) -> Iterator[Callable[[str], None]]:
+    """Each build stage as a line on stderr with its elapsed time (the running one live, with
+    a spinner), on a terminal only: silent when stderr is not a TTY or ``enabled`` is false
+    (``--json``), so nothing but the result reaches a pipe or a log."""
+    if not enabled or not err.is_terminal:
         yield lambda stage: None
         return
-    with err.status("census") as status:
-        yield lambda stage: status.update(Text.assemble((stage, "bold"), " …"))
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    columns = (
+        SpinnerColumn(finished_text=Text("done", style="green")),
+        TextColumn("{task.description}", markup=False),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err, transient=False) as bar:
+        running: list[Any] = []
+
+        def finish() -> None:
+            if running:
+                bar.update(running.pop(), total=1, completed=1)
+
+        def stage(name: str) -> None:
+            finish()
+            running.append(bar.add_task(name, total=None))
+
+        yield stage
+        finish()
 
 
 def print_doctor(out: Console, report: dict[str, Any]) -> None:

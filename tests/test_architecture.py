@@ -9,10 +9,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cm_graph"
 # Lower index = lower stage. A module may import only modules of its own or a lower stage.
 STAGES = [
     {"errors", "rules", "jsonio", "graphmodel", "resources", "output", "refusals", "records"},
-    {"privfs", "gitio", "manifest", "locking", "questions", "contract"},
+    {"privfs", "gitio", "manifest", "locking", "questions", "contract", "fixedroot", "providercache"},
     {"layout", "artifact", "inventory", "jsonstream", "document", "indexdb", "storeshape"},
     {"generation", "importer", "publishing", "resolver"},
-    {"status", "indexing", "provider", "provider_keeper"},
+    {"status", "indexing", "provider", "provider_keeper", "sametree"},
     {"building", "traversal", "answer", "documents"},
     {"packet", "ask", "doctor", "audit", "diffing", "score", "export"},
     {"connections"},

@@ -37,6 +37,7 @@ import cm_graph.status as status_module
 from cm_graph.building import build
 from cm_graph.cli import app
 from cm_graph.errors import Refusal
+from cm_graph.fixedroot import fixed_root
 from cm_graph.generation import read_current
 from cm_graph.indexdb import open_index
 from cm_graph.layout import Workspace
@@ -427,7 +428,7 @@ def test_uncovered_inputs_make_a_partial_build(
 
 @pytest.mark.provider
 @needs_provider
-def test_two_builds_of_one_commit_differ_only_in_run_metadata(tmp_path: Path) -> None:
+def test_two_builds_of_one_commit_differ_only_in_generation_identity(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", ijson_files())
     state = tmp_path / "state"
     first = cli("build", *where(repo, state), "--json")
@@ -447,39 +448,27 @@ def test_two_builds_of_one_commit_differ_only_in_run_metadata(tmp_path: Path) ->
     columns = ("generation", "commit_id", "tree_id", "built_at", "completeness", "provider",
                "graph_digest", "graph_bytes", "census_digest", "document_format")
     differing = {name for name, x, y in zip(columns, meta_a, meta_b, strict=True) if x != y}
-    assert {"generation", "graph_digest"} <= differing <= {"generation", "graph_digest", "built_at", "graph_bytes"}
+    assert {"generation"} <= differing <= {"generation", "built_at"}
 
-    # Our manifests: same binding and census, different identity and artifact digest.
+    # Our manifests: same binding, census and artifact, different identity (and build time).
     ma, mb = (json.loads((workspace.generation_dir(g) / "manifest.json").read_bytes()) for g in (a, b))
     differing = {key for key in ma if ma[key] != mb[key]}
-    assert {"generation", "graph_digest"} <= differing <= {"generation", "graph_digest", "built_at", "graph_bytes"}
+    assert {"generation"} <= differing <= {"generation", "built_at"}
 
-    # Why the artifact digest differs: inside graph.bin, the provider's graph.json differs only
-    # in extracted_sources (absolute paths under the random scratch dir), and its inventory only
-    # in the mtime/seen timestamps.
+    # The artifacts are byte-identical: the provider ran at the fixed run root, so no scratch
+    # path of ours and no clock reached graph.bin.
+    assert ma["graph_digest"] == mb["graph_digest"]
+    assert (workspace.generation_dir(a) / "graph.bin").read_bytes() == (
+        workspace.generation_dir(b) / "graph.bin"
+    ).read_bytes()
     pa = artifact_members(workspace.generation_dir(a) / "graph.bin")
-    pb = artifact_members(workspace.generation_dir(b) / "graph.bin")
-    assert list(pa) == list(pb) == ["graph.json", "manifest.json"]
-    for info, _data in (*pa.values(), *pb.values()):
-        assert (info.mtime, info.mode, info.uid, info.gid, info.uname, info.gname) == (0, 0o600, 0, 0, "", "")
-    graph_a, graph_b = json.loads(pa["graph.json"][1]), json.loads(pb["graph.json"][1])
-    assert set(graph_a) == set(graph_b)
-    assert {key for key in graph_a if graph_a[key] != graph_b[key]} == {"extracted_sources"}
-    scratch = re.compile(re.escape(str(workspace.directory)) + r"/\.[0-9a-f]{32}\.build/source/(.+)")
-
-    def relative(sources: list[str]) -> list[str]:
-        matched = [scratch.fullmatch(source) for source in sources]
-        assert all(matched), sources[:3]
-        return [m.group(1) for m in matched if m]
-
+    assert list(pa) == ["graph.json", "manifest.json"]
+    graph = json.loads(pa["graph.json"][1])
     tracked = set(git(repo, "ls-files").splitlines())
-    assert relative(graph_a["extracted_sources"]) == relative(graph_b["extracted_sources"])
-    assert set(relative(graph_a["extracted_sources"])) <= tracked
-    inv_a, inv_b = json.loads(pa["manifest.json"][1]), json.loads(pb["manifest.json"][1])
-    assert set(inv_a) == set(inv_b)
-    for path in inv_a:
-        changed = {key for key in inv_a[path] if inv_a[path][key] != inv_b[path][key]}
-        assert changed <= {"mtime", "seen"}, path
+    prefix = f"{fixed_root()}/source/"
+    assert graph["extracted_sources"] and all(s.startswith(prefix) for s in graph["extracted_sources"])
+    assert {s[len(prefix):] for s in graph["extracted_sources"]} <= tracked
+    assert str(state) not in pa["graph.json"][1].decode() + pa["manifest.json"][1].decode()
 
 
 @pytest.mark.provider
@@ -609,6 +598,30 @@ def test_a_hanging_provider_is_killed_at_the_timeout_with_its_whole_group(
     assert_untouched(baseline, before)
 
 
+def test_an_uncontained_run_waits_for_the_fixed_run_root_then_refuses_as_busy(
+    tmp_path: Path, baseline: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    import cm_graph.locking as locking_module
+
+    before = read_current(baseline).id
+    provider = verify_provider(install_provider(tmp_path / "fake", ok_body(g0_graph())))
+    monkeypatch.setattr(locking_module, "LOCK_WAIT_SECONDS", 0.5)
+    root = fixed_root()
+    root.mkdir(mode=0o700, exist_ok=True)
+    held = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)  # another uncontained build of this user is running
+        with pytest.raises(Refusal, match="Another uncontained build of this user") as raised:
+            build(baseline, provider, refresh=True, sandbox="off", timeout=30)
+        assert raised.value.reason == "busy"
+    finally:
+        os.close(held)
+    assert_untouched(baseline, before)
+    assert build(baseline, provider, refresh=True, sandbox="off", timeout=30).manifest.completeness == "complete"
+
+
 def test_the_provider_gets_a_scrubbed_environment(
     tmp_path: Path, baseline: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -622,10 +635,12 @@ def test_the_provider_gets_a_scrubbed_environment(
     assert result.manifest.completeness == "complete" and result.run.contained is False
     seen = json.loads(report.read_text())
     env = seen["env"]
-    scratch = Path(seen["cwd"]).parent
-    assert Path(seen["cwd"]).name == "source" and scratch.parent == baseline.directory
-    assert re.fullmatch(r"\.[0-9a-f]{32}\.build", scratch.name)
-    assert not scratch.exists(), "the scratch dir is removed after the build"
+    # The provider runs at the fixed run root (the scratch dir moved there for the run) ...
+    scratch = fixed_root()
+    assert seen["cwd"] == str(scratch / "source")
+    assert os.listdir(scratch) == [], "the run root is emptied after the build"
+    assert not [e for e in os.listdir(baseline.directory) if e.endswith(".build")], "scratch removed"
+    assert env["GIT_CEILING_DIRECTORIES"] == str(scratch)
     assert env["HOME"] == str(scratch / "home") and env["TMPDIR"] == str(scratch / "tmp")
     assert env["XDG_CACHE_HOME"] == str(scratch / "home" / "cache")
     assert (env["LC_ALL"], env["LANG"], env["TZ"]) == ("C", "C", "UTC")
@@ -636,6 +651,7 @@ def test_the_provider_gets_a_scrubbed_environment(
         "PATH", "HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "LC_ALL",
         "LANG", "TZ", "no_proxy", "NO_PROXY", "http_proxy", "https_proxy", "HTTP_PROXY",
         "HTTPS_PROXY", "ALL_PROXY", "all_proxy", "PYTHONNOUSERSITE", "GIT_TERMINAL_PROMPT",
+        "GIT_CEILING_DIRECTORIES",
     }
     assert set(env) <= allowed
 

@@ -1,0 +1,151 @@
+"""Run the provider at one path that is the same on every build, so its output is reproducible.
+
+The pinned provider records the absolute path it was run in (``graph.json``'s
+``extracted_sources`` lists every file as ``<cwd>/<path>``) and stamps its per-file inventory
+with the files' mtimes and the wall clock (``seen``). Left alone, each build's random scratch
+directory under the operator's state dir and the time of the run end up in ``graph.bin``, so
+two builds of one commit never give the same artifact, and a local path of the operator's is
+published. Three things fix it without changing what the provider computes:
+
+- the provider always sees the scratch tree at ``FIXED_ROOT`` (``/tmp/cm-graph-run-<uid>``):
+  under bubblewrap the scratch dir is bound there (the sandbox has its own ``/tmp``); without a
+  sandbox the scratch is moved there for the run, under an exclusive lock on a 0700 directory
+  the user owns, and moved back afterwards. The same path in both modes means a host with and
+  one without bubblewrap publish the same bytes;
+- every materialised file gets mtime 0 before the run (its content is what the commit fixes);
+- after the run, the inventory's ``seen`` (when the provider stamped a row in a scratch tree
+  that is deleted right after; only the provider's next incremental run in that same tree would
+  read it, and there is none) is set to the row's ``mtime``. Nothing else is touched.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from . import locking
+from .errors import Refusal
+
+# The directories of the scratch dir the provider uses: the tree, its HOME and its TMPDIR.
+SCRATCH_PARTS = ("source", "home", "tmp")
+MAX_INVENTORY_BYTES = 256 * 1024 * 1024
+
+
+def fixed_root() -> Path:
+    """Where the provider sees the scratch dir: the same path on every build of this user."""
+    return Path(f"/tmp/cm-graph-run-{os.getuid()}")
+
+
+class FixedRootRefusal(Refusal):
+    reason = "provider"
+
+
+def pin_mtimes(source: Path) -> None:
+    """Give every materialised file and directory mtime 0, so the inventory does not carry the
+    time of materialisation."""
+    for directory, _dirs, files in os.walk(source):
+        for name in files:
+            os.utime(os.path.join(directory, name), ns=(0, 0), follow_symlinks=False)
+    # Directories after their contents (writing a file moves its directory's mtime).
+    for directory, _dirs, _files in sorted(os.walk(source), key=lambda entry: -len(entry[0])):
+        os.utime(directory, ns=(0, 0), follow_symlinks=False)
+
+
+def normalise_inventory(output: Path) -> None:
+    """Set each inventory row's clock stamp ``seen`` to its ``mtime`` (see the module note)."""
+    path = output / "manifest.json"
+    if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_INVENTORY_BYTES:
+        return  # the completeness check reports a missing or unusable inventory
+    try:
+        rows = json.loads(path.read_bytes())
+    except ValueError:
+        return
+    if not isinstance(rows, dict):
+        return
+    for row in rows.values():
+        if isinstance(row, dict) and "seen" in row and "mtime" in row:
+            row["seen"] = row["mtime"]
+    # The provider writes its inventory with json.dump(indent=2, ensure_ascii=True); so do we.
+    temporary = path.with_name(".manifest.json.normalised")
+    temporary.write_text(json.dumps(rows, indent=2, ensure_ascii=True), encoding="ascii")
+    os.replace(temporary, path)
+
+
+def _own_private_dir(path: Path) -> int:
+    """Create (or accept) ``path`` as a 0700 directory of this user that is not a link, and
+    return an open descriptor of it."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    st = os.fstat(fd)
+    if st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
+        os.close(fd)
+        raise FixedRootRefusal(
+            "The provider's fixed run directory under /tmp belongs to another user or is not "
+            "private; remove it and build again."
+        )
+    return fd
+
+
+@contextmanager
+def moved_to_fixed_root(scratch: Path) -> Iterator[Path]:
+    """Without a sandbox: move the scratch parts to ``fixed_root()`` for the run, holding an
+    exclusive lock on it (one build of this user at a time runs there), and move them back."""
+    root = fixed_root()
+    try:
+        fd = _own_private_dir(root)
+    except OSError:
+        raise FixedRootRefusal(
+            "The provider's fixed run directory under /tmp cannot be created or is a link."
+        ) from None
+    try:
+        _lock_or_refuse(fd)
+        for entry in os.listdir(root):  # what a killed build left behind
+            _remove(root / entry)
+        moved: list[str] = []
+        try:
+            for part in SCRATCH_PARTS:
+                shutil.move(scratch / part, root / part)
+                moved.append(part)
+            yield root
+        finally:
+            for part in moved:
+                if os.path.lexists(root / part):
+                    shutil.move(root / part, scratch / part)
+            for entry in os.listdir(root):
+                _remove(root / entry)
+    finally:
+        os.close(fd)
+
+
+def _lock_or_refuse(fd: int) -> None:
+    """Lock the run root (the directory itself, so emptying it never drops the lock); wait as
+    long as the build lock waits, then refuse as busy rather than hang behind another run."""
+    deadline = time.monotonic() + locking.LOCK_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise locking.BuildBusy(
+                    "Another uncontained build of this user is running the provider; wait for it "
+                    "or build under bubblewrap."
+                ) from None
+            time.sleep(0.1)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)

@@ -1,0 +1,138 @@
+"""Reproducible artifacts and cheap refreshes, with the real pinned provider on real code.
+
+- Two cold builds of one commit in two state dirs give byte-identical graph.bin, contained or
+  not (the provider runs at the fixed run root; no scratch path or clock reaches the artifact).
+- A commit with the current generation's tree is published from its artifact without running
+  the provider (proved with a provider that fails if run), and that artifact is byte for byte
+  what a cold build of the new commit gives.
+- After a one-file commit, a refresh seeded with the provider's private cache re-extracts only
+  the changed file and its graph.bin is byte-identical to a cold build of that commit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+import cm_graph
+from cm_graph.building import build
+from cm_graph.generation import read_current
+from cm_graph.layout import Workspace
+from cm_graph.provider import ProviderRefusal, verify_provider
+
+from .helpers import commit_all, git, make_repo, write_files
+from .test_lifecycle import BWRAP, artifact_members, cli, ijson_files, install_provider, needs_provider, where
+
+pytestmark = [pytest.mark.provider, needs_provider]
+
+FAILS_IF_RUN = "import sys\nsys.exit(3)\n"
+
+
+def artifact_bytes(repo: Path, state: Path) -> bytes:
+    return read_current(Workspace.locate(repo, state)).artifact_path.read_bytes()
+
+
+def own_sources() -> dict[str, str | bytes]:
+    """cm-graph's own package source: a real project of ~70 modules."""
+    package = Path(cm_graph.__file__).parent
+    return {
+        f"cm_graph/{path.relative_to(package)}": path.read_bytes()
+        for path in sorted(package.rglob("*.py")) if "__pycache__" not in path.parts
+    }
+
+
+@pytest.mark.parametrize("sandbox", ["off", "required"])
+def test_two_cold_builds_in_two_state_dirs_are_byte_identical(tmp_path: Path, sandbox: str) -> None:
+    if sandbox == "required" and not BWRAP.exists():
+        pytest.skip("bubblewrap (/usr/bin/bwrap) is not installed")
+    repo = make_repo(tmp_path / "repo", ijson_files())
+    first = cli("build", "--sandbox", sandbox, *where(repo, tmp_path / "one"), "--json")
+    second = cli("build", "--sandbox", sandbox, *where(repo, tmp_path / "two" / "deeper"), "--json")
+    assert first.code == 0 and second.code == 0, (first.err, second.err)
+    assert first.out["contained"] is second.out["contained"] is (sandbox == "required")
+    a, b = artifact_bytes(repo, tmp_path / "one"), artifact_bytes(repo, tmp_path / "two" / "deeper")
+    assert a == b
+    assert first.out["completeness"] == "complete"
+    members = artifact_members(read_current(Workspace.locate(repo, tmp_path / "one")).artifact_path)
+    text = b"".join(data for _info, data in members.values()).decode()
+    assert str(tmp_path) not in text, "no local path of the operator's reaches the artifact"
+
+
+def test_same_tree_commit_is_published_without_the_provider(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", ijson_files())
+    state = tmp_path / "state"
+    assert cli("build", "--sandbox", "off", *where(repo, state), "--json").code == 0
+    workspace = Workspace.locate(repo, state)
+    before = read_current(workspace)
+    new_commit = commit_all(repo, "an empty commit: same tree")
+    failing = verify_provider(install_provider(tmp_path / "fake", FAILS_IF_RUN))
+
+    result = build(workspace, failing, refresh=True, sandbox="off", timeout=30)
+    after = read_current(workspace)
+    assert after.manifest.commit == new_commit != before.manifest.commit
+    assert after.manifest.tree == before.manifest.tree
+    assert after.manifest.graph_digest == before.manifest.graph_digest
+    assert after.manifest.completeness == "complete" and result.coverage.completeness == "complete"
+    record = after.build_record()
+    assert record is not None
+    assert record["origin"] == "same_tree" and record["reused_generation"] == before.id
+    assert result.index.counts.get("code_nodes", 0) > 0
+    status = cli("status", *where(repo, state), "--json")
+    assert status.out["state"] == "current", status.out
+
+    # The reused bytes are exactly what a cold build of the new commit gives.
+    assert cli("build", "--sandbox", "off", *where(repo, tmp_path / "cold"), "--json").code == 0
+    assert artifact_bytes(repo, tmp_path / "cold") == after.artifact_path.read_bytes()
+
+    # A refresh of the very commit the generation is bound to runs the provider (here: fails),
+    # and so does --sandbox required when the reused run was not contained.
+    with pytest.raises(ProviderRefusal, match="failed"):
+        build(workspace, failing, refresh=True, sandbox="off", timeout=30)
+    commit_all(repo, "another empty commit")
+    with pytest.raises(ProviderRefusal):
+        build(workspace, failing, refresh=True, sandbox="required", timeout=30)
+    assert read_current(workspace).id == after.id, "a failed run leaves the generation current"
+
+
+def _cache_entries(workspace: Workspace) -> dict[str, int]:
+    root = workspace.directory / "provider-cache"
+    found = {}
+    for directory, _dirs, files in os.walk(root):
+        assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700
+        for name in files:
+            path = Path(directory) / name
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600
+            found[str(path.relative_to(root))] = path.stat().st_mtime_ns
+    return found
+
+
+def test_one_file_refresh_reuses_the_provider_cache_and_equals_a_cold_build(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", own_sources())
+    state = tmp_path / "state"
+    assert cli("build", "--sandbox", "off", *where(repo, state), "--json").code == 0
+    workspace = Workspace.locate(repo, state)
+    cold_entries = _cache_entries(workspace)
+    assert len(cold_entries) >= len(own_sources()) - 5, "one cache entry per extracted file"
+    assert not any("cache" in info.name for info, _ in artifact_members(read_current(workspace).artifact_path).values())
+
+    changed = "cm_graph/rules.py"
+    write_files(repo, {changed: (repo / changed).read_text() + "\n\ndef added_for_refresh():\n    return 1\n"})
+    commit_all(repo, "one file changed")
+    warm = cli("refresh", "--sandbox", "off", *where(repo, state), "--json")
+    assert warm.code == 0 and warm.out["completeness"] == "complete", warm.err
+    warm_entries = _cache_entries(workspace)
+    # Every entry of the cold run is still there, untouched (read, not rewritten); the only new
+    # one is the changed file's.
+    assert {k: warm_entries[k] for k in cold_entries} == cold_entries
+    assert len(set(warm_entries) - set(cold_entries)) == 1
+
+    cold = cli("build", "--sandbox", "off", *where(repo, tmp_path / "cold"), "--json")
+    assert cold.code == 0, cold.err
+    assert artifact_bytes(repo, tmp_path / "cold") == artifact_bytes(repo, state)
+    graph = json.loads(artifact_members(read_current(workspace).artifact_path)["graph.json"][1])
+    assert any(node.get("label", "").startswith("added_for_refresh") for node in graph["nodes"])
+    assert git(repo, "status", "--porcelain") == ""
