@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import artifact
 from .errors import Refusal
-from .generation import build_lock_for, read_current
+from .generation import build_lock_for, read_generation
 from .gitio import PRIVATE_STATE, BlobReader, Census, read_census, refuse_partial_clone, resolve_revision
 from .indexdb import IndexReport
 from .indexing import index_for
@@ -27,6 +26,7 @@ from .manifest import Manifest
 from .privfs import create_exclusive, ensure_private_dir
 from .provider import DEFAULT_TIMEOUT_SECONDS, RunReport, VerifiedProvider, run_provider
 from .publishing import BUILD_RECORD_SCHEMA, publish_output
+from .scratch import scratch_owner
 from .status import graph_status
 
 # The progress stages a build reports, in order: census, materialise, extract, pack, index.
@@ -97,9 +97,9 @@ def build(
     progress("census")
     refuse_partial_clone(checkout)
     census = read_census(checkout, bound.commit)
-    with build_lock_for(workspace):
+    with build_lock_for(workspace), scratch_owner(workspace) as token:
         ensure_private_dir(workspace.directory, private_from=workspace.root)
-        scratch = workspace.directory / f".{uuid.uuid4().hex}.build"
+        scratch = workspace.directory / f".{token}.build"
         os.mkdir(scratch, 0o700)
         try:
             progress("materialise")
@@ -120,8 +120,8 @@ def build(
             )
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-    progress("index")
-    report = index_for(read_current(workspace))
+    progress("index")  # derived before publishing (publish_output); this reuses it
+    report = index_for(read_generation(workspace, manifest.generation))
     return BuildResult(manifest, coverage, run, report)
 
 

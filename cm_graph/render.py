@@ -55,6 +55,9 @@ def print_status(out: Console, value: dict[str, Any]) -> None:
     next_action = value.get("next_action") or value["search"].get("next_action")
     if next_action:
         rows["next_action"] = next_action
+    if "last_build" in value:
+        rows["last_build"] = value["last_build"]["summary"]
+        rows["to_recover"] = value["last_build"]["next_action"]
     print_mapping(out, f"Local graph: {value['state']}", rows)
 
 
