@@ -27,7 +27,7 @@ from .privfs import (
 )
 from .records import record
 from .rules import is_generation_id
-from .scratch import scratch_owner, sweep_stale_scratch
+from .scratch import DERIVED_SUFFIXES, scratch_owner, sweep_stale_scratch
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
 if TYPE_CHECKING:
@@ -232,26 +232,48 @@ def publish_locked(
     another tool would (tests of the importer's refusals).
     """
     sweep_stale_scratch(workspace, build_lock_held=True)
-    ensure_private_dir(workspace.generations_dir, private_from=workspace.root)
-    with scratch_owner(workspace) as token:
+    try:
+        ensure_private_dir(workspace.generations_dir, private_from=workspace.root)
         generation = new_generation_id()
-        staging = workspace.generations_dir / f".{token}.staging"
-        final = workspace.generation_dir(generation)
-        try:
-            os.mkdir(staging, 0o700)
-            manifest = _stage(staging, generation, write_artifact, make_manifest, build_record)
-            staged = Generation(workspace, manifest, staging)
-            staged.seal_verified(token)
-            if derive_index is not None:
-                derive_index(staged)
-            os.rename(staging, final)
-            fsync_dir(workspace.generations_dir)
-            settle_pointer(workspace, manifest, keep_previous=keep_previous)
-        except BaseException as error:
-            _discard(workspace, generation, staging, final)
-            if isinstance(error, OSError):
-                raise storage_refusal(error, "publishing the generation") from None
-            raise
+        with scratch_owner(workspace, claim=generation) as token:
+            return _publish_owned(
+                workspace, generation, token, write_artifact, make_manifest, keep_previous=keep_previous,
+                build_record=build_record, derive_index=derive_index,
+            )
+    except OSError as error:  # the owner record itself could not be made (or removed)
+        raise storage_refusal(error, "publishing the generation") from None
+
+
+def _publish_owned(
+    workspace: Workspace,
+    generation: str,
+    token: str,
+    write_artifact: Callable[[BinaryIO], tuple[int, str]],
+    make_manifest: Callable[[str, int, str], Manifest],
+    *,
+    keep_previous: bool,
+    build_record: dict[str, Any] | None,
+    derive_index: Callable[[Generation], object] | None,
+) -> Manifest:
+    """``publish_locked``'s steps, with ``token`` naming this publication's scratch (its owner
+    record claims ``generation``, whose index files exist before its directory does)."""
+    staging = workspace.generations_dir / f".{token}.staging"
+    final = workspace.generation_dir(generation)
+    try:
+        os.mkdir(staging, 0o700)
+        manifest = _stage(staging, generation, write_artifact, make_manifest, build_record)
+        staged = Generation(workspace, manifest, staging)
+        staged.seal_verified(token)
+        if derive_index is not None:
+            derive_index(staged)
+        os.rename(staging, final)
+        fsync_dir(workspace.generations_dir)
+        settle_pointer(workspace, manifest, keep_previous=keep_previous)
+    except BaseException as error:
+        _discard(workspace, generation, staging, final)
+        if isinstance(error, OSError):
+            raise storage_refusal(error, "publishing the generation") from None
+        raise
     return manifest
 
 
@@ -313,8 +335,6 @@ def derived_files(workspace: Workspace, generation: str) -> list[Path]:
     return [workspace.indexes_dir / f"{generation}{suffix}" for suffix in DERIVED_SUFFIXES]
 
 
-# What indexes/ holds per generation: the index, its seal, and the artifact's seal.
-DERIVED_SUFFIXES = (".sqlite", ".sqlite.seal", ".seal")
 ATTEMPT_NAME = "attempt"
 
 

@@ -210,35 +210,42 @@ def build_index(
     publish, ``status``, ``cm-graph index``); a question deriving a missing index passes False.
     ``seal`` is False only for the audit's throw-away re-derivation.
     """
-    from .indexseal import write_seal
-
     started = time.perf_counter()
     try:
         ensure_private_dir(destination.parent, private_from=generation.workspace.root)
+        with scratch_owner(generation.workspace) as token:
+            return _build_owned(generation, destination, token, started, trust_artifact_seal, seal)
+    except OSError as error:  # the owner record itself could not be made (or removed)
+        raise storage_refusal(error, "writing the index") from None
+
+
+def _build_owned(
+    generation: Generation, destination: Path, token: str, started: float, trust_artifact_seal: bool, seal: bool
+) -> IndexReport:
+    """``build_index``'s steps, with ``token`` naming this derivation's scratch."""
+    from .indexseal import write_seal
+
+    scratch = _Scratch(destination, token)
+    temp_path = destination.with_name(f".{destination.name}.{token}.tmp")
+    try:
+        with generation.open_verified_artifact(trust_seal=trust_artifact_seal) as handle:
+            counts = _stage_and_write(generation, handle, scratch, temp_path)
+        _seal(temp_path)
+        os.replace(temp_path, destination)
+        fsync_dir(destination.parent)
+        if seal:
+            write_seal(generation, destination, token=token)
+        size = os.stat(destination).st_size
+    except apsw.FullError:
+        raise Refusal("The disk filled up while the index was written.", reason="io") from None
     except OSError as error:
         raise storage_refusal(error, "writing the index") from None
-    with scratch_owner(generation.workspace) as token:
-        scratch = _Scratch(destination, token)
-        temp_path = destination.with_name(f".{destination.name}.{token}.tmp")
-        try:
-            with generation.open_verified_artifact(trust_seal=trust_artifact_seal) as handle:
-                counts = _stage_and_write(generation, handle, scratch, temp_path)
-            _seal(temp_path)
-            os.replace(temp_path, destination)
-            fsync_dir(destination.parent)
-            if seal:
-                write_seal(generation, destination, token=token)
-            size = os.stat(destination).st_size
-        except apsw.FullError:
-            raise Refusal("The disk filled up while the index was written.", reason="io") from None
-        except OSError as error:
-            raise storage_refusal(error, "writing the index") from None
-        finally:
-            for path in (*scratch.files(), temp_path, Path(f"{temp_path}-journal")):
-                try:
-                    os.unlink(path)
-                except FileNotFoundError:
-                    pass
+    finally:
+        for path in (*scratch.files(), temp_path, Path(f"{temp_path}-journal")):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
     return IndexReport(
         generation=generation.id,
         commit=generation.manifest.commit,

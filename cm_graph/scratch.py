@@ -45,12 +45,18 @@ def owners_dir(workspace: Workspace) -> Path:
     return workspace.directory / OWNERS_DIR
 
 
+# What indexes/ holds per generation: the index, its seal, and the artifact's seal.
+DERIVED_SUFFIXES = (".sqlite", ".sqlite.seal", ".seal")
+
+
 @contextmanager
-def scratch_owner(workspace: Workspace) -> Iterator[str]:
+def scratch_owner(workspace: Workspace, *, claim: str | None = None) -> Iterator[str]:
     """A fresh token whose owner record stays locked until the block ends (or the process dies).
 
     The caller removes its own scratch; the record goes last, so a sweeper never sees scratch
-    without a live record while its owner still runs.
+    without a live record while its owner still runs. ``claim`` is a generation id a publisher
+    is staging: its derived files (index, seals) exist before its directory does, and a sweep
+    leaves them alone while the claim's owner lives.
     """
     import uuid  # builders only: the question path never creates scratch
 
@@ -61,7 +67,7 @@ def scratch_owner(workspace: Workspace) -> Iterator[str]:
     fd = os.open(pending, _FLAGS, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        os.write(fd, f"{os.getpid()}\n{claim or ''}\n".encode("ascii"))
         os.rename(pending, directory / token)
     except BaseException:
         os.close(fd)
@@ -110,7 +116,7 @@ def sweep_stale_scratch(workspace: Workspace, *, build_lock_held: bool = False) 
     if not os.path.isdir(workspace.directory):
         return []
     try:
-        entries = _scratch_entries(workspace)
+        entries = _scratch_entries(workspace) + _unclaimed_derived(workspace)
         if build_lock_held:
             entries += [
                 (workspace.directory / name, "") for name in os.listdir(workspace.directory)
@@ -124,6 +130,8 @@ def sweep_stale_scratch(workspace: Workspace, *, build_lock_held: bool = False) 
         for path, token in entries:
             if token in live:
                 continue
+            if token.startswith("generation:") and os.path.isdir(workspace.generation_dir(token[11:])):
+                continue  # published meanwhile (its owner renamed it in before leaving)
             if os.path.isdir(path) and not os.path.islink(path):
                 shutil.rmtree(path, ignore_errors=True)
             else:
@@ -137,8 +145,25 @@ def sweep_stale_scratch(workspace: Workspace, *, build_lock_held: bool = False) 
     return removed
 
 
+def _unclaimed_derived(workspace: Workspace) -> list[tuple[Path, str]]:
+    """Index files and seals of generations that do not exist, keyed ``generation:<id>`` so a
+    live publisher's claim protects them (see ``_owner_records``)."""
+    try:
+        names = os.listdir(workspace.indexes_dir)
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        generation = name[:32]
+        if re.fullmatch(_HEX, generation) and name[32:] in DERIVED_SUFFIXES:
+            if not os.path.isdir(workspace.generation_dir(generation)):
+                found.append((workspace.indexes_dir / name, f"generation:{generation}"))
+    return found
+
+
 def _owner_records(workspace: Workspace) -> tuple[set[str], list[tuple[Path, int]]]:
-    """Tokens of live owners, and the records of dead ones (each held locked by us until swept)."""
+    """Tokens (and ``generation:<id>`` claims) of live owners, and the records of dead ones
+    (each held locked by us until swept)."""
     live: set[str] = set()
     dead: list[tuple[Path, int]] = []
     directory = owners_dir(workspace)
@@ -156,15 +181,21 @@ def _owner_records(workspace: Workspace) -> tuple[set[str], list[tuple[Path, int
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            os.close(fd)
             live.add(token)
+            try:
+                claim = os.read(fd, 128).decode("ascii", "replace").split("\n")[1:2]
+            except OSError:
+                claim = []
+            os.close(fd)
+            live.update(f"generation:{value}" for value in claim if value)
             continue
         dead.append((path, fd))
     return live, dead
 
 
 def _unlink(path: Path) -> None:
+    """Remove ``path`` if it can be removed: a sweep or cleanup never fails for a leftover."""
     try:
         os.unlink(path)
-    except FileNotFoundError:
+    except OSError:
         pass

@@ -21,7 +21,6 @@ import pytest
 
 from cm_graph.generation import read_current, read_generation
 from cm_graph.layout import Workspace
-from cm_graph.scratch import owners_dir
 
 from .g0 import g0_graph
 from .helpers import CM_GRAPH, code_paths, inventory_for, run_installed, write_output
@@ -253,6 +252,7 @@ def test_concurrent_builds_from_graph_each_complete_and_leave_one_whole_generati
     before = answer(repo, state)
     outs = [good_output(repo, tmp_path / f"out-{n}") for n in range(6)]
     env = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "LINES")}
+    rounds = []
     for pair in (outs[0:2], outs[2:4], outs[4:6]):
         children = [
             subprocess.Popen(
@@ -262,16 +262,17 @@ def test_concurrent_builds_from_graph_each_complete_and_leave_one_whole_generati
             for out in pair
         ]
         results = [(child.communicate(timeout=120), child.returncode) for child in children]
-        for (_stdout, stderr), code in results:
-            assert code == 0 and "Error" not in stderr, stderr
-        published = {json.loads(stdout)["generation"] for (stdout, _err), _code in results}
+        rounds.append([(code, stderr.strip()) for (_out, stderr), code in results])
+        published = {json.loads(stdout)["generation"] for (stdout, _err), code in results if code == 0}
         current = read_current(built).id
         assert current in published and os.listdir(built.generations_dir) == [current]
-        assert sorted(os.listdir(built.indexes_dir)) == sorted(
-            f"{current}{suffix}" for suffix in (".sqlite", ".sqlite.seal", ".seal")
-        )
         assert answer(repo, state) == before
-        assert hidden_leftovers(built) == []
+    assert rounds == [[(0, ""), (0, "")]] * 3, "every build of every pair must complete"
+    current = read_current(built).id
+    assert sorted(os.listdir(built.indexes_dir)) == sorted(
+        f"{current}{suffix}" for suffix in (".sqlite", ".sqlite.seal", ".seal")
+    )
+    assert hidden_leftovers(built) == []
 
 
 def large_output(repo: Path, directory: Path, nodes: int) -> Path:
@@ -306,12 +307,12 @@ def test_the_scratch_of_a_killed_build_is_swept_by_the_next_status(built: Worksp
         time.sleep(0.005)
     child.send_signal(signal.SIGKILL)
     child.wait()
-    assert any(name.endswith(".staging") for name in hidden_leftovers(built)), "the kill left no scratch"
+    assert hidden_leftovers(built) != [], "the kill left no scratch"
 
     status = run_installed("status", "--json", *where(repo, state), cwd=repo)
     assert status.returncode == 0, status.stdout
     assert hidden_leftovers(built) == [], "status must sweep a dead build's scratch"
-    assert os.listdir(owners_dir(built)) == []
+    assert os.listdir(built.directory / "owners") == [], "the dead owner's record goes too"
     assert state_of(built) == previous
 
 
@@ -319,7 +320,6 @@ LIVE_BUILDER = """
 import sys, time
 from pathlib import Path
 from cm_graph.layout import Workspace
-from cm_graph.scratch import owners_dir
 from cm_graph.scratch import scratch_owner
 workspace = Workspace.locate(Path(sys.argv[1]), Path(sys.argv[2]))
 with scratch_owner(workspace) as token:
