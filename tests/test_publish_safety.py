@@ -19,11 +19,15 @@ from pathlib import Path
 
 import pytest
 
+from cm_graph.building import build
+from cm_graph.errors import Refusal
 from cm_graph.generation import read_current, read_generation
 from cm_graph.layout import Workspace
+from cm_graph.provider import verify_provider
 
 from .g0 import g0_graph
 from .helpers import CM_GRAPH, code_paths, inventory_for, run_installed, write_output
+from .test_lifecycle import assert_untouched, baseline, install_provider, ok_body  # noqa: F401 - a fixture
 
 
 def read_attempt(workspace: Workspace):  # type: ignore[no-untyped-def]
@@ -320,6 +324,7 @@ LIVE_BUILDER = """
 import sys, time
 from pathlib import Path
 from cm_graph.layout import Workspace
+from cm_graph.provider import verify_provider
 from cm_graph.scratch import scratch_owner
 workspace = Workspace.locate(Path(sys.argv[1]), Path(sys.argv[2]))
 with scratch_owner(workspace) as token:
@@ -371,3 +376,19 @@ def test_orphaned_indexes_are_removed_by_prune_and_by_doctor(built: Workspace, t
     (built.indexes_dir / f"{orphan}.sqlite").write_bytes(b"left by a pruned generation")
     assert build_from(repo, state, good_output(repo, tmp_path / "next")).returncode == 0
     assert not (built.indexes_dir / f"{orphan}.sqlite").exists(), "prune must remove orphaned indexes"
+
+
+def test_a_refresh_whose_provider_output_the_reader_refuses_publishes_nothing(
+    tmp_path: Path, baseline: Workspace,  # noqa: F811 - the imported fixture
+) -> None:
+    """The same shared publish path for ``refresh`` with a (fake, pinned) provider run."""
+    workspace = baseline
+    before = read_current(workspace).id
+    graph = g0_graph()
+    graph["nodes"].append(None)
+    provider = verify_provider(install_provider(tmp_path / "fake", ok_body(graph)))
+    with pytest.raises(Refusal) as refused:
+        build(workspace, provider, refresh=True, sandbox="off", timeout=30)
+    assert refused.value.reason == "unreadable"
+    assert_untouched(workspace, before)
+    assert os.listdir(workspace.generations_dir) == [before]
