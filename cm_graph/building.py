@@ -26,7 +26,7 @@ from .manifest import Manifest
 from .privfs import create_exclusive, ensure_private_dir
 from .provider import DEFAULT_TIMEOUT_SECONDS, RunReport, VerifiedProvider, run_provider
 from .publishing import BUILD_RECORD_SCHEMA, publish_output
-from .scratch import scratch_owner
+from .scratch import scratch_owner, sweep_stale_scratch
 from .status import graph_status
 
 # The progress stages a build reports, in order: census, materialise, extract, pack, index.
@@ -91,6 +91,7 @@ def build(
     progress: Callable[[str], None] = lambda stage: None,
 ) -> BuildResult:
     checkout = workspace.checkout
+    sweep_stale_scratch(workspace)  # a killed refresh's full copy of the commit goes first
     bound = resolve_revision(checkout, revision)
     if not refresh and graph_status(workspace, revision).usable:
         raise AlreadyCurrent("The graph is already current for this revision; use `cm-graph refresh`.")
