@@ -16,7 +16,7 @@ import apsw
 from .answer import Answer, answer
 from .contract import Authorization
 from .documents import CitationChecker, build_documents
-from .errors import ReaderIncompatible, Refusal
+from .errors import Corrupt, ReaderIncompatible, Refusal
 from .generation import read_current
 from .indexing import open_index_for
 from .layout import Workspace
@@ -84,7 +84,8 @@ def ask(
                 node_budget=node_budget, now=now, _retry=False,
             )
         message = refusal.message if isinstance(refusal, Refusal) else "The index file disappeared."
-        return unavailable("unreadable", message)
+        # A graph.bin found edited while its index was checked is what status calls corrupt.
+        return unavailable("corrupt" if isinstance(refusal, Corrupt) else "unreadable", message)
     try:
         depth, node_budget = check_depth(depth, spec), check_budget(node_budget)
         try:

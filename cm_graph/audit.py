@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import uuid
+from pathlib import Path
 from typing import Any
 
 import apsw
@@ -19,6 +19,8 @@ from .errors import Refusal
 from .generation import Generation
 from .importer import build_index
 from .indexdb import INDEX_TABLES, configure_readonly
+from .indexseal import index_is_sealed
+from .scratch import scratch_owner
 
 AUDIT_SCHEMA = "cm_graph.audit.v1"
 SAMPLE_ROWS = 5
@@ -76,6 +78,20 @@ def _integrity(path: str) -> dict[str, str]:
     return {"check": "integrity", "status": "fail", "message": "SQLite reports: " + "; ".join(rows[:5])}
 
 
+def _seal_check(generation: Generation, stored: Path) -> dict[str, str]:
+    """The stored index against the seal written when it was derived (hashed in full)."""
+    try:
+        sealed = index_is_sealed(generation, stored, full=True)
+    except Refusal as refusal:
+        return {"check": "seal", "status": "fail", "message": refusal.message}
+    if sealed:
+        return {"check": "seal", "status": "pass", "message": "The stored index matches its derivation seal."}
+    return {
+        "check": "seal", "status": "fail",
+        "message": "The stored index does not match its derivation seal; run `cm-graph index --rebuild`.",
+    }
+
+
 def audit(generation: Generation) -> dict[str, Any]:
     """Re-derive the index and compare; ``status`` is ``pass`` only when everything matches."""
     checks: list[dict[str, str]] = []
@@ -88,10 +104,17 @@ def audit(generation: Generation) -> dict[str, Any]:
         return result
     checks.append({"check": "artifact", "status": "pass", "message": "Size and SHA-256 match the manifest."})
     stored = generation.workspace.index_path(generation.id)
-    rebuilt = stored.with_name(f".audit-{uuid.uuid4().hex}.sqlite")
+    with scratch_owner(generation.workspace) as token:
+        return _rederive_and_compare(generation, stored, stored.with_name(f".audit-{token}.sqlite"), result)
+
+
+def _rederive_and_compare(
+    generation: Generation, stored: Path, rebuilt: Path, result: dict[str, Any]
+) -> dict[str, Any]:
+    checks: list[dict[str, str]] = result["checks"]
     try:
         try:
-            build_index(generation, rebuilt)
+            build_index(generation, rebuilt, seal=False)
         except Refusal as refusal:
             checks.append({"check": "rederive", "status": "fail", "message": refusal.message})
             result["status"] = "fail"
@@ -110,6 +133,7 @@ def audit(generation: Generation) -> dict[str, Any]:
             result["status"] = "fail"
             return result
         result["stored_sha256"] = _sha256(stored)
+        checks.append(_seal_check(generation, stored))
         identical = result["stored_sha256"] == result["rebuilt_sha256"]
         result["identical"] = identical
         if identical:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 from . import artifact
 from .errors import Refusal
 from .fixedroot import fixed_root
-from .generation import build_lock_for, read_current
+from .generation import build_lock_for, read_generation
 from .gitio import PRIVATE_STATE, BlobReader, Census, read_census, refuse_partial_clone, resolve_revision
 from .indexdb import IndexReport
 from .indexing import index_for
@@ -30,6 +29,7 @@ from .provider import DEFAULT_TIMEOUT_SECONDS, RunReport, VerifiedProvider, run_
 from .providercache import ProviderCache
 from .publishing import BUILD_RECORD_SCHEMA, publish_output
 from .sametree import refresh_same_tree
+from .scratch import scratch_owner, sweep_stale_scratch
 from .status import graph_status
 
 # The progress stages a build reports, in order: census, materialise (with the file count),
@@ -95,6 +95,7 @@ def build(
     progress: Callable[[str], None] = lambda stage: None,
 ) -> BuildResult:
     checkout = workspace.checkout
+    sweep_stale_scratch(workspace)  # a killed refresh's full copy of the commit goes first
     bound = resolve_revision(checkout, revision)
     if not refresh and graph_status(workspace, revision).usable:
         raise AlreadyCurrent("The graph is already current for this revision; use `cm-graph refresh`.")
@@ -108,10 +109,10 @@ def build(
         progress("same tree as the current generation: published without a provider run")
         progress("index")
         manifest, coverage, run = reused
-        return BuildResult(manifest, coverage, run, index_for(read_current(workspace)))
-    with build_lock_for(workspace):
+        return BuildResult(manifest, coverage, run, index_for(read_generation(workspace, manifest.generation)))
+    with build_lock_for(workspace), scratch_owner(workspace) as token:
         ensure_private_dir(workspace.directory, private_from=workspace.root)
-        scratch = workspace.directory / f".{uuid.uuid4().hex}.build"
+        scratch = workspace.directory / f".{token}.build"
         os.mkdir(scratch, 0o700)
         try:
             progress(f"materialise {len(census.entries):,} files")
@@ -133,8 +134,8 @@ def build(
             )
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-    progress("index")
-    report = index_for(read_current(workspace))
+    progress("index")  # derived before publishing (publish_output); this reuses it
+    report = index_for(read_generation(workspace, manifest.generation))
     return BuildResult(manifest, coverage, run, report)
 
 

@@ -32,7 +32,7 @@ from .contract import (
 )
 from .errors import InvalidInput, Refusal
 from .generation import read_current, read_generation, remove_graph_state
-from .indexing import ensure_index, open_index_for, search_readiness
+from .indexing import ensure_index, index_for, open_index_for, search_readiness
 from .jsonio import dumps_canonical
 from .layout import Workspace, default_state_root, resolve_checkout
 from .output import print_json, print_refusal
@@ -157,7 +157,7 @@ def _run_build(
         manifest, coverage = publish_provider_output(
             workspace, from_graph, revision=revision, keep_previous=keep_previous
         )
-        summary = _build_summary(manifest, coverage, ensure_index(workspace))
+        summary = _build_summary(manifest, coverage, index_for(read_generation(workspace, manifest.generation)))
     else:
         provider = verify_provider(default_executable())
         before = _current_id(workspace)

@@ -1,7 +1,8 @@
 """``cm-graph doctor``: one line per thing that must hold for builds and questions to work.
 
 Each check says pass / warn / fail / skip with one sentence and, when it is not a pass, what to
-do about it. Nothing is repaired.
+do about it. Nothing is repaired, except that index files of generations that no longer exist
+are removed (derived state of nothing; the check says so).
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from .errors import Refusal
+from .generation import remove_orphaned_indexes
 from .indexing import search_readiness
 from .layout import Workspace
+from .locking import build_lock
 from .provider import bwrap_path, default_executable, probe_containment, verify_provider
 from .status import REMEDIES, graph_status
 
@@ -79,9 +82,29 @@ def _state_check(workspace: Workspace) -> Check:
     return Check("state", "pass", "The state directory is private to this user.")
 
 
+def _orphan_check(workspace: Workspace) -> Check:
+    """Index files whose generation no longer exists (another tool pruned it, or a build was
+    killed after deriving its index) are removed: derived state of nothing, never evidence.
+    Under the build lock, so an index a publication derives before its rename is not one."""
+    if not os.path.isdir(workspace.indexes_dir):
+        return Check("orphaned-indexes", "skip", "There is no index directory yet.")
+    try:
+        with build_lock(workspace.lock_path, wait_seconds=1.0):
+            removed = remove_orphaned_indexes(workspace)
+    except (Refusal, OSError):
+        return Check("orphaned-indexes", "skip", "A build holds the lock (or the state is unreadable); not checked.")
+    if removed:
+        return Check(
+            "orphaned-indexes", "pass",
+            f"Removed {len(removed)} index file(s) of generations that no longer exist.",
+        )
+    return Check("orphaned-indexes", "pass", "Every index file belongs to an existing generation.")
+
+
 def run_doctor(workspace: Workspace, revision: str = "HEAD") -> dict[str, Any]:
     checks = _provider_checks()
     checks.append(_state_check(workspace))
+    checks.append(_orphan_check(workspace))
     status = graph_status(workspace, revision)
     if status.state == "absent":
         checks.append(Check("generation", "skip", "No graph has been built for this checkout.", REMEDIES["absent"]))

@@ -27,6 +27,7 @@ from .privfs import (
 )
 from .records import record
 from .rules import is_generation_id
+from .scratch import DERIVED_SUFFIXES, scratch_owner, sweep_stale_scratch
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
 if TYPE_CHECKING:
@@ -43,6 +44,8 @@ ARTIFACT_NAME = "graph.bin"
 class Generation:
     workspace: Workspace
     manifest: Manifest
+    # Where the generation's files are when it is not yet published (publish's staging dir).
+    location: Path | None = None
 
     @property
     def id(self) -> str:
@@ -50,7 +53,7 @@ class Generation:
 
     @property
     def directory(self) -> Path:
-        return self.workspace.generation_dir(self.id)
+        return self.location or self.workspace.generation_dir(self.id)
 
     @property
     def artifact_path(self) -> Path:
@@ -104,16 +107,22 @@ class Generation:
             raise
         return handle
 
+    def seal_verified(self, token: str) -> None:
+        """Seal graph.bin as verified: publish calls it (with its scratch token) right after
+        writing the bytes whose digest it computed while writing them."""
+        st = os.stat(self.artifact_path)
+        self._write_seal(_seal_text(st, self.manifest.graph_digest), token)
+
     def _read_seal(self) -> bytes | None:
         try:
             return read_private_bytes(self.seal_path, 512)
         except (OSError, Refusal):
             return None
 
-    def _write_seal(self, seal: bytes) -> None:
+    def _write_seal(self, seal: bytes, token: str | None = None) -> None:
         try:
             ensure_private_dir(self.seal_path.parent, private_from=self.workspace.root)
-            write_private_atomic(self.seal_path, seal)
+            write_private_atomic(self.seal_path, seal, token=token)
         except (OSError, Refusal):
             pass  # a seal is an optimisation; without it the next question hashes again
 
@@ -188,11 +197,13 @@ def publish(
     *,
     keep_previous: bool = False,
     build_record: dict[str, Any] | None = None,
+    derive_index: Callable[[Generation], object] | None = None,
 ) -> Manifest:
     """Take the build lock and publish (see ``publish_locked``)."""
     with build_lock_for(workspace):
         return publish_locked(
-            workspace, write_artifact, make_manifest, keep_previous=keep_previous, build_record=build_record
+            workspace, write_artifact, make_manifest, keep_previous=keep_previous, build_record=build_record,
+            derive_index=derive_index,
         )
 
 
@@ -203,48 +214,179 @@ def publish_locked(
     *,
     keep_previous: bool = False,
     build_record: dict[str, Any] | None = None,
+    derive_index: Callable[[Generation], object] | None = None,
 ) -> Manifest:
-
-    """Publish a new generation atomically and make it current; the caller holds the lock.
+    """Publish a new generation atomically; the caller holds the lock.
 
     ``write_artifact`` writes graph.bin into a fresh private file and returns (size, sha256);
-    ``make_manifest`` turns (generation, size, sha256) into the manifest. Staging happens in a
-    private sibling directory that is renamed into place, so a reader sees either no new
-    generation or a whole one, and a failure leaves the previous generation current.
-    """
-    import shutil
+    ``make_manifest`` turns (generation, size, sha256) into the manifest. Everything is staged in
+    a private sibling directory. ``derive_index`` derives (and so validates) the index from the
+    *staged* generation before anything is renamed: when it refuses, nothing is published and
+    the staging and its index files are removed. Only then is the staging renamed into place and
+    the pointer moved, so a reader sees either no new generation or a whole, indexed one, and a
+    failure anywhere (a full disk included: reason ``io``) leaves the previous generation current.
 
-    generation = new_generation_id()
-    ensure_private_dir(workspace.generations_dir, private_from=workspace.root)
-    staging = workspace.generations_dir / f".{new_generation_id()}.staging"
-    os.mkdir(staging, 0o700)
+    A generation that is not complete does not replace a usable current one: it is published
+    for inspection and named by the ``attempt`` pointer, and the usable one stays current (see
+    ``settle_pointer``). ``derive_index`` is None only for callers publishing a generation as
+    another tool would (tests of the importer's refusals).
+    """
+    sweep_stale_scratch(workspace, build_lock_held=True)
     try:
-        fd = create_exclusive(staging / ARTIFACT_NAME)
+        ensure_private_dir(workspace.generations_dir, private_from=workspace.root)
+        generation = new_generation_id()
+        with scratch_owner(workspace, claim=generation) as token:
+            return _publish_owned(
+                workspace, generation, token, write_artifact, make_manifest, keep_previous=keep_previous,
+                build_record=build_record, derive_index=derive_index,
+            )
+    except OSError as error:  # the owner record itself could not be made (or removed)
+        raise storage_refusal(error, "publishing the generation") from None
+
+
+def _publish_owned(
+    workspace: Workspace,
+    generation: str,
+    token: str,
+    write_artifact: Callable[[BinaryIO], tuple[int, str]],
+    make_manifest: Callable[[str, int, str], Manifest],
+    *,
+    keep_previous: bool,
+    build_record: dict[str, Any] | None,
+    derive_index: Callable[[Generation], object] | None,
+) -> Manifest:
+    """``publish_locked``'s steps, with ``token`` naming this publication's scratch (its owner
+    record claims ``generation``, whose index files exist before its directory does)."""
+    staging = workspace.generations_dir / f".{token}.staging"
+    final = workspace.generation_dir(generation)
+    try:
+        os.mkdir(staging, 0o700)
+        manifest = _stage(staging, generation, write_artifact, make_manifest, build_record)
+        staged = Generation(workspace, manifest, staging)
+        staged.seal_verified(token)
+        if derive_index is not None:
+            derive_index(staged)
+        os.rename(staging, final)
+        fsync_dir(workspace.generations_dir)
+        settle_pointer(workspace, manifest, keep_previous=keep_previous)
+    except BaseException as error:
+        _discard(workspace, generation, staging, final)
+        if isinstance(error, OSError):
+            raise storage_refusal(error, "publishing the generation") from None
+        raise
+    return manifest
+
+
+def _stage(
+    staging: Path,
+    generation: str,
+    write_artifact: Callable[[BinaryIO], tuple[int, str]],
+    make_manifest: Callable[[str, int, str], Manifest],
+    build_record: dict[str, Any] | None,
+) -> Manifest:
+    """Write graph.bin, the manifest and the build record into ``staging``, each fsynced."""
+    fd = create_exclusive(staging / ARTIFACT_NAME)
+    with os.fdopen(fd, "wb") as handle:
+        size, digest = write_artifact(handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    manifest = make_manifest(generation, size, digest)
+    files = {MANIFEST_NAME: manifest.serialise()}
+    if build_record is not None:
+        files[BUILD_RECORD_NAME] = dumps_canonical(build_record)
+    for name, content in files.items():
+        fd = create_exclusive(staging / name)
         with os.fdopen(fd, "wb") as handle:
-            size, digest = write_artifact(handle)
+            handle.write(content)
             handle.flush()
             os.fsync(handle.fileno())
-        manifest = make_manifest(generation, size, digest)
-        data = manifest.serialise()
-        files = {MANIFEST_NAME: data}
-        if build_record is not None:
-            files[BUILD_RECORD_NAME] = dumps_canonical(build_record)
-        for name, content in files.items():
-            fd = create_exclusive(staging / name)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(content)
-                handle.flush()
-                os.fsync(handle.fileno())
-        fsync_dir(staging)
-        os.rename(staging, workspace.generation_dir(generation))
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    fsync_dir(workspace.generations_dir)
-    write_private_atomic(workspace.current_pointer, f"{generation}\n".encode("ascii"))
-    if not keep_previous:
-        prune(workspace, keep=generation)
+    fsync_dir(staging)
     return manifest
+
+
+def _discard(workspace: Workspace, generation: str, staging: Path, final: Path) -> None:
+    """Remove everything a failed publication of ``generation`` made (never anything else)."""
+    import shutil
+
+    current = _pointer_target(workspace.current_pointer)
+    if current != generation:
+        shutil.rmtree(final, ignore_errors=True)
+        for path in derived_files(workspace, generation):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def storage_refusal(error: OSError, doing: str) -> Refusal:
+    """An I/O failure as a refusal (reason ``io``): one sentence, no path, no traceback."""
+    import errno
+
+    if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return Refusal(f"The disk filled up while {doing}; free space and try again.", reason="io")
+    if error.errno == errno.EROFS:
+        return Refusal(f"The state directory is read-only, so {doing} failed.", reason="io")
+    return Refusal(f"A file operation failed while {doing} ({os.strerror(error.errno or 0)}).", reason="io")
+
+
+def derived_files(workspace: Workspace, generation: str) -> list[Path]:
+    """The files under ``indexes/`` derived from ``generation``: its index and seals."""
+    return [workspace.indexes_dir / f"{generation}{suffix}" for suffix in DERIVED_SUFFIXES]
+
+
+ATTEMPT_NAME = "attempt"
+
+
+def _pointer_target(path: Path) -> str | None:
+    try:
+        value = read_private_bytes(path, 64).decode("ascii", "replace").strip()
+    except (OSError, Refusal):
+        return None
+    return value if is_generation_id(value) else None
+
+
+def read_attempt(workspace: Workspace) -> Generation | None:
+    """The newest published generation that was kept from becoming current, if it still exists."""
+    generation = _pointer_target(workspace.directory / ATTEMPT_NAME)
+    if generation is None:
+        return None
+    try:
+        return read_generation(workspace, generation)
+    except Refusal:
+        return None
+
+
+def usable_current(workspace: Workspace) -> Generation | None:
+    """The current generation when it could answer for its own commit: complete and intact."""
+    try:
+        current = read_current(workspace)
+        if current.manifest.completeness != "complete":
+            return None
+        current.open_verified_artifact(trust_seal=True).close()
+    except (OSError, Refusal):
+        return None
+    return current
+
+
+def settle_pointer(workspace: Workspace, manifest: Manifest, *, keep_previous: bool) -> None:
+    """Make the just-published generation current, unless it is incomplete and a usable
+    generation is current: then it is only named by ``attempt`` and the usable one is kept.
+    Pruning never removes the generation kept current (nor the new one)."""
+    kept = None if manifest.completeness == "complete" else usable_current(workspace)
+    attempt = workspace.directory / ATTEMPT_NAME
+    if kept is None:
+        write_private_atomic(workspace.current_pointer, f"{manifest.generation}\n".encode("ascii"))
+        try:
+            os.unlink(attempt)
+        except FileNotFoundError:
+            pass
+        keep = {manifest.generation}
+    else:
+        write_private_atomic(attempt, f"{manifest.generation}\n".encode("ascii"))
+        keep = {kept.id, manifest.generation}
+    if not keep_previous:
+        prune(workspace, keep=keep)
 
 
 def build_lock_for(workspace: Workspace):  # type: ignore[no-untyped-def]
@@ -252,25 +394,37 @@ def build_lock_for(workspace: Workspace):  # type: ignore[no-untyped-def]
     return build_lock(workspace.lock_path)
 
 
-def prune(workspace: Workspace, *, keep: str) -> None:
-    """Delete every other generation (and stray staging) and the indexes derived from them."""
+def prune(workspace: Workspace, *, keep: set[str]) -> None:
+    """Delete every generation not in ``keep``, then the derived files of generations that no
+    longer exist (ours, or those another tool pruned). Scratch is left to the ownership-aware
+    sweep (``scratch``), so a concurrent derivation's temp files are never touched."""
     import shutil  # publishing and removal only: questions never pay for it
 
     for entry in os.listdir(workspace.generations_dir):
-        if entry != keep:
+        if is_generation_id(entry) and entry not in keep:
             shutil.rmtree(workspace.generations_dir / entry, ignore_errors=True)
-    # Scratch of builds that were killed before they could clean up (we hold the build lock, so
-    # no build is running now).
-    for entry in os.listdir(workspace.directory):
-        if entry.startswith(".") and entry.endswith(".build"):
-            shutil.rmtree(workspace.directory / entry, ignore_errors=True)
-    if os.path.isdir(workspace.indexes_dir):
-        for entry in os.listdir(workspace.indexes_dir):
-            if entry in (f"{keep}.sqlite", f"{keep}.seal") or entry.startswith(f".{keep}.sqlite."):
-                continue
-            path = workspace.indexes_dir / entry
-            if path.is_file() or path.is_symlink():
-                path.unlink()
+    remove_orphaned_indexes(workspace)
+
+
+def remove_orphaned_indexes(workspace: Workspace) -> list[str]:
+    """Delete index files and seals whose generation no longer exists; the names removed."""
+    removed: list[str] = []
+    try:
+        names = os.listdir(workspace.indexes_dir)
+    except OSError:
+        return removed
+    for name in sorted(names):
+        owner = name[:32]
+        if not is_generation_id(owner) or name[32:] not in DERIVED_SUFFIXES:
+            continue
+        if os.path.isdir(workspace.generation_dir(owner)):
+            continue
+        try:
+            os.unlink(workspace.indexes_dir / name)
+            removed.append(name)
+        except OSError:
+            continue
+    return removed
 
 
 def remove_graph_state(workspace: Workspace) -> bool:

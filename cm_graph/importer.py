@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO, Generic, TypeVar
@@ -25,12 +24,13 @@ import apsw
 from . import artifact, resolver
 from .document import CodeNode, DocumentShape, EdgeRecord, read_document
 from .errors import Corrupt, Refusal, Unreadable
-from .generation import Generation
+from .generation import Generation, storage_refusal
 from .gitio import BlobReader, Census, read_census, refuse_partial_clone
 from .indexdb import IndexReport, configure, create_schema
 from .privfs import ensure_private_dir, fsync_dir
 from .resolver import EndpointResolver
 from .resources import query_sql
+from .scratch import scratch_owner
 
 _BATCH = 5000
 # From the first _OVERLAP_FROM staged edges on, they are committed (and handed to the resolver)
@@ -214,36 +214,59 @@ class _Scratch:
         return tuple(Path(f"{path}{suffix}") for path in (self.staging, self.resolved) for suffix in suffixes)
 
 
-def build_index(generation: Generation, destination: Path) -> IndexReport:
-    """Derive ``destination`` from ``generation``; nothing is left behind on failure."""
+def build_index(
+    generation: Generation, destination: Path, *, trust_artifact_seal: bool = True, seal: bool = True
+) -> IndexReport:
+    """Derive ``destination`` from ``generation`` and seal it; nothing is left behind on failure.
+
+    Scratch names carry this derivation's owner token (``scratch``), so a concurrent build's
+    cleanup or sweep never removes them, and a killed derivation's are swept by the next command.
+    ``trust_artifact_seal`` is for callers that verified graph.bin themselves just before (a
+    publish, ``status``, ``cm-graph index``); a question deriving a missing index passes False.
+    ``seal`` is False only for the audit's throw-away re-derivation.
+    """
     started = time.perf_counter()
-    ensure_private_dir(destination.parent, private_from=generation.workspace.root)
-    token = uuid.uuid4().hex
+    try:
+        ensure_private_dir(destination.parent, private_from=generation.workspace.root)
+        with scratch_owner(generation.workspace) as token:
+            return _build_owned(generation, destination, token, started, trust_artifact_seal, seal)
+    except OSError as error:  # the owner record itself could not be made (or removed)
+        raise storage_refusal(error, "writing the index") from None
+
+
+def _build_owned(
+    generation: Generation, destination: Path, token: str, started: float, trust_artifact_seal: bool, seal: bool
+) -> IndexReport:
+    """``build_index``'s steps, with ``token`` naming this derivation's scratch."""
+    from .indexseal import write_seal
+
     scratch = _Scratch(destination, token)
     temp_path = destination.with_name(f".{destination.name}.{token}.tmp")
     try:
-        # ensure_index and status verify the artifact just before a build and leave a seal, so
-        # trusting a valid seal hashes it once per build, not twice (a seal holds only while the
-        # file's identity and change times are the ones verified; without one, this hashes it).
-        with generation.open_verified_artifact(trust_seal=True) as handle:
+        with generation.open_verified_artifact(trust_seal=trust_artifact_seal) as handle:
             counts = _stage_and_write(generation, handle, scratch, temp_path)
         _seal(temp_path)
         os.replace(temp_path, destination)
         fsync_dir(destination.parent)
+        if seal:
+            write_seal(generation, destination, token=token)
+        size = os.stat(destination).st_size
     except apsw.FullError:
         raise Refusal("The disk filled up while the index was written.", reason="io") from None
+    except OSError as error:
+        raise storage_refusal(error, "writing the index") from None
     finally:
         for path in (*scratch.files(), temp_path, Path(f"{temp_path}-journal")):
             try:
                 os.unlink(path)
-            except FileNotFoundError:
+            except OSError:
                 pass
     return IndexReport(
         generation=generation.id,
         commit=generation.manifest.commit,
         path=destination,
         counts=counts,
-        bytes=os.stat(destination).st_size,
+        bytes=size,
         seconds=time.perf_counter() - started,
     )
 

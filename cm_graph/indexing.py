@@ -17,7 +17,9 @@ from .errors import ReaderIncompatible, Refusal, Stale
 from .generation import Generation, read_current
 from .gitio import resolve_revision
 from .indexdb import IndexReport, IndexUnreadable, open_index
+from .indexseal import index_is_sealed
 from .layout import Workspace
+from .scratch import sweep_stale_scratch
 from .status import GraphStatus
 
 
@@ -32,14 +34,18 @@ def current_generation(workspace: Workspace, revision: str | None = None) -> Gen
     return generation
 
 
-def _open_reusable(path: Path, generation: Generation) -> apsw.Connection | None:
-    """A read-only connection to a readable, private index of this generation; None means derive
-    it again (a missing, foreign, damaged, shared or hard-linked file is replaced, never trusted)."""
+def _open_reusable(path: Path, generation: Generation, *, full: bool = False) -> apsw.Connection | None:
+    """A read-only connection to a readable, private, sealed index of this generation; None means
+    derive it again (a missing, foreign, damaged, shared, hard-linked, unsealed or altered file
+    is replaced, never trusted). The seal is checked cheaply unless ``full`` (``indexseal``); a
+    graph.bin changed since the derivation is verified in full and refused when ``corrupt``."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
         return None
     if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077 or st.st_nlink != 1:
+        return None
+    if not index_is_sealed(generation, path, full=full):
         return None
     try:
         connection = open_index(path)
@@ -55,8 +61,9 @@ def _open_reusable(path: Path, generation: Generation) -> apsw.Connection | None
 
 
 def _reusable(path: Path, generation: Generation) -> dict[str, int] | None:
-    """The counts of a reusable index of this generation (see ``_open_reusable``)."""
-    connection = _open_reusable(path, generation)
+    """The counts of a reusable index of this generation (see ``_open_reusable``; the seal is
+    checked in full: this is the path of ``status``, ``index`` and builds, not of questions)."""
+    connection = _open_reusable(path, generation, full=True)
     if connection is None:
         return None
     try:
@@ -69,12 +76,15 @@ def _reusable(path: Path, generation: Generation) -> dict[str, int] | None:
 
 def open_index_for(generation: Generation) -> apsw.Connection:
     """The question path's one open of the index of an already verified generation: the
-    connection that passed the reuse checks, or, after deriving the index, a fresh one."""
+    connection that passed the reuse checks, or, after deriving the index, a fresh one.
+
+    The question trusted graph.bin's own seal, which alone could be forged: deriving here
+    verifies graph.bin in full first."""
     path = generation.workspace.index_path(generation.id)
     connection = _open_reusable(path, generation)
     if connection is not None:
         return connection
-    _derive(generation, path)
+    _derive(generation, path, trust_artifact_seal=False)
     return open_index(path)
 
 
@@ -82,6 +92,7 @@ def ensure_index(
     workspace: Workspace, revision: str | None = None, *, rebuild: bool = False
 ) -> IndexReport:
     """Verify the current generation, then reuse its readable index or derive it."""
+    sweep_stale_scratch(workspace)
     generation = current_generation(workspace, revision)
     generation.open_verified_artifact().close()
     return index_for(generation, rebuild=rebuild)
@@ -110,10 +121,10 @@ def index_for(generation: Generation, *, rebuild: bool = False) -> IndexReport:
     return _derive(generation, path)
 
 
-def _derive(generation: Generation, path: Path) -> IndexReport:
+def _derive(generation: Generation, path: Path, *, trust_artifact_seal: bool = True) -> IndexReport:
     from .importer import build_index  # the index-building code loads only when it is needed
 
-    return build_index(generation, path)
+    return build_index(generation, path, trust_artifact_seal=trust_artifact_seal)
 
 
 READINESS_SCHEMA = "code_mower.contextGraphSearchReadiness.v1"

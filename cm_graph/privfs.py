@@ -126,15 +126,17 @@ def check_replaceable(destination: Path) -> None:
         )
 
 
-def write_private_atomic(destination: Path, data: bytes) -> None:
+def write_private_atomic(destination: Path, data: bytes, *, token: str | None = None) -> None:
     """Write ``data`` to a fresh private sibling, fsync it, and rename it over ``destination``.
 
     An existing file or symlink at the destination is replaced, never written through; anything
     else there is refused before a byte is written (``check_replaceable``, checked again just
     before the rename). A failure leaves the previous file intact with no temporary file behind.
+    ``token`` (a scratch owner's) names the sibling, so a sweep knows whose it is; else its name
+    is random.
     """
     check_replaceable(destination)
-    staging = temp_sibling(destination)
+    staging = destination.with_name(f".{destination.name}.{token}.tmp") if token else temp_sibling(destination)
     fd = create_exclusive(staging)
     try:
         with os.fdopen(fd, "wb") as handle:

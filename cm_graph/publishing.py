@@ -13,7 +13,7 @@ from typing import Any, BinaryIO
 
 from . import artifact
 from .errors import InvalidInput
-from .generation import publish, publish_locked
+from .generation import Generation, publish, publish_locked
 from .gitio import BlobReader, Census, Revision, read_census, refuse_partial_clone, resolve_revision
 from .inventory import Coverage, assess, open_inventory, read_inventory
 from .layout import Workspace
@@ -62,8 +62,10 @@ def publish_output(
     lock_held: bool = False,
     build_record: dict[str, Any] | None = None,
 ) -> tuple[Manifest, Coverage]:
-    """Judge coverage, pack ``graph.json`` (and the inventory when it is a plain file) and
-    publish them as the new current generation of ``bound``."""
+    """Judge coverage, pack ``graph.json`` (and the inventory when it is a plain file), derive
+    the index from the staged generation and only then publish it: as the new current
+    generation of ``bound``, or, when it is partial and a usable generation is current, beside
+    it for inspection (``generation.settle_pointer``)."""
     inventory_path = output_dir / artifact.INVENTORY_MEMBER
     with BlobReader(workspace.checkout) as blobs:
         coverage = assess(census, read_inventory(inventory_path), blobs)
@@ -78,9 +80,22 @@ def publish_output(
 
     factory = make_manifest_factory(bound, census, coverage, provider, built_at or datetime.now(UTC))
     publisher = publish_locked if lock_held else publish
-    record = build_record or {"schema": BUILD_RECORD_SCHEMA, "origin": "from_graph", "contained": None}
-    manifest = publisher(workspace, write_artifact, factory, keep_previous=keep_previous, build_record=record)
+    record = dict(build_record or {"schema": BUILD_RECORD_SCHEMA, "origin": "from_graph", "contained": None})
+    if coverage.notes:
+        record["partial_because"] = list(coverage.notes)
+    manifest = publisher(
+        workspace, write_artifact, factory, keep_previous=keep_previous, build_record=record,
+        derive_index=_derive_index,
+    )
     return manifest, coverage
+
+
+def _derive_index(staged: Generation) -> None:
+    """Derive the staged generation's index into its final path: the importer's validation of
+    graph.json decides whether the generation is published at all."""
+    from .importer import build_index
+
+    build_index(staged, staged.workspace.index_path(staged.id))
 
 
 def publish_provider_output(

@@ -68,10 +68,15 @@ def print_status(out: Console, value: dict[str, Any]) -> None:
     if "detail" in value:
         rows["detail"] = value["detail"]
     rows.update({key: item for key, item in value.get("build", {}).items() if key != "schema"})
-    rows.update(value.get("cm_graph", {}))
+    additions = dict(value.get("cm_graph", {}))
+    last_build = additions.pop("last_build", None)
+    rows.update(additions)
     rows["search"] = value["search"]
     if value.get("next_action"):
         rows["next_action"] = value["next_action"]
+    if last_build is not None:
+        rows["last_build"] = last_build["summary"]
+        rows["to_recover"] = last_build["next_action"]
     print_mapping(out, f"Local graph: {value['state']}", rows)
 
 

@@ -7,11 +7,12 @@
 from __future__ import annotations
 
 from .errors import Absent, Corrupt, GitFailure, InvalidInput, Oversized, Refusal, Unsafe
-from .generation import Generation, read_current
+from .generation import Generation, read_attempt, read_current
 from .gitio import resolve_revision
 from .layout import Workspace
 from .privfs import read_private_bytes
 from .records import record
+from .scratch import sweep_stale_scratch
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ class GraphStatus:
     state: str
     detail: str
     generation: Generation | None
+    # The newest build that came out unusable and was kept from replacing a usable generation.
+    attempt: Generation | None = None
 
     @property
     def usable(self) -> bool:
@@ -61,7 +64,28 @@ class GraphStatus:
         if self.generation is not None:
             value["build"] = build_summary(self.generation.manifest)
             value["cm_graph"] = build_origin(self.generation)
+        last_build = self.last_build()
+        if last_build is not None:
+            value.setdefault("cm_graph", {})["last_build"] = last_build
         return value
+
+    def last_build(self) -> dict[str, Any] | None:
+        """What happened to the newest build when it did not become current, and how to recover."""
+        attempt, kept = self.attempt, self.generation
+        if attempt is None or kept is None or attempt.id == kept.id:
+            return None
+        reasons = (attempt.build_record() or {}).get("partial_because") or ["the provider did not cover every input"]
+        reasons = [str(reason) for reason in reasons]
+        return {
+            "generation": attempt.id, "commit": attempt.manifest.commit,
+            "completeness": attempt.manifest.completeness, "partial_because": reasons,
+            "kept_generation": kept.id, "kept_commit": kept.manifest.commit,
+            "summary": (
+                f"The build of {attempt.manifest.commit} came out {attempt.manifest.completeness}: "
+                f"{'; '.join(reasons)}; the current generation {kept.id} for {kept.manifest.commit} is kept."
+            ),
+            "next_action": "Fix or exclude what the provider could not read, then run `cm-graph refresh`.",
+        }
 
 
 BUILD_SUMMARY_SCHEMA = "code_mower.contextGraphBuildSummary.v1"
@@ -94,12 +118,13 @@ def graph_status(
     """The verdict for ``revision``. Readers take no lock, so a verdict that is not usable is
     judged again (at most three attempts) when the ``current`` pointer changed meanwhile: a
     concurrent refresh published a new generation and pruned the one being judged."""
+    sweep_stale_scratch(workspace)
     for _attempt in range(STATUS_ATTEMPTS):
         pointer = _pointer_bytes(workspace)
         status = _judge(workspace, revision, require_complete, trust_seal)
         if status.usable or _pointer_bytes(workspace) == pointer:
             break
-    return status
+    return status._replace(attempt=read_attempt(workspace))
 
 
 def _pointer_bytes(workspace: Workspace) -> bytes | None:

@@ -15,8 +15,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from cm_graph import artifact
+from cm_graph.generation import publish as publish_generation
+from cm_graph.gitio import BlobReader, read_census, resolve_revision
+from cm_graph.inventory import assess, read_inventory
 from cm_graph.layout import Workspace
-from cm_graph.publishing import publish_provider_output
+from cm_graph.manifest import PINNED_PROVIDER, ProviderPin
+from cm_graph.publishing import make_manifest_factory
 
 FIXED_DATE = "2026-01-01T12:00:00+00:00"
 FIXED_BUILT_AT = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -104,16 +109,39 @@ def publish(
     revision: str = "HEAD",
     keep_previous: bool = False,
 ) -> Workspace:
-    """Publish ``graph`` as the current generation of ``repo`` under the state root ``state``."""
+    """Publish ``graph`` as the current generation of ``repo`` under the state root ``state``,
+    as another compatible tool would (see ``publish_unchecked``): the index is derived on first use."""
     out = out_dir or state.parent / f"out-{os.urandom(4).hex()}"
     if inventory is None:
         inventory = inventory_for(repo, code_paths(repo))
     write_output(out, graph, inventory)
     workspace = Workspace.locate(repo, state)
-    publish_provider_output(
-        workspace, out, revision=revision, keep_previous=keep_previous, built_at=FIXED_BUILT_AT
-    )
+    publish_unchecked(workspace, out, revision=revision, keep_previous=keep_previous)
     return workspace
+
+
+def publish_unchecked(
+    workspace: Workspace,
+    out: Path,
+    *,
+    revision: str = "HEAD",
+    provider: ProviderPin = PINNED_PROVIDER,
+    keep_previous: bool = False,
+) -> None:
+    """Publish ``out`` the way another compatible tool (the reference implementation) does: packed
+    with a real manifest and made current, but without deriving and validating our index first.
+    ``build --from-graph`` refuses such a graph before publishing; tests of the importer's and
+    the question path's refusals need the generation on disk, as a foreign tool leaves it."""
+    bound = resolve_revision(workspace.checkout, revision)
+    census = read_census(workspace.checkout, bound.commit)
+    inventory_path = out / artifact.INVENTORY_MEMBER
+    with BlobReader(workspace.checkout) as blobs:
+        coverage = assess(census, read_inventory(inventory_path), blobs)
+    members = [artifact.GRAPH_MEMBER] + ([artifact.INVENTORY_MEMBER] if inventory_path.is_file() else [])
+    factory = make_manifest_factory(bound, census, coverage, provider, FIXED_BUILT_AT)
+    publish_generation(
+        workspace, lambda handle: artifact.pack(out, members, handle), factory, keep_previous=keep_previous
+    )
 
 
 CM_GRAPH = Path(sys.executable).parent / "cm-graph"

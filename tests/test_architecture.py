@@ -10,8 +10,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cm_graph"
 STAGES = [
     {"errors", "rules", "jsonio", "graphmodel", "resources", "output", "refusals", "records"},
     {"privfs", "gitio", "manifest", "locking", "questions", "contract", "fixedroot", "providercache"},
-    {"layout", "artifact", "inventory", "jsonstream", "document", "indexdb", "storeshape"},
-    {"generation", "importer", "publishing", "resolver"},
+    {"layout", "artifact", "inventory", "jsonstream", "document", "indexdb", "storeshape", "scratch"},
+    {"generation", "importer", "publishing", "resolver", "indexseal"},
     {"status", "indexing", "provider", "provider_keeper", "sametree"},
     {"building", "traversal", "answer", "documents"},
     {"packet", "ask", "doctor", "audit", "diffing", "score", "export"},

@@ -273,8 +273,8 @@ def test_index_rebuilt_elsewhere_is_byte_identical(
 
 
 def leftovers(case: Case) -> list[str]:
-    """Anything in the indexes dir but the index and the artifact's verification seal."""
-    expected = {f"{case.generation}.sqlite", f"{case.generation}.seal"}
+    """Anything in the indexes dir but the index, its seal and the artifact's verification seal."""
+    expected = {f"{case.generation}.sqlite", f"{case.generation}.sqlite.seal", f"{case.generation}.seal"}
     return sorted(set(os.listdir(case.workspace.indexes_dir)) - expected)
 
 
@@ -283,7 +283,7 @@ def test_audit_passes_on_a_fresh_index(g0: Case) -> None:
     assert report["schema"] == "cm_graph.audit.v1" and report["status"] == "pass"
     assert report["generation"] == g0.generation
     assert [(c["check"], c["status"]) for c in report["checks"]] == [
-        ("artifact", "pass"), ("census", "pass"), ("index", "pass"),
+        ("artifact", "pass"), ("census", "pass"), ("seal", "pass"), ("index", "pass"),
     ]
     assert report["identical"] is True
     assert report["stored_sha256"] == report["rebuilt_sha256"] == sha256(g0.index)
@@ -403,6 +403,9 @@ def test_audit_detects_and_explains_tampering(g0: Case, name: str) -> None:
     assert report["status"] == "fail" and report["identical"] is False
     assert report["stored_sha256"] == sha256(g0.index) != report["rebuilt_sha256"] == before
     index_check = report["checks"][-1]
+    assert {"check": "seal", "status": "fail", "message": (
+        "The stored index does not match its derivation seal; run `cm-graph index --rebuild`."
+    )} in report["checks"]
     assert index_check == {
         "check": "index", "status": "fail",
         "message": f"The stored index differs from a fresh derivation in: {table}.",

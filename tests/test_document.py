@@ -36,10 +36,9 @@ from cm_graph.indexdb import IndexReport, open_index
 from cm_graph.indexing import ensure_index
 from cm_graph.layout import Workspace
 from cm_graph.manifest import PINNED_PROVIDER, REQUIRED_OPTIONS, ProviderPin
-from cm_graph.publishing import publish_provider_output
 
 from .g0 import G0_FILES, edge, g0_graph, make_g0_repo, node
-from .helpers import FIXED_BUILT_AT, code_paths, git, inventory_for, write_output
+from .helpers import code_paths, git, inventory_for, publish_unchecked, write_output
 
 Graph = dict[str, Any]
 
@@ -125,9 +124,7 @@ def publish_graph(
     out = state.parent / f"out-{os.urandom(4).hex()}"
     write_output(out, graph, inventory_for(repo, code_paths(repo)))
     workspace = Workspace.locate(repo, state)
-    publish_provider_output(
-        workspace, out, provider=provider, keep_previous=keep_previous, built_at=FIXED_BUILT_AT
-    )
+    publish_unchecked(workspace, out, provider=provider, keep_previous=keep_previous)
     return workspace
 
 

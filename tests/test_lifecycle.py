@@ -38,7 +38,7 @@ from cm_graph.building import build
 from cm_graph.cli import app
 from cm_graph.errors import Refusal
 from cm_graph.fixedroot import fixed_root
-from cm_graph.generation import read_current
+from cm_graph.generation import read_attempt, read_current
 from cm_graph.indexdb import open_index
 from cm_graph.layout import Workspace
 from cm_graph.locking import BuildBusy, build_lock
@@ -571,8 +571,11 @@ def test_an_inventory_that_is_not_a_plain_file_makes_the_build_partial(
     result = outcome[0]
     assert result.manifest.completeness == "partial"
     assert result.coverage.notes[0] == "the provider's inventory is absent or unreadable"
-    assert graph_status(baseline).state == "partial"
-    members = artifact_members(read_current(baseline).artifact_path)
+    # The usable baseline stays current; the partial build is published beside it.
+    assert graph_status(baseline).state == "current"
+    attempt = read_attempt(baseline)
+    assert attempt is not None and attempt.id == result.manifest.generation
+    members = artifact_members(attempt.artifact_path)
     assert list(members) == ["graph.json"]
     assert leftovers(baseline) == []
 
@@ -672,6 +675,7 @@ def test_published_state_is_private(tmp_path: Path, baseline: Workspace) -> None
     workspace = baseline.directory.name
     seen.discard(f"graph/{workspace}/indexes/{gen}.seal")  # optional: the verification seal
     assert seen == {
+        f"graph/{workspace}/indexes/{gen}.sqlite.seal",
         f"graph/{workspace}.lock",
         f"graph/{workspace}/current",
         f"graph/{workspace}/generations/{gen}/manifest.json",

@@ -144,7 +144,7 @@ def published(provider_run: ProviderRun) -> Published:
         workspace, provider_run.out, built_at=FIXED_BUILT_AT
     )
     report = ensure_index(workspace)
-    assert not report.reused
+    assert report.reused, "the index is derived (and graph.json validated) before publishing"
     return Published(workspace=workspace, manifest=manifest, report=report)
 
 
