@@ -320,14 +320,17 @@ def _discard(workspace: Workspace, generation: str, staging: Path, final: Path) 
 
 
 def storage_refusal(error: OSError, doing: str) -> Refusal:
-    """An I/O failure as a refusal (reason ``io``): one sentence, no path, no traceback."""
+    """An I/O failure while ``doing`` as a refusal: the boundary's reason code for its errno
+    class (``disk_full``, ``read_only``, ...) and one sentence that names no path."""
     import errno
 
+    from .refusals import refusal_for_os_error
+
     if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-        return Refusal(f"The disk filled up while {doing}; free space and try again.", reason="io")
+        return Refusal(f"The disk filled up while {doing}; free space and try again.", reason="disk_full")
     if error.errno == errno.EROFS:
-        return Refusal(f"The state directory is read-only, so {doing} failed.", reason="io")
-    return Refusal(f"A file operation failed while {doing} ({os.strerror(error.errno or 0)}).", reason="io")
+        return Refusal(f"The state directory is read-only, so {doing} failed.", reason="read_only")
+    return refusal_for_os_error(error)
 
 
 def derived_files(workspace: Workspace, generation: str) -> list[Path]:

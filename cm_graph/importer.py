@@ -252,7 +252,9 @@ def _build_owned(
             write_seal(generation, destination, token=token)
         size = os.stat(destination).st_size
     except apsw.FullError:
-        raise Refusal("The disk filled up while the index was written.", reason="io") from None
+        raise Refusal(
+            "The disk filled up while the index was written; free space and try again.", reason="disk_full"
+        ) from None
     except OSError as error:
         raise storage_refusal(error, "writing the index") from None
     finally:

@@ -22,7 +22,7 @@ import os
 import shutil
 import tarfile
 import time
-import uuid
+from pathlib import Path
 
 from . import artifact
 from .errors import Refusal
@@ -33,6 +33,7 @@ from .layout import Workspace
 from .manifest import Manifest, ProviderPin
 from .provider import RunReport
 from .publishing import BUILD_RECORD_SCHEMA, publish_output
+from .scratch import scratch_owner
 
 REUSABLE_ORIGINS = ("provider_run", "same_tree")
 
@@ -69,7 +70,15 @@ def publish_same_tree(
     keep_previous: bool,
 ) -> tuple[Manifest, Coverage]:
     """Publish ``source``'s artifact as a new generation bound to ``bound`` (build lock held)."""
-    scratch = workspace.directory / f".{uuid.uuid4().hex}.build"
+    with scratch_owner(workspace) as token:
+        return _publish_from(workspace, source, record, workspace.directory / f".{token}.build",
+                             bound=bound, census=census, pin=pin, keep_previous=keep_previous)
+
+
+def _publish_from(
+    workspace: Workspace, source: Generation, record: dict, scratch: Path, *, bound: Revision,
+    census: Census, pin: ProviderPin, keep_previous: bool,
+) -> tuple[Manifest, Coverage]:
     os.mkdir(scratch, 0o700)
     try:
         output = scratch / "graphify-out"

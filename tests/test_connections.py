@@ -39,16 +39,15 @@ from cm_graph.errors import Refusal
 from cm_graph.generation import read_current
 from cm_graph.layout import Workspace
 from cm_graph.manifest import REQUIRED_OPTIONS, ProviderPin
-from cm_graph.publishing import publish_provider_output
 
 from .g0 import edge, g0_graph, make_g0_repo, node
 from .helpers import (
-    FIXED_BUILT_AT,
     code_paths,
     commit_all,
     git,
     inventory_for,
     publish,
+    publish_unchecked,
     write_files,
     write_output,
 )
@@ -640,9 +639,8 @@ def test_connection_status_carries_the_reader_incompatible_remediation(world: Wo
     graph["nodes"].append(node("n-holo", "holo", "example_pkg/config.py", "L3", file_type="hologram"))
     out = write_output(world.base / "graphify-out", graph, inventory_for(world.repo, code_paths(world.repo)))
     unreviewed = ProviderPin("graphifyy", "0.9.60", "ab" * 32, REQUIRED_OPTIONS)
-    publish_provider_output(
-        Workspace.locate(world.repo, world.state), out, provider=unreviewed, built_at=FIXED_BUILT_AT
-    )
+    # made by another tool: our own build --from-graph refuses a graph this reader cannot read
+    publish_unchecked(Workspace.locate(world.repo, world.state), out, provider=unreviewed)
     code, status = world.status()
     assert (code, status["authorization"]) == (1, "unavailable")
     reader = status["query_reader"]

@@ -3,9 +3,10 @@
 A real ``cm-graph refresh`` runs the real pinned provider on a real git repository big enough
 that graphify starts its worker pool. Once the provider *and* a worker are running, cm-graph is
 killed (SIGKILL, which runs none of its cleanup; SIGTERM, which it can catch), and within a few
-seconds no process of that run may remain. A run's processes are found by a unique marker: the
-provider's HOME lies in the scratch dir under this test's own state root, so every process of
-the run (keeper, bwrap, graphify, workers) carries the state root in /proc/PID/environ.
+seconds no process of that run may remain. A run's processes are the descendants of the
+cm-graph process while it lives (keeper, bwrap, graphify, workers) and, after the kill, every
+process still in one of their sessions (the keeper leads a new one, so an orphan re-parented to
+init is still found by its session id).
 """
 
 from __future__ import annotations
@@ -51,55 +52,73 @@ def busy_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_repo(base / "repo", {f"pkg/m{i:03}.py": _module(i) for i in range(120)})
 
 
-def _run_processes(marker: bytes) -> dict[int, bytes]:
-    """pid -> cmdline of every live, non-zombie process whose environment names ``marker``."""
+def _processes() -> dict[int, tuple[int, int, bytes]]:
+    """pid -> (parent pid, session id, cmdline) of every live, non-zombie process."""
     found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/environ", "rb") as handle:
-                environ = handle.read()
             with open(f"/proc/{entry}/stat", "rb") as handle:
-                state = handle.read().rsplit(b")", 1)[-1].split()[0]
+                fields = handle.read().rsplit(b")", 1)[-1].split()
             with open(f"/proc/{entry}/cmdline", "rb") as handle:
                 cmdline = handle.read()
         except OSError:
             continue
-        if marker in environ and state != b"Z":
-            found[int(entry)] = cmdline
+        if fields[0] != b"Z":
+            found[int(entry)] = (int(fields[1]), int(fields[3]), cmdline)
     return found
 
 
-def _graphify_count(processes: dict[int, bytes]) -> int:
-    return sum(1 for cmdline in processes.values() if b"graphify" in cmdline and b"provider_keeper" not in cmdline)
+def _descendants(root: int) -> dict[int, tuple[int, int, bytes]]:
+    table = _processes()
+    family, frontier = {}, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, row in table.items():
+            if row[0] == parent and pid not in family:
+                family[pid] = row
+                frontier.append(pid)
+    return family
+
+
+def _left_of(run: dict[int, tuple[int, int, bytes]]) -> dict[int, bytes]:
+    """What of a run is still alive: its pids, and anything in one of its sessions."""
+    sessions = {row[1] for row in run.values()}
+    return {pid: row[2] for pid, row in _processes().items() if pid in run or row[1] in sessions}
+
+
+def _graphify_count(processes: dict[int, tuple[int, int, bytes]]) -> int:
+    commands = [cmdline for _, _, cmdline in processes.values()]
+    return sum(1 for cmdline in commands if b"graphify" in cmdline and b"provider_keeper" not in cmdline)
 
 
 def _kill_while_provider_runs(repo: Path, state: Path, sandbox: str, signum: int) -> dict[int, bytes]:
     """Start ``cm-graph refresh``, wait for the provider and a worker, send ``signum`` to
     cm-graph, and return whatever of the run is still alive a few seconds later."""
-    marker = str(state).encode()
     child = subprocess.Popen(
         [str(CM_GRAPH), "refresh", "--repo-path", str(repo), "--state-dir", str(state), "--sandbox", sandbox],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     try:
         deadline = time.monotonic() + START_WITHIN_SECONDS
-        while _graphify_count(_run_processes(marker)) < 2:  # graphify and one of its workers
+        run: dict[int, tuple[int, int, bytes]] = {}
+        while _graphify_count(run) < 2:  # graphify and one of its workers
+            run = _descendants(child.pid)
             assert child.poll() is None, "cm-graph ended before the provider's workers started"
             assert time.monotonic() < deadline, "the provider's workers never started"
             time.sleep(0.01)
         child.send_signal(signum)
         child.wait(timeout=30)
         deadline = time.monotonic() + GONE_WITHIN_SECONDS
-        while (left := _run_processes(marker)) and time.monotonic() < deadline:
+        while (left := _left_of(run)) and time.monotonic() < deadline:
             time.sleep(0.05)
         return left
     finally:
         if child.poll() is None:
             child.kill()
             child.wait()
-        for pid in _run_processes(marker):  # never leave a stray behind for the next test
+        for pid in _left_of(run) if run else ():  # never leave a stray behind for the next test
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:

@@ -382,7 +382,7 @@ def test_odd_but_legal_file_names_leave_the_graph_usable(tmp_path: Path) -> None
     assert built["completeness"] == "complete"
     code, status, stderr = _run_cli(["status", *where, "--json"], home)
     assert (code, status["state"], status["usable"]) == (0, "current", True), stderr
-    assert status["search"]["search"] == "available"
+    assert status["search"] == "available"
     code, indexed, stderr = _run_cli(["index", *where, "--json"], home)
     assert code == 0 and indexed["untraversable_nodes"] >= 2 * len(ODD_SOURCES), stderr  # file + function each
 

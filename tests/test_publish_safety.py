@@ -130,7 +130,7 @@ def test_a_full_disk_while_publishing_is_an_io_refusal_and_keeps_the_previous_ge
         preexec_fn=lambda: _limit_file_size(4096),  # noqa: PLW1509 - a limit for this child only
     )
     assert done.returncode == 1, (done.stdout, done.stderr)
-    assert done.stderr.startswith("cm-graph: io: The disk filled up while publishing"), done.stderr
+    assert done.stderr.startswith("cm-graph: disk_full: The disk filled up while publishing"), done.stderr
     assert "Traceback" not in done.stderr and str(state) not in done.stderr
     assert state_of(built) == previous
     assert hidden_leftovers(built) == []
@@ -169,7 +169,7 @@ def test_a_full_tmpfs_while_indexing_is_an_io_refusal(g0_repo: Path, tmp_path: P
         out = write_output(tmp_path / "large", graph, inventory_for(g0_repo, code_paths(g0_repo)))
         done = build_from(g0_repo, state, out)
         assert done.returncode == 1, (done.stdout, done.stderr)
-        assert done.stderr.startswith("cm-graph: io: The disk filled up while "), done.stderr
+        assert done.stderr.startswith("cm-graph: disk_full: The disk filled up while "), done.stderr
         assert "Traceback" not in done.stderr
         assert state_of(workspace) == previous
         assert hidden_leftovers(workspace) == []
@@ -202,11 +202,11 @@ def test_a_partial_build_never_replaces_or_prunes_the_usable_generation(built: W
     status = run_installed("status", "--json", *where(repo, state), cwd=repo)
     value = json.loads(status.stdout)
     assert status.returncode == 0 and value["state"] == "current" and value["build"]["generation"] == kept
-    assert value["last_build"]["generation"] == attempt.id
-    assert value["last_build"]["completeness"] == "partial"
-    assert value["last_build"]["kept_generation"] == kept
-    assert value["last_build"]["partial_because"] == ["1 code inputs are missing"]
-    assert value["last_build"]["summary"] == (
+    assert value["cm_graph"]["last_build"]["generation"] == attempt.id
+    assert value["cm_graph"]["last_build"]["completeness"] == "partial"
+    assert value["cm_graph"]["last_build"]["kept_generation"] == kept
+    assert value["cm_graph"]["last_build"]["partial_because"] == ["1 code inputs are missing"]
+    assert value["cm_graph"]["last_build"]["summary"] == (
         f"The build of {attempt.manifest.commit} came out partial: 1 code inputs are missing; "
         f"the current generation {kept} for {read_current(built).manifest.commit} is kept."
     )
