@@ -27,6 +27,7 @@ from .manifest import Manifest
 from .privfs import create_exclusive, ensure_private_dir
 from .provider import DEFAULT_TIMEOUT_SECONDS, RunReport, VerifiedProvider, run_provider
 from .publishing import BUILD_RECORD_SCHEMA, publish_output
+from .scope import operator_excluded
 from .status import graph_status
 
 # The progress stages a build reports, in order: census, materialise, extract, pack, index.
@@ -55,14 +56,32 @@ def materialisable(path: str) -> bool:
     )
 
 
-def materialise(census: Census, checkout: Path, destination: Path) -> None:
-    """Write every census blob under ``destination`` (0600 files, 0700 dirs), never following
-    or overwriting anything, with one ``git cat-file --batch``."""
+# Every materialised file is tracked, and git never ignores a tracked file; but the scratch tree
+# has no .git, so the provider would apply a tracked .gitignore (ujson's lists its own tracked
+# lib/) to tracked files. Not writing .gitignore files out is what keeps its rules from hiding
+# them; .graphifyignore, the operator's word to the provider, is written out and honoured.
+NOT_HANDED_OVER = frozenset({".gitignore"})
+
+
+def handed_over(path: str, exclude: tuple[str, ...] = ()) -> bool:
+    """Whether a census path is written into the provider's scratch tree: not a .gitignore and
+    not left out by an operator's ``--exclude``."""
+    return path.rsplit("/", 1)[-1] not in NOT_HANDED_OVER and operator_excluded(path, exclude) is None
+
+
+def materialise(census: Census, checkout: Path, destination: Path, exclude: tuple[str, ...] = ()) -> int:
+    """Write every census blob the provider is handed (``handed_over``) under ``destination``
+    (0600 files, 0700 dirs), never following or overwriting anything, with one ``git cat-file
+    --batch``; returns how many files were written."""
     os.mkdir(destination, 0o700)
+    written = 0
     with BlobReader(checkout) as blobs:
         for entry in census.entries:
             if not materialisable(entry.path):
                 raise Refusal("A tracked path of the bound commit is not materialisable.", reason="invalid")
+            if not handed_over(entry.path, exclude):
+                continue
+            written += 1
             target = destination / entry.path
             try:
                 if not target.parent.is_dir():
@@ -77,6 +96,7 @@ def materialise(census: Census, checkout: Path, destination: Path) -> None:
             with os.fdopen(fd, "wb") as handle:
                 for chunk in blobs.chunks(entry.blob, entry.size):
                     handle.write(chunk)
+    return written
 
 
 def build(
@@ -89,6 +109,7 @@ def build(
     sandbox: str = "auto",
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
     progress: Callable[[str], None] = lambda stage: None,
+    exclude: tuple[str, ...] = (),
 ) -> BuildResult:
     checkout = workspace.checkout
     bound = resolve_revision(checkout, revision)
@@ -103,7 +124,7 @@ def build(
         os.mkdir(scratch, 0o700)
         try:
             progress("materialise")
-            materialise(census, checkout, scratch / "source")
+            materialise(census, checkout, scratch / "source", exclude)
             for name in ("home", "tmp"):
                 os.mkdir(scratch / name, 0o700)
             progress("extract")
@@ -112,7 +133,7 @@ def build(
             progress("pack")
             manifest, coverage = publish_output(
                 workspace, output, bound=bound, census=census, provider=provider.pin,
-                keep_previous=keep_previous, lock_held=True,
+                keep_previous=keep_previous, lock_held=True, exclude=exclude,
                 build_record={
                     "schema": BUILD_RECORD_SCHEMA, "origin": "provider_run", "contained": run.contained,
                     "sandbox": "bubblewrap" if run.contained else "none",

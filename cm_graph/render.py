@@ -129,6 +129,9 @@ def print_diff(out: Console, report: dict[str, Any]) -> None:
     for section in ("nodes", "relationships", "files"):
         counts = report[section]["counts"]
         summary.add_row(section, escape(", ".join(f"{k} {v:,}" for k, v in counts.items()) or "none"))
+    if "exclude" in report:  # the two sides were built with different --exclude globs
+        old, new = report["exclude"]["old"], report["exclude"]["new"]
+        summary.add_row("--exclude", escape(f"old {old}, new {new}"))
     out.print(summary)
     for section in ("nodes", "relationships", "files"):
         rows = report[section]["rows"]

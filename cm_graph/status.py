@@ -58,7 +58,20 @@ class GraphStatus:
             record = self.generation.build_record() or {}
             value["build"]["origin"] = record.get("origin", "unknown")
             value["build"]["contained"] = record.get("contained")
+            coverage = coverage_from_record(record)
+            if coverage is not None:
+                value["coverage"] = coverage
+                if self.state == "partial" and coverage.get("uncovered_inputs"):
+                    value["next_action"] = coverage["uncovered_inputs"][0]["next_action"]
         return value
+
+
+def coverage_from_record(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The build record's coverage facts (scope exclusions per rule, empty inputs, uncovered
+    inputs with reason and next action, ``--exclude`` globs): an addition of ours, kept under
+    its own key outside the reference status shape."""
+    coverage = record.get("coverage")
+    return coverage if isinstance(coverage, dict) else None
 
 
 STATUS_ATTEMPTS = 3
@@ -112,9 +125,20 @@ def _judge(workspace: Workspace, revision: str, require_complete: bool, trust_se
         )
     if require_complete and manifest.completeness != "complete":
         return GraphStatus(
-            "partial", "The provider did not cover every code input; refresh it.", generation
+            "partial", _partial_detail(generation), generation
         )
     return GraphStatus("current", "", generation)
+
+
+def _partial_detail(generation: Generation) -> str:
+    """Say how many code inputs were left uncovered and why, when the build record knows it (the
+    paths stay in ``coverage``: a detail can travel into a query's metadata)."""
+    coverage = coverage_from_record(generation.build_record() or {}) or {}
+    counts = coverage.get("uncovered_counts")
+    if isinstance(counts, dict) and counts:
+        why = ", ".join(f"{reason}: {count}" for reason, count in counts.items())
+        return f"The provider did not cover every code input ({why}); cm-graph status --json names them."
+    return "The provider did not cover every code input; refresh it."
 
 
 def require_current(
