@@ -28,6 +28,11 @@ def print_mapping(out: Console, title: str, rows: dict[str, Any]) -> None:
     out.print(table)
 
 
+def _uncovered_line(item: dict[str, Any]) -> str:
+    line = f"{item['path']} ({item.get('reason', item.get('rule', ''))})"
+    return f"{line}: {item['next_action']}" if item.get("next_action") else line
+
+
 def _text(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -35,7 +40,12 @@ def _text(value: Any) -> str:
         return f"{value:,}"
     if isinstance(value, float):
         return f"{value:.3f}"
+    if isinstance(value, dict):  # counts per rule or reason
+        return ", ".join(f"{key}: {_text(item)}" for key, item in value.items()) or "-"
     if isinstance(value, (list, tuple)):
+        if value and all(isinstance(item, dict) and "path" in item for item in value):
+            # uncovered inputs: one line each, the file, why, and what can be done
+            return "\n".join(_uncovered_line(item) for item in value)
         return ", ".join(str(item) for item in value) or "-"
     return str(value)
 

@@ -34,6 +34,8 @@ OUT_OF_SCOPE = {
     "node_modules/z.js": "skipped_dir:node_modules",
     "pkg/ignored.py": "graphifyignore",
     "web/package-lock.json": "skipped_file",
+    # Over the provider's 2,000,000-byte manifest cap ("manifest too large to index").
+    "big/pyproject.toml": "size_limit",
 }
 
 
@@ -54,6 +56,7 @@ def _sources(graph: dict[str, Any]) -> set[str]:
 def test_scope_exclusions_empty_inputs_and_tracked_ignored_files(tmp_path: Path) -> None:
     files: dict[str, str | bytes] = {path: OK for path in OUT_OF_SCOPE}
     files["web/package-lock.json"] = "{}\n"
+    files["big/pyproject.toml"] = "[project]\nname = 'big'\n" + "# padding\n" * 200_000
     files.update({
         "pkg/ok.py": OK,
         ".graphifyignore": "pkg/ignored.py\n",
