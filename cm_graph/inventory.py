@@ -103,6 +103,12 @@ MAX_LISTED_PATH = 1024
 NEXT_ACTIONS = {
     "missing": "The provider read {path} and produced nothing for it (it failed on the file): fix "
     "the file, upgrade the provider, or leave it out with --exclude {path}.",
+    # Without the provider's detection cache nothing says whether it read the file.
+    "missing_unread": "The provider emitted nothing for {path}: fix the file, upgrade the provider, "
+    "or leave it out with --exclude {path}.",
+    # Without an inventory every input is missing; the run's output was incomplete.
+    "missing_no_inventory": "The provider wrote no readable inventory, so {path} cannot be "
+    "confirmed: refresh it (cm-graph refresh).",
     "not_admitted": "The provider never took {path} in (no scope rule of cm-graph explains it): "
     "leave it out with --exclude {path}, or upgrade the provider.",
     "unstamped": "The provider's inventory row for {path} has no content hash: refresh it "
@@ -160,13 +166,14 @@ class Coverage:
         if len(self.empty) < MAX_LISTED and len(path) <= MAX_LISTED_PATH:
             self.empty.append(path)
 
-    def uncover(self, path: str, why: str) -> None:
+    def uncover(self, path: str, why: str, action: str | None = None) -> None:
+        """Count and (bounded) list one uncovered input; ``action`` picks a next action other
+        than the reason's own (the same reason can have different remedies)."""
         self.uncovered_counts[why] = self.uncovered_counts.get(why, 0) + 1
         _note(self.uncovered, path, why)
         if len(self.uncovered_inputs) < MAX_LISTED and len(path) <= MAX_LISTED_PATH:
-            self.uncovered_inputs.append(
-                {"path": path, "reason": why, "next_action": NEXT_ACTIONS[why].format(path=path)}
-            )
+            said = NEXT_ACTIONS[action or why].format(path=path)
+            self.uncovered_inputs.append({"path": path, "reason": why, "next_action": said})
 
 
 @dataclass
@@ -258,6 +265,7 @@ def assess(
     """
     coverage = Coverage("partial", 0, 0, exclude=list(exclude))
     notes = coverage.notes
+    unread = "missing_no_inventory" if inventory is None else "missing_unread" if admitted is None else None
     if inventory is None:
         notes.append("the provider's inventory is absent or unreadable")
         inventory = Inventory({}, 0)
@@ -298,7 +306,7 @@ def assess(
             elif admitted is not None and scope.yields_no_content(entry.path, head):
                 coverage.empty_input(entry.path)
             else:
-                coverage.uncover(entry.path, "missing")
+                coverage.uncover(entry.path, "missing", unread)
         elif not isinstance(ast_hash, str) or not _MD5.fullmatch(ast_hash):
             coverage.uncover(entry.path, "unstamped")
         elif ast_hash != digest:

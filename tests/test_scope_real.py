@@ -20,10 +20,9 @@ import pytest
 from cm_graph.generation import read_current
 from cm_graph.layout import Workspace
 
-from .helpers import commit_all, git, make_repo
+from .g0 import g0_graph
+from .helpers import commit_all, git, make_repo, write_output
 from .test_lifecycle import cli, needs_provider, where
-
-pytestmark = [pytest.mark.provider, needs_provider]
 
 OK = "def ok():\n    return 1\n"
 # Inputs the provider never dispatches, by its own rules, with the rule cm-graph must name.
@@ -53,6 +52,8 @@ def _sources(graph: dict[str, Any]) -> set[str]:
     return {node.get("source_file") for node in graph["nodes"]}
 
 
+@pytest.mark.provider
+@needs_provider
 def test_scope_exclusions_empty_inputs_and_tracked_ignored_files(tmp_path: Path) -> None:
     files: dict[str, str | bytes] = {path: OK for path in OUT_OF_SCOPE}
     files["web/package-lock.json"] = "{}\n"
@@ -110,6 +111,8 @@ def test_scope_exclusions_empty_inputs_and_tracked_ignored_files(tmp_path: Path)
     assert "2 empty inputs" in check["message"]
 
 
+@pytest.mark.provider
+@needs_provider
 def test_a_file_the_provider_fails_on_stays_missing_with_a_next_action(tmp_path: Path) -> None:
     # Invalid TOML: the provider's manifest extractor errors ("manifest parse error"), which is
     # not its empty rule; Terraform: dispatched, but the pinned install lacks its grammar.
@@ -148,6 +151,8 @@ def test_a_file_the_provider_fails_on_stays_missing_with_a_next_action(tmp_path:
     assert status.code == 0 and status.out["coverage"]["exclude"] == ["pyproject.toml", "infra/"]
 
 
+@pytest.mark.provider
+@needs_provider
 def test_different_exclusions_give_generations_that_differ(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"pkg/ok.py": OK, "vendor/dep.py": "def dep():\n    return 2\n"})
     state = tmp_path / "state"
@@ -170,3 +175,14 @@ def test_a_bad_exclude_glob_is_a_usage_error(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"pkg/ok.py": OK})
     bad = cli("build", *where(repo, tmp_path / "state"), "--exclude", "/abs", "--json")
     assert bad.code == 2 and "relative" in bad.err and not (tmp_path / "state").exists()
+
+
+def test_without_an_inventory_the_next_action_is_a_refresh(tmp_path: Path, g0_repo: Path) -> None:
+    # No provider run here: an output without its inventory (and without a detection cache)
+    # cannot say what the provider read, so the remedy is a refresh, not editing the files.
+    out = write_output(tmp_path / "graphify-out", g0_graph())
+    built = cli("build", "--from-graph", str(out), *where(g0_repo, tmp_path / "state"), "--json")
+    assert built.code == 1 and built.out["completeness"] == "partial"
+    assert built.out["uncovered_inputs"]
+    for item in built.out["uncovered_inputs"]:
+        assert item["reason"] == "missing" and "cm-graph refresh" in item["next_action"]
