@@ -61,6 +61,10 @@ def print_status(out: Console, value: dict[str, Any]) -> None:
     if "detail" in value:
         rows["detail"] = value["detail"]
     rows.update(value.get("build", {}))
+    coverage = value.get("coverage") or {}
+    for key in ("exclude", "scope_exclusions", "empty_inputs", "uncovered_inputs"):
+        if coverage.get(key):
+            rows[key] = coverage[key]
     rows["search"] = value["search"]["search"]
     next_action = value.get("next_action") or value["search"].get("next_action")
     if next_action:

@@ -25,7 +25,8 @@ REMEDIES = {
     "oversized": "Remove and rebuild the graph: cm-graph remove && cm-graph build.",
     "corrupt": "Remove and rebuild the graph: cm-graph remove && cm-graph build.",
     "stale": "Refresh the graph for this revision: cm-graph refresh.",
-    "partial": "Fix what the provider could not read, then refresh: cm-graph refresh.",
+    "partial": "See each uncovered input and its next action (cm-graph status --json, key coverage): fix "
+    "the file in a new commit or leave it out with --exclude, then cm-graph refresh.",
     "current": "",
 }
 

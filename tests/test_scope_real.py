@@ -169,6 +169,8 @@ def test_different_exclusions_give_generations_that_differ(tmp_path: Path) -> No
     diff = cli("diff", first.id, second.id, *where(repo, state), "--json")
     assert diff.code == 0, diff.err
     assert diff.out["exclude"] == {"old": [], "new": ["vendor/*"]}
+    audited = cli("audit", *where(repo, state), "--json")
+    assert audited.code == 0 and audited.out["exclude"] == ["vendor/*"]
 
 
 def test_a_bad_exclude_glob_is_a_usage_error(tmp_path: Path) -> None:
