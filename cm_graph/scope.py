@@ -42,6 +42,25 @@ PROJECT_XML_SUFFIXES = frozenset({".lpk", ".slnx", ".csproj", ".fsproj", ".vbpro
 MAX_PROJECT_XML_BYTES = 2 * 1024 * 1024
 IGNORE_FILE = ".graphifyignore"
 
+# Its secret-file heuristic: credential-store directories; bare-name dirs whose data files it
+# drops; exact credential file patterns; and secret keywords that end a data file's name.
+_CREDENTIAL_STORE_DIRS = frozenset({".ssh", ".gnupg", ".aws", ".gcloud"})
+_AMBIGUOUS_SECRET_DIRS = frozenset({"secrets", ".secrets", "credentials"})
+_SECRET_FILE_PATTERNS = (
+    re.compile(r"(^|/)\.(env|envrc)(\.|$)", re.IGNORECASE),
+    re.compile(r"\.(pem|key|p12|pfx|cert|crt|der|p8)$", re.IGNORECASE),
+    re.compile(r"(^|[^A-Za-z0-9])(id_rsa|id_dsa|id_ecdsa|id_ed25519)(\.pub)?$", re.IGNORECASE),
+    re.compile(r"(\.netrc|\.pgpass|\.htpasswd|\.npmrc|\.pypirc|\.git-credentials|\.boto)$", re.IGNORECASE),
+)
+_ENV_TEMPLATE = re.compile(r"\.(env|envrc)\..*\.(example|sample|template|dist)$", re.IGNORECASE)
+_SECRET_KEYWORDS = (
+    re.compile(r"(?<![a-zA-Z0-9])(credential|secret|passwd|password|private_key)s?(?![a-zA-Z])", re.IGNORECASE),
+    re.compile(r"(?<![a-zA-Z0-9])tokens?(?![a-zA-Z])", re.IGNORECASE),
+    re.compile(r"(?<![a-zA-Z0-9])service[._-]?account(?![a-zA-Z])", re.IGNORECASE),
+)
+_SECRET_PRONE_DATA = frozenset({".json", ".toml", ".xml", ".tfvars"})  # the code-dispatched ones
+SENSITIVE = "sensitive"
+
 # Reasons, as persisted in the build record.
 OPERATOR_EXCLUDE = "operator_exclude"
 GRAPHIFYIGNORE = "graphifyignore"
@@ -77,9 +96,37 @@ def scope_rule(path: str, size: int, *, admitted: bool | None, ignore_dirs: froz
         return SIZE_LIMIT
     if "." in base and base[base.rindex("."):].lower() in PROJECT_XML_SUFFIXES and size > MAX_PROJECT_XML_BYTES:
         return SIZE_LIMIT
+    if admitted is False and looks_sensitive(path):
+        return SENSITIVE
     if admitted is False and _under_an_ignore_file(path, ignore_dirs):
         return GRAPHIFYIGNORE
     return None
+
+
+def looks_sensitive(path: str) -> bool:
+    """The provider's secret-file heuristic for a code-dispatched input (asked only when its
+    detection cache shows the file was not admitted, so a near miss cannot hide real code)."""
+    parents = [segment.lower() for segment in path.split("/")[:-1]]
+    base = path.rsplit("/", 1)[-1]
+    data = "." in base and base[base.rindex("."):].lower() in _SECRET_PRONE_DATA
+    if any(segment in _CREDENTIAL_STORE_DIRS for segment in parents):
+        return True
+    if data and any(segment in _AMBIGUOUS_SECRET_DIRS for segment in parents):
+        return True
+    if any(pattern.search(base) for pattern in _SECRET_FILE_PATTERNS) and not _ENV_TEMPLATE.match(base):
+        return True
+    stem = base.rsplit(".", 1)[0].lstrip(".") if "." in base.lstrip(".") else base.lstrip(".")
+    return data and _keyword_names_the_contents(stem)
+
+
+def _keyword_names_the_contents(stem: str) -> bool:
+    """A secret keyword that ends the name, or appears in a name of at most two words."""
+    words = [word for word in re.split(r"[-_\s.]+", stem) if word]
+    for pattern in _SECRET_KEYWORDS:
+        matches = list(pattern.finditer(stem))
+        if any(match.end() == len(stem) for match in matches) or (matches and len(words) <= 2):
+            return True
+    return False
 
 
 def ignore_file_dirs(paths: Iterable[str]) -> frozenset[str]:

@@ -35,6 +35,9 @@ OUT_OF_SCOPE = {
     "web/package-lock.json": "skipped_file",
     # Over the provider's 2,000,000-byte manifest cap ("manifest too large to index").
     "big/pyproject.toml": "size_limit",
+    # Its secret-file heuristic.
+    "config/credentials.json": "sensitive",
+    "tools/.env.py": "sensitive",
 }
 
 
@@ -57,6 +60,7 @@ def _sources(graph: dict[str, Any]) -> set[str]:
 def test_scope_exclusions_empty_inputs_and_tracked_ignored_files(tmp_path: Path) -> None:
     files: dict[str, str | bytes] = {path: OK for path in OUT_OF_SCOPE}
     files["web/package-lock.json"] = "{}\n"
+    files["config/credentials.json"] = '{"user": "x"}\n'
     files["big/pyproject.toml"] = "[project]\nname = 'big'\n" + "# padding\n" * 200_000
     files.update({
         "pkg/ok.py": OK,
