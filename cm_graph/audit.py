@@ -96,6 +96,9 @@ def audit(generation: Generation) -> dict[str, Any]:
     """Re-derive the index and compare; ``status`` is ``pass`` only when everything matches."""
     checks: list[dict[str, str]] = []
     result: dict[str, Any] = {"schema": AUDIT_SCHEMA, "generation": generation.id, "checks": checks}
+    coverage = (generation.build_record() or {}).get("coverage")
+    if isinstance(coverage, dict) and coverage.get("exclude"):
+        result["exclude"] = coverage["exclude"]  # what the operator left out of this generation
     try:
         generation.open_verified_artifact().close()
     except Refusal as refusal:

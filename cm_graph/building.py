@@ -29,6 +29,7 @@ from .provider import DEFAULT_TIMEOUT_SECONDS, RunReport, VerifiedProvider, run_
 from .providercache import ProviderCache
 from .publishing import BUILD_RECORD_SCHEMA, publish_output
 from .sametree import refresh_same_tree
+from .scope import operator_excluded
 from .scratch import scratch_owner, sweep_stale_scratch
 from .status import graph_status
 
@@ -59,14 +60,32 @@ def materialisable(path: str) -> bool:
     )
 
 
-def materialise(census: Census, checkout: Path, destination: Path) -> None:
-    """Write every census blob under ``destination`` (0600 files, 0700 dirs), never following
-    or overwriting anything, with one ``git cat-file --batch``."""
+# Every materialised file is tracked, and git never ignores a tracked file; but the scratch tree
+# has no .git, so the provider would apply a tracked .gitignore (ujson's lists its own tracked
+# lib/) to tracked files. Not writing .gitignore files out is what keeps its rules from hiding
+# them; .graphifyignore, the operator's word to the provider, is written out and honoured.
+NOT_HANDED_OVER = frozenset({".gitignore"})
+
+
+def handed_over(path: str, exclude: tuple[str, ...] = ()) -> bool:
+    """Whether a census path is written into the provider's scratch tree: not a .gitignore and
+    not left out by an operator's ``--exclude``."""
+    return path.rsplit("/", 1)[-1] not in NOT_HANDED_OVER and operator_excluded(path, exclude) is None
+
+
+def materialise(census: Census, checkout: Path, destination: Path, exclude: tuple[str, ...] = ()) -> int:
+    """Write every census blob the provider is handed (``handed_over``) under ``destination``
+    (0600 files, 0700 dirs), never following or overwriting anything, with one ``git cat-file
+    --batch``; returns how many files were written."""
     os.mkdir(destination, 0o700)
+    written = 0
     with BlobReader(checkout) as blobs:
         for entry in census.entries:
             if not materialisable(entry.path):
                 raise Refusal("A tracked path of the bound commit is not materialisable.", reason="invalid")
+            if not handed_over(entry.path, exclude):
+                continue
+            written += 1
             target = destination / entry.path
             try:
                 if not target.parent.is_dir():
@@ -81,6 +100,7 @@ def materialise(census: Census, checkout: Path, destination: Path) -> None:
             with os.fdopen(fd, "wb") as handle:
                 for chunk in blobs.chunks(entry.blob, entry.size):
                     handle.write(chunk)
+    return written
 
 
 def build(
@@ -93,6 +113,7 @@ def build(
     sandbox: str = "auto",
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
     progress: Callable[[str], None] = lambda stage: None,
+    exclude: tuple[str, ...] = (),
 ) -> BuildResult:
     checkout = workspace.checkout
     sweep_stale_scratch(workspace)  # a killed refresh's full copy of the commit goes first
@@ -103,7 +124,7 @@ def build(
     refuse_partial_clone(checkout)
     census = read_census(checkout, bound.commit)
     reused = refresh_same_tree(
-        workspace, bound, census, provider.pin, sandbox=sandbox, keep_previous=keep_previous
+        workspace, bound, census, provider.pin, sandbox=sandbox, keep_previous=keep_previous, exclude=exclude
     )
     if reused is not None:
         progress("same tree as the current generation: published without a provider run")
@@ -116,7 +137,7 @@ def build(
         os.mkdir(scratch, 0o700)
         try:
             progress(f"materialise {len(census.entries):,} files")
-            materialise(census, checkout, scratch / "source")
+            materialise(census, checkout, scratch / "source", exclude)
             for name in ("home", "tmp"):
                 os.mkdir(scratch / name, 0o700)
             progress("provider running")
@@ -126,7 +147,7 @@ def build(
             progress("pack")
             manifest, coverage = publish_output(
                 workspace, output, bound=bound, census=census, provider=provider.pin,
-                keep_previous=keep_previous, lock_held=True,
+                keep_previous=keep_previous, lock_held=True, exclude=exclude,
                 build_record={
                     "schema": BUILD_RECORD_SCHEMA, "origin": "provider_run", "contained": run.contained,
                     "sandbox": "bubblewrap" if run.contained else "none",

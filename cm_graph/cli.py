@@ -116,6 +116,24 @@ KeepPrevious = Annotated[bool, typer.Option("--keep-previous", help="Keep older 
 BuildRevision = Annotated[str, typer.Option("--revision", help="The revision to build (default HEAD).")]
 DEFAULT_TIMEOUT_SECONDS = 900.0  # the provider's default deadline (provider.DEFAULT_TIMEOUT_SECONDS)
 Timeout = Annotated[float, typer.Option("--timeout", help="Seconds the provider may run.")]
+Exclude = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude", metavar="GLOB",
+        help="Leave matching tracked files out (vendored or generated code); repeatable. A glob over the "
+        "repository-relative path (* also crosses /), or a directory.",
+    ),
+]
+
+
+def _exclusions(globs: list[str] | None) -> tuple[str, ...]:
+    """The ``--exclude`` globs, each non-empty single-line relative text (else a usage error)."""
+    from .rules import is_bounded_text
+
+    for glob in globs or ():
+        if not glob.strip("/") or not is_bounded_text(glob, 1024) or glob.startswith("/"):
+            raise typer.BadParameter("each --exclude GLOB must be non-empty, single-line and relative.")
+    return tuple(globs or ())
 
 
 def _build_summary(manifest: Manifest, coverage: Coverage, report: IndexReport) -> dict[str, Any]:
@@ -136,16 +154,21 @@ def _build_summary(manifest: Manifest, coverage: Coverage, report: IndexReport) 
         "edges": report.counts.get("edges", 0),
         "index_bytes": report.bytes,
     }
+    summary["scope_exclusions"] = dict(sorted(coverage.scope_exclusions.items()))
+    summary["empty_inputs"] = coverage.empty_inputs
+    if coverage.exclude:
+        summary["exclude"] = coverage.exclude
     if coverage.notes:
         summary["partial_because"] = coverage.notes
-    if coverage.uncovered:
-        summary["uncovered_inputs"] = coverage.uncovered
+    if coverage.uncovered_inputs:
+        summary["uncovered_inputs"] = coverage.uncovered_inputs
     return summary
 
 
 def _run_build(
     *, refresh: bool, from_graph: Path | None, repo_path: Path | None, state_dir: Path | None,
     revision: str, keep_previous: bool, sandbox: str, timeout: float, json_output: bool,
+    exclude: tuple[str, ...] = (),
 ) -> None:
     from .building import build
     from .provider import default_executable, verify_provider
@@ -155,7 +178,7 @@ def _run_build(
     workspace = Workspace.locate(repo_path, state_dir)
     if from_graph is not None:
         manifest, coverage = publish_provider_output(
-            workspace, from_graph, revision=revision, keep_previous=keep_previous
+            workspace, from_graph, revision=revision, keep_previous=keep_previous, exclude=exclude
         )
         summary = _build_summary(manifest, coverage, index_for(read_generation(workspace, manifest.generation)))
     else:
@@ -166,6 +189,7 @@ def _run_build(
                 result = build(
                     workspace, provider, revision=revision, refresh=refresh,
                     keep_previous=keep_previous, sandbox=str(sandbox), timeout=timeout, progress=progress,
+                    exclude=exclude,
                 )
         except KeyboardInterrupt:
             sys.stderr.write(f"cm-graph: interrupted; {_kept_after_interrupt(workspace, before)}\n")
@@ -212,13 +236,14 @@ def build_command(
     keep_previous: KeepPrevious = False,
     sandbox: Sandbox = SandboxMode.auto,
     timeout: Timeout = DEFAULT_TIMEOUT_SECONDS,
+    exclude: Exclude = None,
     json_output: Json = False,
 ) -> None:
     """Run the pinned provider on REVISION, publish the generation and index it."""
     _run_build(
         refresh=False, from_graph=from_graph, repo_path=repo_path, state_dir=state_dir,
         revision=revision, keep_previous=keep_previous, sandbox=sandbox, timeout=timeout,
-        json_output=json_output,
+        json_output=json_output, exclude=_exclusions(exclude),
     )
 
 
@@ -231,13 +256,14 @@ def refresh_command(
     keep_previous: KeepPrevious = False,
     sandbox: Sandbox = SandboxMode.auto,
     timeout: Timeout = DEFAULT_TIMEOUT_SECONDS,
+    exclude: Exclude = None,
     json_output: Json = False,
 ) -> None:
     """Like build, but also when the graph is already current."""
     _run_build(
         refresh=True, from_graph=None, repo_path=repo_path, state_dir=state_dir,
         revision=revision, keep_previous=keep_previous, sandbox=sandbox, timeout=timeout,
-        json_output=json_output,
+        json_output=json_output, exclude=_exclusions(exclude),
     )
 
 
@@ -467,7 +493,7 @@ def diff_command(
     json_output: Json = False,
 ) -> None:
     """What changed in the code graph between two generations: nodes, relationships, files."""
-    from .diffing import open_diff, resolve_side, summarise
+    from .diffing import open_diff, operator_exclusions, resolve_side, summarise
     from .render import console, print_diff
 
     workspace = Workspace.locate(repo_path, state_dir)
@@ -476,6 +502,9 @@ def diff_command(
         report = summarise(diff, limit)
     finally:
         diff.close()
+    exclusions = {"old": operator_exclusions(workspace, old), "new": operator_exclusions(workspace, new)}
+    if exclusions["old"] != exclusions["new"]:
+        report["exclude"] = exclusions
     if json_output:
         print_json(report)
     else:

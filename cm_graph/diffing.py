@@ -16,7 +16,7 @@ from typing import Any
 import apsw
 
 from .errors import InvalidInput, Refusal
-from .generation import list_generations, read_current, read_generation
+from .generation import Generation, list_generations, read_current, read_generation
 from .gitio import resolve_revision
 from .indexdb import configure_readonly, open_index
 from .indexing import index_for
@@ -40,17 +40,33 @@ def resolve_side(workspace: Workspace, spec: str) -> Path:
     if spec.endswith(".sqlite") and os.path.isfile(spec):
         open_index(Path(spec)).close()
         return Path(os.path.abspath(spec))
+    return index_for(side_generation(workspace, spec)).path
+
+
+def side_generation(workspace: Workspace, spec: str) -> Generation:
+    """The generation a diff side names: a generation id, or a revision (the current one wins a
+    tie between generations bound to that commit)."""
     if is_generation_id(spec):
-        return index_for(read_generation(workspace, spec)).path
+        return read_generation(workspace, spec)
     commit = resolve_revision(workspace.checkout, spec).commit
     try:
         current = [read_current(workspace)]
     except Refusal:
         current = []
-    for generation in current + list_generations(workspace):  # the current one wins a tie
+    for generation in current + list_generations(workspace):
         if generation.manifest.commit == commit:
-            return index_for(generation).path
+            return generation
     raise InvalidInput("No published generation of this checkout is bound to that revision.")
+
+
+def operator_exclusions(workspace: Workspace, spec: str) -> list[str] | None:
+    """The ``--exclude`` globs a diff side was built with (None for an index file or a build
+    record that does not say), so a diff shows when two graphs left different code out."""
+    if spec.endswith(".sqlite") and os.path.isfile(spec):
+        return None
+    coverage = (side_generation(workspace, spec).build_record() or {}).get("coverage")
+    exclude = coverage.get("exclude") if isinstance(coverage, dict) else None
+    return list(exclude) if isinstance(exclude, list) else None
 
 
 @dataclass

@@ -20,7 +20,7 @@ from .indexing import search_readiness
 from .layout import Workspace
 from .locking import build_lock
 from .provider import bwrap_path, default_executable, probe_containment, verify_provider
-from .status import REMEDIES, graph_status
+from .status import REMEDIES, GraphStatus, coverage_from_record, graph_status
 
 DOCTOR_SCHEMA = "cm_graph.doctor.v1"
 
@@ -101,6 +101,28 @@ def _orphan_check(workspace: Workspace) -> Check:
     return Check("orphaned-indexes", "pass", "Every index file belongs to an existing generation.")
 
 
+def _coverage_check(status: GraphStatus) -> Check | None:
+    """What the current generation's provider run left uncovered, and why, from its build record:
+    scope exclusions per rule, empty inputs, and the first uncovered input with its next action."""
+    if status.generation is None:
+        return None
+    coverage = coverage_from_record(status.generation.build_record() or {})
+    if coverage is None:
+        return None
+    scope = coverage.get("scope_exclusions") or {}
+    outside = ", ".join(f"{rule}: {count}" for rule, count in scope.items()) or "none"
+    said = f"Scope exclusions ({outside}); {coverage.get('empty_inputs', 0)} empty inputs."
+    uncovered = coverage.get("uncovered_inputs") or []
+    if uncovered:
+        counts = ", ".join(f"{why}: {n}" for why, n in (coverage.get("uncovered_counts") or {}).items())
+        first = uncovered[0]
+        return Check(
+            "coverage", "warn", f"Uncovered code inputs ({counts}), first {first['path']} ({first['reason']}). {said}",
+            first["next_action"],
+        )
+    return Check("coverage", "pass", f"Every code input the provider dispatches is covered. {said}")
+
+
 def run_doctor(workspace: Workspace, revision: str = "HEAD") -> dict[str, Any]:
     checks = _provider_checks()
     checks.append(_state_check(workspace))
@@ -114,6 +136,9 @@ def run_doctor(workspace: Workspace, revision: str = "HEAD") -> dict[str, Any]:
         checks.append(
             Check("generation", "fail", f"The graph is {status.state}: {status.detail}", REMEDIES[status.state])
         )
+    coverage_check = _coverage_check(status)
+    if coverage_check is not None:
+        checks.append(coverage_check)
     readiness = search_readiness(status)
     if not status.usable:
         checks.append(Check("index", "skip", "No usable generation to index."))

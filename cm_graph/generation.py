@@ -37,6 +37,8 @@ MANIFEST_NAME = "manifest.json"
 # How the generation was made (provider run or --from-graph, and whether the run was contained).
 # Our own sidecar: the manifest's key set is a shared contract and stays exactly as it is.
 BUILD_RECORD_NAME = "build.json"
+# The coverage lists in a build record are bounded (50 paths of at most 1 KiB each, per list).
+MAX_BUILD_RECORD_BYTES = 1024 * 1024
 ARTIFACT_NAME = "graph.bin"
 
 
@@ -62,7 +64,8 @@ class Generation:
     def build_record(self) -> dict[str, Any] | None:
         """The sidecar saying how this generation was made, when there is a readable one."""
         try:
-            value = loads_strict(read_private_bytes(self.directory / BUILD_RECORD_NAME, 4096), "The build record")
+            raw = read_private_bytes(self.directory / BUILD_RECORD_NAME, MAX_BUILD_RECORD_BYTES)
+            value = loads_strict(raw, "The build record")
         except (OSError, Refusal):
             return None
         return value if isinstance(value, dict) else None

@@ -15,11 +15,12 @@ import stat
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import ijson
 
-from .gitio import BlobReader, Census
+from . import scope
+from .gitio import BlobReader, Census, CensusEntry
 
 MAX_INVENTORY_BYTES = 16 * 1024 * 1024
 _SNIFF_BYTES = 256 * 1024
@@ -94,9 +95,35 @@ def classify(path: str, head: bytes | None) -> str:
     return NOT_CODE
 
 
+MAX_LISTED = 50
+MAX_LISTED_PATH = 1024
+
+# What a next action can be, per reason. A refresh reruns the same provider on the same bytes,
+# so it is offered only where the outcome was not the provider's deterministic verdict.
+NEXT_ACTIONS = {
+    "missing": "The provider read {path} and produced nothing for it (it failed on the file): fix "
+    "the file, upgrade the provider, or leave it out with --exclude {path}.",
+    # Without the provider's detection cache nothing says whether it read the file.
+    "missing_unread": "The provider emitted nothing for {path}: fix the file, upgrade the provider, "
+    "or leave it out with --exclude {path}.",
+    # Without an inventory every input is missing; the run's output was incomplete.
+    "missing_no_inventory": "The provider wrote no readable inventory, so {path} cannot be "
+    "confirmed: refresh it (cm-graph refresh).",
+    "not_admitted": "The provider never took {path} in (no scope rule of cm-graph explains it): "
+    "leave it out with --exclude {path}, or upgrade the provider.",
+    "unstamped": "The provider's inventory row for {path} has no content hash: refresh it "
+    "(cm-graph refresh); if it persists, upgrade the provider or --exclude {path}.",
+    "mismatched": "The provider hashed other bytes than the commit holds for {path}: refresh it "
+    "(cm-graph refresh).",
+    "unclassified": "The provider cannot tell what {path} is (its #! line passes options to env): "
+    "fix the file's first line or leave it out with --exclude {path}.",
+}
+
+
 @dataclass
 class Coverage:
-    """The verdict and its tallies; notes explain a partial verdict and are not persisted."""
+    """The verdict, its tallies and the reasons per uncovered input (persisted in the build
+    record by ``to_record``)."""
 
     completeness: str
     indexed_files: int
@@ -104,6 +131,69 @@ class Coverage:
     notes: list[str] = field(default_factory=list)
     # The first uncovered inputs (repository-relative paths), so a user can see which files.
     uncovered: list[str] = field(default_factory=list)
+    # The first uncovered inputs with reason and next action, and counts per reason.
+    uncovered_inputs: list[dict[str, str]] = field(default_factory=list)
+    uncovered_counts: dict[str, int] = field(default_factory=dict)
+    # Inputs the provider by its own rules never dispatches (or the operator left out): counts
+    # per rule and the first few by name; inputs it read and by its own rule yields nothing for.
+    scope_exclusions: dict[str, int] = field(default_factory=dict)
+    scope_excluded: list[dict[str, str]] = field(default_factory=list)
+    empty_inputs: int = 0
+    empty: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+
+    def to_record(self) -> dict[str, object]:
+        """The coverage facts a build record keeps, bounded (at most 50 paths per list)."""
+        return {
+            "completeness": self.completeness,
+            "exclude": list(self.exclude),
+            "scope_exclusions": dict(sorted(self.scope_exclusions.items())),
+            "scope_excluded": list(self.scope_excluded),
+            "empty_inputs": self.empty_inputs,
+            "empty": list(self.empty),
+            "uncovered_counts": dict(sorted(self.uncovered_counts.items())),
+            "uncovered_inputs": list(self.uncovered_inputs),
+            "partial_because": list(self.notes),
+        }
+
+    @classmethod
+    def carried_over(cls, record: dict[str, Any], indexed_files: int, unsupported_inputs: int) -> Coverage:
+        """The coverage a build record kept, for a generation of the very same tree, provider
+        and exclusions (a same-tree refresh): judging it again would need the provider's
+        detection cache, which the artifact does not hold, and could only give the same answer."""
+        return cls(
+            completeness=str(record.get("completeness", "partial")),
+            indexed_files=indexed_files,
+            unsupported_inputs=unsupported_inputs,
+            notes=[str(note) for note in record.get("partial_because", [])],
+            uncovered=[str(item.get("path")) for item in record.get("uncovered_inputs", [])],
+            uncovered_inputs=list(record.get("uncovered_inputs", [])),
+            uncovered_counts=dict(record.get("uncovered_counts", {})),
+            scope_exclusions=dict(record.get("scope_exclusions", {})),
+            scope_excluded=list(record.get("scope_excluded", [])),
+            empty_inputs=int(record.get("empty_inputs", 0)),
+            empty=list(record.get("empty", [])),
+            exclude=list(record.get("exclude", [])),
+        )
+
+    def exclude_input(self, path: str, rule: str) -> None:
+        self.scope_exclusions[rule] = self.scope_exclusions.get(rule, 0) + 1
+        if len(self.scope_excluded) < MAX_LISTED and len(path) <= MAX_LISTED_PATH:
+            self.scope_excluded.append({"path": path, "rule": rule})
+
+    def empty_input(self, path: str) -> None:
+        self.empty_inputs += 1
+        if len(self.empty) < MAX_LISTED and len(path) <= MAX_LISTED_PATH:
+            self.empty.append(path)
+
+    def uncover(self, path: str, why: str, action: str | None = None) -> None:
+        """Count and (bounded) list one uncovered input; ``action`` picks a next action other
+        than the reason's own (the same reason can have different remedies)."""
+        self.uncovered_counts[why] = self.uncovered_counts.get(why, 0) + 1
+        _note(self.uncovered, path, why)
+        if len(self.uncovered_inputs) < MAX_LISTED and len(path) <= MAX_LISTED_PATH:
+            said = NEXT_ACTIONS[action or why].format(path=path)
+            self.uncovered_inputs.append({"path": path, "reason": why, "next_action": said})
 
 
 @dataclass
@@ -114,7 +204,7 @@ class Inventory:
     malformed: int
 
 
-def open_inventory(path: Path) -> BinaryIO | None:
+def open_inventory(path: Path, limit: int = MAX_INVENTORY_BYTES) -> BinaryIO | None:
     """Open the provider's ``manifest.json`` if it is a plain file within budget.
 
     Non-blocking and no-follow, so a FIFO or symlink the provider left behind cannot stall or
@@ -125,7 +215,7 @@ def open_inventory(path: Path) -> BinaryIO | None:
     except OSError:
         return None
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_INVENTORY_BYTES:
+    if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
         os.close(fd)
         return None
     return os.fdopen(fd, "rb")
@@ -157,17 +247,55 @@ def read_inventory(path: Path) -> Inventory | None:
     return Inventory(rows, malformed)
 
 
-def assess(census: Census, inventory: Inventory | None, blobs: BlobReader) -> Coverage:
-    """Decide complete/partial by checking every dispatched input against the inventory."""
-    notes: list[str] = []
+MAX_DETECTION_CACHE_BYTES = 64 * 1024 * 1024
+DETECTION_CACHE = Path("cache") / "stat-index.json"
+
+
+def read_admitted(output_dir: Path) -> frozenset[str] | None:
+    """The inputs the provider's detection admitted and read, from its own detection cache
+    (``graphify-out/cache/stat-index.json``: one row per file its scan classified, keyed by
+    root-relative path); None when there is no readable cache."""
+    handle = open_inventory(output_dir / DETECTION_CACHE, MAX_DETECTION_CACHE_BYTES)
+    if handle is None:
+        return None
+    names: set[str] = set()
+    with handle:
+        try:
+            for key, _row in ijson.kvitems(handle, "", use_float=True):
+                names.add(unicodedata.normalize("NFC", key))
+        except (ijson.JSONError, ValueError, OSError):
+            return None
+    return frozenset(names)
+
+
+def assess(
+    census: Census,
+    inventory: Inventory | None,
+    blobs: BlobReader,
+    *,
+    admitted: frozenset[str] | None = None,
+    exclude: tuple[str, ...] = (),
+) -> Coverage:
+    """Decide complete/partial by checking every dispatched input against the inventory.
+
+    An input without a row is a scope exclusion when a provider rule (``scope``) or an operator
+    ``--exclude`` explains it, ``empty`` when the provider's detection cache shows it was read
+    and its extractor's rule yields nothing for its bytes, else ``missing`` (read, failed) or
+    ``not_admitted`` (never taken in): only the last two make the build partial.
+    """
+    coverage = Coverage("partial", 0, 0, exclude=list(exclude))
+    notes = coverage.notes
+    unread = "missing_no_inventory" if inventory is None else "missing_unread" if admitted is None else None
     if inventory is None:
         notes.append("the provider's inventory is absent or unreadable")
         inventory = Inventory({}, 0)
     rows, malformed = inventory.rows, inventory.malformed
-    tally = {"missing": 0, "unstamped": 0, "mismatched": 0, "unclassified": 0}
-    uncovered: list[str] = []
+    ignore_dirs = scope.ignore_file_dirs(entry.path for entry in census.entries)
     indexed = unsupported = dispatched = 0
     for entry in census.entries:
+        if scope.operator_excluded(entry.path, exclude) is not None:
+            coverage.exclude_input(entry.path, scope.OPERATOR_EXCLUDE)
+            continue
         suffix = PurePosixPath(entry.path.rsplit("/", 1)[-1]).suffix
         if not suffix or suffix.lower() == ".m":
             digest, head = _digest_and_head(blobs, entry.blob, entry.size, keep_head=True)
@@ -176,44 +304,55 @@ def assess(census: Census, inventory: Inventory | None, blobs: BlobReader) -> Co
             verdict = classify(entry.path, None)
             if verdict == NOT_CODE:
                 continue
-            digest, _ = _digest_and_head(blobs, entry.blob, entry.size, keep_head=False)
+            whole = "whole" if _is_manifest(entry) else False
+            digest, head = _digest_and_head(blobs, entry.blob, entry.size, keep_head=whole)
         if verdict == NOT_CODE:
             continue
+        name = unicodedata.normalize("NFC", entry.path)
+        if name not in rows:
+            was_admitted = None if admitted is None else name in admitted
+            rule = scope.scope_rule(entry.path, entry.size, admitted=was_admitted, ignore_dirs=ignore_dirs)
+            if rule is not None:
+                coverage.exclude_input(entry.path, rule)
+                continue
         if verdict == UNCLASSIFIED:
-            tally["unclassified"] += 1
-            _note(uncovered, entry.path, "unclassified")
+            coverage.uncover(entry.path, "unclassified")
             continue
         dispatched += 1
-        name = unicodedata.normalize("NFC", entry.path)
         ast_hash = rows.get(name)
         if name not in rows:
-            tally["missing"] += 1
-            _note(uncovered, entry.path, "missing")
+            if admitted is not None and name not in admitted:
+                coverage.uncover(entry.path, "not_admitted")
+            elif admitted is not None and scope.yields_no_content(entry.path, head):
+                coverage.empty_input(entry.path)
+            else:
+                coverage.uncover(entry.path, "missing", unread)
         elif not isinstance(ast_hash, str) or not _MD5.fullmatch(ast_hash):
-            tally["unstamped"] += 1
-            _note(uncovered, entry.path, "unstamped")
+            coverage.uncover(entry.path, "unstamped")
         elif ast_hash != digest:
-            tally["mismatched"] += 1
-            _note(uncovered, entry.path, "mismatched")
+            coverage.uncover(entry.path, "mismatched")
         elif verdict == UNSUPPORTED:
             unsupported += 1
         else:
             indexed += 1
     if malformed:
         notes.append(f"{malformed} inventory rows are malformed")
-    notes.extend(f"{count} code inputs are {what}" for what, count in tally.items() if count)
+    notes.extend(
+        f"{count} code inputs are {what.replace('_', ' ')}"
+        for what, count in coverage.uncovered_counts.items() if count
+    )
     if not census.entries:
         notes.append("the commit tracks no files")
     if dispatched == 0:
         notes.append("the provider was given no code inputs")
-    complete = not notes
-    return Coverage(
-        "complete" if complete else "partial",
-        min(indexed, len(census.entries)),
-        unsupported,
-        notes,
-        uncovered,
-    )
+    coverage.completeness = "partial" if notes else "complete"
+    coverage.indexed_files = min(indexed, len(census.entries))
+    coverage.unsupported_inputs = unsupported
+    return coverage
+
+
+def _is_manifest(entry: CensusEntry) -> bool:
+    return entry.path.rsplit("/", 1)[-1].lower() in scope.PACKAGE_MANIFESTS and entry.size <= scope.MAX_MANIFEST_BYTES
 
 
 MAX_UNCOVERED_LISTED = 10
@@ -225,12 +364,15 @@ def _note(uncovered: list[str], path: str, why: str) -> None:
 
 
 def _digest_and_head(
-    blobs: BlobReader, blob: str, size: int, keep_head: bool
+    blobs: BlobReader, blob: str, size: int, keep_head: bool | str
 ) -> tuple[str, bytes]:
+    """The blob's MD5 and, when asked, its first bytes (a whole package manifest, which is at
+    most 2 MB when the provider reads it, else the first 256 KiB)."""
     md5 = hashlib.md5(usedforsecurity=False)
     head = b""
+    budget = scope.MAX_MANIFEST_BYTES if keep_head == "whole" else _SNIFF_BYTES
     for chunk in blobs.chunks(blob, size):
         md5.update(chunk)
-        if keep_head and len(head) < _SNIFF_BYTES:
-            head += chunk[: _SNIFF_BYTES - len(head)]
+        if keep_head and len(head) < budget:
+            head += chunk[: budget - len(head)]
     return md5.hexdigest(), head

@@ -15,7 +15,7 @@ from . import artifact
 from .errors import InvalidInput
 from .generation import Generation, publish, publish_locked
 from .gitio import BlobReader, Census, Revision, read_census, refuse_partial_clone, resolve_revision
-from .inventory import Coverage, assess, open_inventory, read_inventory
+from .inventory import Coverage, assess, open_inventory, read_admitted, read_inventory
 from .layout import Workspace
 from .manifest import PINNED_PROVIDER, Manifest, ProviderPin
 
@@ -61,14 +61,20 @@ def publish_output(
     built_at: datetime | None = None,
     lock_held: bool = False,
     build_record: dict[str, Any] | None = None,
+    exclude: tuple[str, ...] = (),
+    coverage: Coverage | None = None,
 ) -> tuple[Manifest, Coverage]:
-    """Judge coverage, pack ``graph.json`` (and the inventory when it is a plain file), derive
+    """Judge coverage (unless ``coverage`` carries over a same-tree generation's), pack ``graph.json`` (and the inventory when it is a plain file), derive
     the index from the staged generation and only then publish it: as the new current
     generation of ``bound``, or, when it is partial and a usable generation is current, beside
-    it for inspection (``generation.settle_pointer``)."""
+    it for inspection (``generation.settle_pointer``). The build record keeps the coverage facts
+    (scope exclusions, empty and uncovered inputs with reasons, ``--exclude``)."""
     inventory_path = output_dir / artifact.INVENTORY_MEMBER
-    with BlobReader(workspace.checkout) as blobs:
-        coverage = assess(census, read_inventory(inventory_path), blobs)
+    if coverage is None:
+        with BlobReader(workspace.checkout) as blobs:
+            coverage = assess(
+                census, read_inventory(inventory_path), blobs, admitted=read_admitted(output_dir), exclude=exclude
+            )
     members = [artifact.GRAPH_MEMBER]
     handle = open_inventory(inventory_path)
     if handle is not None:
@@ -83,6 +89,7 @@ def publish_output(
     record = dict(build_record or {"schema": BUILD_RECORD_SCHEMA, "origin": "from_graph", "contained": None})
     if coverage.notes:
         record["partial_because"] = list(coverage.notes)
+    record["coverage"] = coverage.to_record()
     manifest = publisher(
         workspace, write_artifact, factory, keep_previous=keep_previous, build_record=record,
         derive_index=_derive_index,
@@ -106,6 +113,7 @@ def publish_provider_output(
     provider: ProviderPin = PINNED_PROVIDER,
     keep_previous: bool = False,
     built_at: datetime | None = None,
+    exclude: tuple[str, ...] = (),
 ) -> tuple[Manifest, Coverage]:
     """Pack ``output_dir`` (a ``graphify-out/`` a user already has) as a new current generation."""
     output_dir = Path(output_dir)
@@ -118,5 +126,5 @@ def publish_provider_output(
     census = read_census(checkout, bound.commit)
     return publish_output(
         workspace, output_dir, bound=bound, census=census, provider=provider,
-        keep_previous=keep_previous, built_at=built_at,
+        keep_previous=keep_previous, built_at=built_at, exclude=exclude,
     )

@@ -45,6 +45,11 @@ def print_mapping(out: Console, title: str, rows: dict[str, Any]) -> None:
     out.print(table)
 
 
+def _uncovered_line(item: dict[str, Any]) -> str:
+    line = f"{item['path']} ({item.get('reason', item.get('rule', ''))})"
+    return f"{line}: {item['next_action']}" if item.get("next_action") else line
+
+
 def _text(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -52,7 +57,12 @@ def _text(value: Any) -> str:
         return f"{value:,}"
     if isinstance(value, float):
         return f"{value:.3f}"
+    if isinstance(value, dict):  # counts per rule or reason
+        return ", ".join(f"{key}: {_text(item)}" for key, item in value.items()) or "-"
     if isinstance(value, (list, tuple)):
+        if value and all(isinstance(item, dict) and "path" in item for item in value):
+            # uncovered inputs: one line each, the file, why, and what can be done
+            return "\n".join(_uncovered_line(item) for item in value)
         return ", ".join(str(item) for item in value) or "-"
     return str(value)
 
@@ -70,7 +80,11 @@ def print_status(out: Console, value: dict[str, Any]) -> None:
     rows.update({key: item for key, item in value.get("build", {}).items() if key != "schema"})
     additions = dict(value.get("cm_graph", {}))
     last_build = additions.pop("last_build", None)
+    coverage = additions.pop("coverage", None) or {}
     rows.update(additions)
+    for key in ("exclude", "scope_exclusions", "empty_inputs", "uncovered_inputs"):
+        if coverage.get(key):
+            rows[key] = coverage[key]
     rows["search"] = value["search"]
     if value.get("next_action"):
         rows["next_action"] = value["next_action"]
@@ -168,6 +182,9 @@ def print_diff(out: Console, report: dict[str, Any]) -> None:
     for section in ("nodes", "relationships", "files"):
         counts = report[section]["counts"]
         summary.add_row(*_row(section, ", ".join(f"{k} {v:,}" for k, v in counts.items()) or "none"))
+    if "exclude" in report:  # the two sides were built with different --exclude globs
+        old, new = report["exclude"]["old"], report["exclude"]["new"]
+        summary.add_row(*_row("--exclude", f"old {old}, new {new}"))
     out.print(summary)
     for section in ("nodes", "relationships", "files"):
         rows = report[section]["rows"]

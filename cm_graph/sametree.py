@@ -6,8 +6,8 @@ Why reusing the artifact is exact: the provider reads only the materialised tree
 pinned and the inventory's clock stamps normalised (``fixedroot``). Nothing commit- or
 time-dependent reaches ``graph.bin``: two commits with one tree give the same artifact bytes
 (tests build both cold and compare). So a generation bound to the new commit is published from
-the current generation's verified artifact, through the ordinary publish path (coverage is
-judged again against the new commit's census, which is the same tree's), and the index is
+the current generation's verified artifact, through the ordinary publish path (coverage
+carries over: the same tree, provider and ``--exclude`` globs give the same verdict), and the index is
 derived as for any generation.
 
 Reuse needs a different commit (``refresh`` of the very commit a generation is bound to is an
@@ -39,7 +39,8 @@ REUSABLE_ORIGINS = ("provider_run", "same_tree")
 
 
 def reusable_generation(
-    workspace: Workspace, bound: Revision, census: Census, pin: ProviderPin, sandbox: str
+    workspace: Workspace, bound: Revision, census: Census, pin: ProviderPin, sandbox: str,
+    exclude: tuple[str, ...] = (),
 ) -> tuple[Generation, dict] | None:
     """The current generation and its build record when its artifact can serve ``bound``."""
     try:
@@ -56,6 +57,9 @@ def reusable_generation(
         return None
     if sandbox == "required" and record.get("contained") is not True:
         return None
+    coverage = record.get("coverage")
+    if not isinstance(coverage, dict) or coverage.get("exclude", []) != list(exclude):
+        return None  # other --exclude globs hand the provider another tree
     return current, record
 
 
@@ -93,9 +97,11 @@ def _publish_from(
                 fd = os.open(output / member.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
                 with os.fdopen(fd, "wb") as target:
                     shutil.copyfileobj(stream, target, 1024 * 1024)
+        manifest = source.manifest
         return publish_output(
             workspace, output, bound=bound, census=census, provider=pin,
-            keep_previous=keep_previous, lock_held=True,
+            keep_previous=keep_previous, lock_held=True, exclude=tuple(record["coverage"].get("exclude", [])),
+            coverage=Coverage.carried_over(record["coverage"], manifest.indexed_files, manifest.unsupported_inputs),
             build_record={
                 "schema": BUILD_RECORD_SCHEMA, "origin": "same_tree", "reused_generation": source.id,
                 "contained": record.get("contained"), "sandbox": record.get("sandbox"),
@@ -107,12 +113,12 @@ def _publish_from(
 
 def refresh_same_tree(
     workspace: Workspace, bound: Revision, census: Census, pin: ProviderPin, *, sandbox: str,
-    keep_previous: bool,
+    keep_previous: bool, exclude: tuple[str, ...] = (),
 ) -> tuple[Manifest, Coverage, RunReport] | None:
     """Under the build lock: publish from the current generation when it can serve ``bound``;
     None (nothing done) when it cannot."""
     with build_lock_for(workspace):
-        found = reusable_generation(workspace, bound, census, pin, sandbox)
+        found = reusable_generation(workspace, bound, census, pin, sandbox, exclude)
         if found is None:
             return None
         started = time.monotonic()

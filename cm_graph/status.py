@@ -28,7 +28,8 @@ REMEDIES = {
     "oversized": "Remove and rebuild the graph: cm-graph remove && cm-graph build.",
     "corrupt": "Remove and rebuild the graph: cm-graph remove && cm-graph build.",
     "stale": "Refresh the graph for this revision: cm-graph refresh.",
-    "partial": "Fix what the provider could not read, then refresh: cm-graph refresh.",
+    "partial": "See each uncovered input and its next action (cm-graph status --json, key coverage): fix "
+    "the file in a new commit or leave it out with --exclude, then cm-graph refresh.",
     "current": "",
 }
 
@@ -64,6 +65,11 @@ class GraphStatus:
         if self.generation is not None:
             value["build"] = build_summary(self.generation.manifest)
             value["cm_graph"] = build_origin(self.generation)
+            coverage = coverage_from_record(self.generation.build_record() or {})
+            if coverage is not None:
+                value["cm_graph"]["coverage"] = coverage
+                if self.state == "partial" and coverage.get("uncovered_inputs"):
+                    value["next_action"] = coverage["uncovered_inputs"][0]["next_action"]
         last_build = self.last_build()
         if last_build is not None:
             value.setdefault("cm_graph", {})["last_build"] = last_build
@@ -106,6 +112,14 @@ def build_origin(generation: Generation) -> dict[str, Any]:
     """cm-graph's own record of the build: ``from_graph`` or ``provider_run``, and containment."""
     record = generation.build_record() or {}
     return {"origin": record.get("origin", "unknown"), "contained": record.get("contained")}
+
+
+def coverage_from_record(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The build record's coverage facts (scope exclusions per rule, empty inputs, uncovered
+    inputs with reason and next action, ``--exclude`` globs): an addition of ours, kept under
+    its own key outside the reference status shape."""
+    coverage = record.get("coverage")
+    return coverage if isinstance(coverage, dict) else None
 
 
 STATUS_ATTEMPTS = 3
@@ -160,9 +174,20 @@ def _judge(workspace: Workspace, revision: str, require_complete: bool, trust_se
         )
     if require_complete and manifest.completeness != "complete":
         return GraphStatus(
-            "partial", "The provider did not cover every code input; refresh it.", generation
+            "partial", _partial_detail(generation), generation
         )
     return GraphStatus("current", "", generation)
+
+
+def _partial_detail(generation: Generation) -> str:
+    """Say how many code inputs were left uncovered and why, when the build record knows it (the
+    paths stay in ``coverage``: a detail can travel into a query's metadata)."""
+    coverage = coverage_from_record(generation.build_record() or {}) or {}
+    counts = coverage.get("uncovered_counts")
+    if isinstance(counts, dict) and counts:
+        why = ", ".join(f"{reason}: {count}" for reason, count in counts.items())
+        return f"The provider did not cover every code input ({why}); cm-graph status --json names them."
+    return "The provider did not cover every code input; refresh it."
 
 
 def require_current(

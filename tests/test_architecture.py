@@ -9,7 +9,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cm_graph"
 # Lower index = lower stage. A module may import only modules of its own or a lower stage.
 STAGES = [
     {"errors", "rules", "jsonio", "graphmodel", "resources", "output", "refusals", "records"},
-    {"privfs", "gitio", "manifest", "locking", "questions", "contract", "fixedroot", "providercache"},
+    {"privfs", "gitio", "manifest", "locking", "questions", "contract", "fixedroot", "providercache", "scope"},
     {"layout", "artifact", "inventory", "jsonstream", "document", "indexdb", "storeshape", "scratch"},
     {"generation", "importer", "publishing", "resolver", "indexseal"},
     {"status", "indexing", "provider", "provider_keeper", "sametree"},

@@ -394,8 +394,8 @@ def test_new_commit_is_stale_and_tampering_is_corrupt(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("extra", "completeness", "because", "unsupported"),
     [
-        # The provider prunes build/ directories, so a tracked build/*.py gets no inventory row.
-        ({"build/generated.py": "def generated():\n    return 1\n"}, "partial", "1 code inputs are missing", 0),
+        # The provider always prunes build/ directories: out of its scope, not missing.
+        ({"build/generated.py": "def generated():\n    return 1\n"}, "complete", None, 0),
         # `env -S` with options: the pinned classifier cannot tell what the file is.
         ({"tools/run": "#!/usr/bin/env -S python3 -u\nprint(1)\n"}, "partial", "1 code inputs are unclassified", 0),
         # R is dispatched but has no extractor: stamped by the provider, counted, not partial.
