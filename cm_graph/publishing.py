@@ -64,8 +64,9 @@ def publish_output(
     exclude: tuple[str, ...] = (),
     coverage: Coverage | None = None,
 ) -> tuple[Manifest, Coverage]:
-    """Judge coverage (unless ``coverage`` carries over a same-tree generation's), pack ``graph.json`` (and the inventory when it is a plain file), derive
-    the index from the staged generation and only then publish it: as the new current
+    """Judge coverage (unless ``coverage`` carries over a same-tree generation's), pack
+    ``graph.json`` (and the inventory when it is a plain file), derive the index from the staged
+    generation and only then publish it: as the new current
     generation of ``bound``, or, when it is partial and a usable generation is current, beside
     it for inspection (``generation.settle_pointer``). The build record keeps the coverage facts
     (scope exclusions, empty and uncovered inputs with reasons, ``--exclude``)."""

@@ -108,7 +108,7 @@ def test_scope_exclusions_empty_inputs_and_tracked_ignored_files(tmp_path: Path)
     assert sorted(coverage["empty"]) == ["pyproject.toml", "sub/go.mod"]
     status = cli("status", *where(repo, state), "--json")
     assert status.code == 0 and status.out["state"] == "current"
-    assert status.out["coverage"]["scope_exclusions"] == out["scope_exclusions"]
+    assert status.out["cm_graph"]["coverage"]["scope_exclusions"] == out["scope_exclusions"]
     doctor = cli("doctor", *where(repo, state), "--json")
     check = {c["check"]: c for c in doctor.out["checks"]}["coverage"]
     assert check["status"] == "pass" and "skipped_dir:dist: 1" in check["message"]
@@ -137,7 +137,7 @@ def test_a_file_the_provider_fails_on_stays_missing_with_a_next_action(tmp_path:
     status = cli("status", *where(repo, state), "--json")
     assert status.code == 1 and status.out["state"] == "partial"
     assert "missing: 2" in status.out["detail"]
-    assert status.out["coverage"]["uncovered_inputs"] == built.out["uncovered_inputs"]
+    assert status.out["cm_graph"]["coverage"]["uncovered_inputs"] == built.out["uncovered_inputs"]
     assert status.out["next_action"] == built.out["uncovered_inputs"][0]["next_action"]
     doctor = cli("doctor", *where(repo, state), "--json")
     check = {c["check"]: c for c in doctor.out["checks"]}["coverage"]
@@ -152,7 +152,7 @@ def test_a_file_the_provider_fails_on_stays_missing_with_a_next_action(tmp_path:
     assert excluded.out["exclude"] == ["pyproject.toml", "infra/"]
     assert excluded.out["scope_exclusions"] == {"operator_exclude": 2}
     status = cli("status", *where(repo, state), "--json")
-    assert status.code == 0 and status.out["coverage"]["exclude"] == ["pyproject.toml", "infra/"]
+    assert status.code == 0 and status.out["cm_graph"]["coverage"]["exclude"] == ["pyproject.toml", "infra/"]
 
 
 @pytest.mark.provider
