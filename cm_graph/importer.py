@@ -420,16 +420,20 @@ def _write_tables(
     connection.executemany(
         "INSERT INTO idx.counts (name, value) VALUES (?, ?)", sorted(counts.items())
     )
-    manifest = generation.manifest
-    connection.execute(
-        "INSERT INTO idx.generation VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            manifest.generation, manifest.commit, manifest.tree, manifest.built_at,
-            manifest.completeness, manifest.provider.requirement, manifest.graph_digest,
-            manifest.graph_bytes, manifest.census_digest, shape.format,
-        ),
-    )
+    connection.execute(query_sql("insert_generation"), generation_row(generation, shape.format))
     return counts
+
+
+def generation_row(generation: Generation, document_format: str) -> dict[str, object]:
+    """The bindings of ``insert_generation``: what the index says about the generation it serves."""
+    manifest = generation.manifest
+    return {
+        "generation": manifest.generation, "commit_id": manifest.commit, "tree_id": manifest.tree,
+        "built_at": manifest.built_at, "completeness": manifest.completeness,
+        "provider": manifest.provider.requirement, "graph_digest": manifest.graph_digest,
+        "graph_bytes": manifest.graph_bytes, "census_digest": manifest.census_digest,
+        "document_format": document_format,
+    }
 
 
 def _line_counts(census: Census, cited: list[str], checkout: Path) -> dict[str, int]:

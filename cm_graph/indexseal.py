@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .errors import Refusal
 from .generation import Generation
-from .privfs import read_private_bytes, write_private_atomic
+from .privfs import open_private_read, read_private_bytes, write_private_atomic
 
 SEAL_SUFFIX = ".seal"
 _VERSION = "cm-graph-index-seal-1"
@@ -93,3 +93,28 @@ def index_is_sealed(generation: Generation, index: Path, *, full: bool) -> bool:
         except (OSError, Refusal):
             pass  # the seal is an optimisation here: without it the next question hashes again
     return True
+
+
+
+def copy_if_sealed(generation: Generation, index: Path, target: int) -> bool:
+    """Copy ``index`` into the open file ``target`` while hashing it; True when the bytes copied
+    are the ones its seal describes (one read serves both the check and the copy). False (no
+    seal, not a private regular file, other bytes) leaves ``target`` holding something to
+    discard."""
+    import hashlib
+
+    seal = _read_seal(generation, index)
+    if seal is None:
+        return False
+    digest = hashlib.sha256()
+    try:
+        fd = open_private_read(index)
+    except (OSError, Refusal):
+        return False
+    with os.fdopen(fd, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(target, view):]
+    return digest.hexdigest() == seal[0]

@@ -63,13 +63,16 @@ def publish_output(
     build_record: dict[str, Any] | None = None,
     exclude: tuple[str, ...] = (),
     coverage: Coverage | None = None,
+    derive_index: Callable[[Generation], object] | None = None,
 ) -> tuple[Manifest, Coverage]:
     """Judge coverage (unless ``coverage`` carries over a same-tree generation's), pack
     ``graph.json`` (and the inventory when it is a plain file), derive the index from the staged
     generation and only then publish it: as the new current
     generation of ``bound``, or, when it is partial and a usable generation is current, beside
     it for inspection (``generation.settle_pointer``). The build record keeps the coverage facts
-    (scope exclusions, empty and uncovered inputs with reasons, ``--exclude``)."""
+    (scope exclusions, empty and uncovered inputs with reasons, ``--exclude``). ``derive_index``
+    replaces the importer's derivation for a caller that can write the same index cheaper (a
+    same-tree refresh, ``indexrebind``)."""
     inventory_path = output_dir / artifact.INVENTORY_MEMBER
     if coverage is None:
         with BlobReader(workspace.checkout) as blobs:
@@ -93,12 +96,12 @@ def publish_output(
     record["coverage"] = coverage.to_record()
     manifest = publisher(
         workspace, write_artifact, factory, keep_previous=keep_previous, build_record=record,
-        derive_index=_derive_index,
+        derive_index=derive_index or derive_fresh_index,
     )
     return manifest, coverage
 
 
-def _derive_index(staged: Generation) -> None:
+def derive_fresh_index(staged: Generation) -> None:
     """Derive the staged generation's index into its final path: the importer's validation of
     graph.json decides whether the generation is published at all."""
     from .importer import build_index

@@ -28,11 +28,12 @@ from . import artifact
 from .errors import Refusal
 from .generation import Generation, build_lock_for, read_current
 from .gitio import Census, Revision
+from .indexrebind import rebind_index
 from .inventory import Coverage
 from .layout import Workspace
 from .manifest import Manifest, ProviderPin
 from .provider import RunReport
-from .publishing import BUILD_RECORD_SCHEMA, publish_output
+from .publishing import BUILD_RECORD_SCHEMA, derive_fresh_index, publish_output
 from .scratch import scratch_owner
 
 REUSABLE_ORIGINS = ("provider_run", "same_tree")
@@ -102,6 +103,7 @@ def _publish_from(
             workspace, output, bound=bound, census=census, provider=pin,
             keep_previous=keep_previous, lock_held=True, exclude=tuple(record["coverage"].get("exclude", [])),
             coverage=Coverage.carried_over(record["coverage"], manifest.indexed_files, manifest.unsupported_inputs),
+            derive_index=lambda staged: _derive_rebound(source, staged),
             build_record={
                 "schema": BUILD_RECORD_SCHEMA, "origin": "same_tree", "reused_generation": source.id,
                 "contained": record.get("contained"), "sandbox": record.get("sandbox"),
@@ -109,6 +111,13 @@ def _publish_from(
         )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _derive_rebound(reused: Generation, staged: Generation) -> None:
+    """The new generation's index: the reused one's rebound to it (byte-identical to deriving
+    it afresh, see ``indexrebind``), or derived afresh when that index cannot serve."""
+    if rebind_index(reused, staged, staged.workspace.index_path(staged.id)) is None:
+        derive_fresh_index(staged)
 
 
 def refresh_same_tree(

@@ -11,7 +11,7 @@ STAGES = [
     {"errors", "rules", "jsonio", "graphmodel", "resources", "output", "refusals", "records"},
     {"privfs", "gitio", "manifest", "locking", "questions", "contract", "fixedroot", "providercache", "scope"},
     {"layout", "artifact", "inventory", "jsonstream", "document", "indexdb", "storeshape", "scratch"},
-    {"generation", "importer", "publishing", "resolver", "indexseal"},
+    {"generation", "importer", "publishing", "resolver", "indexseal", "indexrebind"},
     {"status", "indexing", "provider", "provider_keeper", "sametree"},
     {"building", "traversal", "answer", "documents"},
     {"packet", "ask", "doctor", "audit", "diffing", "score", "export"},
