@@ -7,11 +7,14 @@ directory under the operator's state dir and the time of the run end up in ``gra
 two builds of one commit never give the same artifact, and a local path of the operator's is
 published. Three things fix it without changing what the provider computes:
 
-- the provider always sees the scratch tree at ``FIXED_ROOT`` (``/tmp/cm-graph-run-<uid>``):
-  under bubblewrap the scratch dir is bound there (the sandbox has its own ``/tmp``); without a
-  sandbox the scratch is moved there for the run, under an exclusive lock on a 0700 directory
-  the user owns, and moved back afterwards. The same path in both modes means a host with and
-  one without bubblewrap publish the same bytes;
+- the provider always sees the scratch tree at ``/tmp/cm-graph-run``, a path with no user,
+  host or state dir in it: under bubblewrap the scratch dir is bound there (the sandbox has its
+  own ``/tmp``, so every user has their own); without a sandbox the scratch is moved there for
+  the run, under an exclusive lock on a 0700 directory this user created, and moved back
+  afterwards; the directory is removed after the run, so the next build, of any user, can
+  create it. One held by another user (their uncontained build runs, or was killed) is refused
+  by name, never entered. The same path for every user and in both modes means two users, two
+  machines, a host with and one without bubblewrap publish the same bytes;
 - every materialised file gets mtime 0 before the run (its content is what the commit fixes);
 - after the run, the inventory's ``seen`` (when the provider stamped a row in a scratch tree
   that is deleted right after; only the provider's next incremental run in that same tree would
@@ -38,9 +41,12 @@ SCRATCH_PARTS = ("source", "home", "tmp")
 MAX_INVENTORY_BYTES = 256 * 1024 * 1024
 
 
+RUN_ROOT = Path("/tmp/cm-graph-run")
+
+
 def fixed_root() -> Path:
-    """Where the provider sees the scratch dir: the same path on every build of this user."""
-    return Path(f"/tmp/cm-graph-run-{os.getuid()}")
+    """Where the provider sees the scratch dir: the same path on every build of every user."""
+    return RUN_ROOT
 
 
 class FixedRootRefusal(Refusal):
@@ -78,38 +84,15 @@ def normalise_inventory(output: Path) -> None:
     os.replace(temporary, path)
 
 
-def _own_private_dir(path: Path) -> int:
-    """Create (or accept) ``path`` as a 0700 directory of this user that is not a link, and
-    return an open descriptor of it."""
-    try:
-        os.mkdir(path, 0o700)
-    except FileExistsError:
-        pass
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    st = os.fstat(fd)
-    if st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
-        os.close(fd)
-        raise FixedRootRefusal(
-            "The provider's fixed run directory under /tmp belongs to another user or is not "
-            "private; remove it and build again."
-        )
-    return fd
-
-
 @contextmanager
 def moved_to_fixed_root(scratch: Path) -> Iterator[Path]:
     """Without a sandbox: move the scratch parts to ``fixed_root()`` for the run, holding an
-    exclusive lock on it (one build of this user at a time runs there), and move them back."""
+    exclusive lock on it (one uncontained build at a time runs there), move them back, and
+    remove the directory."""
     root = fixed_root()
+    fd = _claim(root)
     try:
-        fd = _own_private_dir(root)
-    except OSError:
-        raise FixedRootRefusal(
-            "The provider's fixed run directory under /tmp cannot be created or is a link."
-        ) from None
-    try:
-        _lock_or_refuse(fd)
-        for entry in os.listdir(root):  # what a killed build left behind
+        for entry in os.listdir(root):  # what a killed build of this user left behind
             _remove(root / entry)
         moved: list[str] = []
         try:
@@ -123,25 +106,68 @@ def moved_to_fixed_root(scratch: Path) -> Iterator[Path]:
                     shutil.move(root / part, scratch / part)
             for entry in os.listdir(root):
                 _remove(root / entry)
+            os.rmdir(root)  # still locked: a waiter sees the directory gone and claims anew
     finally:
         os.close(fd)
 
 
-def _lock_or_refuse(fd: int) -> None:
-    """Lock the run root (the directory itself, so emptying it never drops the lock); wait as
-    long as the build lock waits, then refuse as busy rather than hang behind another run."""
+def _claim(root: Path) -> int:
+    """An open, locked descriptor of ``root``: a 0700 directory of this user (created when
+    absent), not a link, and still the one at ``root`` once locked (the previous holder removes
+    it before unlocking). Waits as long as the build lock waits, then refuses as busy."""
     deadline = time.monotonic() + locking.LOCK_WAIT_SECONDS
     while True:
+        fd = _open_own(root)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
         except BlockingIOError:
+            os.close(fd)
             if time.monotonic() >= deadline:
                 raise locking.BuildBusy(
-                    "Another uncontained build of this user is running the provider; wait for it "
-                    "or build under bubblewrap."
+                    "Another uncontained build is running the provider; wait for it or build under "
+                    "bubblewrap."
                 ) from None
             time.sleep(0.1)
+            continue
+        held = os.fstat(fd)
+        try:
+            now = os.lstat(root)
+        except FileNotFoundError:
+            now = None
+        if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+            return fd
+        os.close(fd)  # removed (and maybe re-created) by the build that held it: claim again
+
+
+def _open_own(root: Path) -> int:
+    """Create (or accept) ``root`` as a private directory of this user and open it."""
+    try:
+        os.mkdir(root, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        raise FixedRootRefusal(f"The provider's fixed run directory {root} cannot be created.") from None
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return _open_own(root)  # removed between the two calls by a finishing build
+    except OSError:
+        raise FixedRootRefusal(
+            f"The provider's fixed run directory {root} is not a directory (a link?); remove it and "
+            "build again."
+        ) from None
+    st = os.fstat(fd)
+    if st.st_uid != os.getuid():
+        os.close(fd)
+        raise FixedRootRefusal(
+            f"The provider's fixed run directory {root} belongs to another user (their uncontained "
+            "build runs or was killed); build under bubblewrap, or have it removed once no build of "
+            "theirs runs."
+        )
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        os.close(fd)
+        raise FixedRootRefusal(f"The provider's fixed run directory {root} is not private; remove it and build again.")
+    return fd
 
 
 def _remove(path: Path) -> None:

@@ -7,8 +7,9 @@ pinned and the inventory's clock stamps normalised (``fixedroot``). Nothing comm
 time-dependent reaches ``graph.bin``: two commits with one tree give the same artifact bytes
 (tests build both cold and compare). So a generation bound to the new commit is published from
 the current generation's verified artifact, through the ordinary publish path (coverage
-carries over: the same tree, provider and ``--exclude`` globs give the same verdict), and the index is
-derived as for any generation.
+carries over: the same tree, provider and ``--exclude`` globs give the same verdict), and its
+index is the reused generation's rebound to it (``indexrebind``: the same bytes a fresh
+derivation writes, for a fraction of the time), or derived afresh when that index cannot serve.
 
 Reuse needs a different commit (``refresh`` of the very commit a generation is bound to is an
 explicit request to run the provider again), the same tree, the same census digest, the same

@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
+import subprocess
+import tempfile
 from pathlib import Path
 
+import apsw
 import pytest
 
 import cm_graph
 from cm_graph.building import build
+from cm_graph.fixedroot import fixed_root
 from cm_graph.generation import read_current
 from cm_graph.layout import Workspace
 from cm_graph.provider import ProviderRefusal, verify_provider
@@ -136,3 +141,100 @@ def test_one_file_refresh_reuses_the_provider_cache_and_equals_a_cold_build(tmp_
     graph = json.loads(artifact_members(read_current(workspace).artifact_path)["graph.json"][1])
     assert any(node.get("label", "").startswith("added_for_refresh") for node in graph["nodes"])
     assert git(repo, "status", "--porcelain") == ""
+
+
+NOBODY = 65534
+
+
+def as_nobody_possible() -> bool:
+    return os.getuid() == 0 and shutil.which("setpriv") is not None
+
+
+def nobody_dir() -> Path:
+    """A directory another user can reach (pytest's tmp_path is private to this one)."""
+    path = Path(tempfile.mkdtemp(prefix="cm-graph-uid-", dir="/tmp"))
+    os.chown(path, NOBODY, NOBODY)
+    return path
+
+
+# A provider that records the path it runs in, as the pinned one does (extracted_sources).
+PATH_RECORDING = """
+import hashlib, json, os, pathlib
+files = sorted(p.as_posix() for p in pathlib.Path(".").rglob("*.py"))
+node = {"id": "m", "label": "main", "file_type": "code", "source_file": files[0], "source_location": "L1"}
+out = pathlib.Path("graphify-out")
+out.mkdir()
+graph = {"nodes": [node], "edges": [], "extracted_sources": [os.getcwd() + "/" + f for f in files]}
+(out / "graph.json").write_text(json.dumps(graph))
+rows = {f: {"mtime": 0.0, "seen": 0.0, "ast_hash": hashlib.md5(open(f, "rb").read()).hexdigest(),
+            "semantic_hash": ""} for f in files}
+(out / "manifest.json").write_text(json.dumps(rows))
+"""
+SYSTEM_PYTHON = "/usr/bin/python3.11"
+
+
+@pytest.mark.parametrize("sandbox", ["off", "required"])
+def test_two_users_build_byte_identical_artifacts(tmp_path: Path, sandbox: str) -> None:
+    """The run root carries no uid: the same build as root and as another user (each with its
+    own clone and state dir, through a provider that records its working directory as the
+    pinned one does) publishes the same graph.bin, contained or not. This install's interpreter
+    lives under /root, which another user cannot enter, so both builds run this worktree under
+    the system Python 3.11 with the venv's packages."""
+    if not as_nobody_possible() or not Path(SYSTEM_PYTHON).exists():
+        pytest.skip("running a build as another user needs root, setpriv and a system Python 3.11")
+    if sandbox == "required" and not BWRAP.exists():
+        pytest.skip("bubblewrap (/usr/bin/bwrap) is not installed")
+    shared = nobody_dir()
+    try:
+        os.chmod(shared, 0o755)
+        install_provider(shared / "provider", PATH_RECORDING, interpreter=SYSTEM_PYTHON)
+        make_repo(shared / "source", {"app/main.py": "def main():\n    return 1\n", "README.md": "x\n"})
+        artifacts = {}
+        for user in ("root", "nobody"):
+            home = shared / user
+            subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(shared / "source"), str(home / "repo")],
+                           check=True)
+            if user == "nobody":
+                subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(home)], check=True)
+            argv = [SYSTEM_PYTHON, "-c", "import sys; from cm_graph.entry import main; sys.exit(main())", "build",
+                    "--sandbox", sandbox, "--repo-path", str(home / "repo"), "--state-dir", str(home / "state"),
+                    "--json"]
+            env = {
+                "PATH": f"{shared / 'provider' / 'bin'}:/usr/bin:/bin", "HOME": str(home), "LC_ALL": "C",
+                "PYTHONPATH": f"{Path(cm_graph.__file__).parent.parent}:{Path(apsw.__file__).parent.parent}",
+            }
+            if user == "nobody":
+                argv = ["setpriv", "--reuid", str(NOBODY), "--regid", str(NOBODY), "--clear-groups", *argv]
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=home, env=env)
+            if done.returncode != 0 and user == "nobody" and sandbox == "required":
+                pytest.skip(f"bubblewrap does not work for another user here: {done.stderr.strip()}")
+            assert done.returncode == 0, (user, done.stderr)
+            assert json.loads(done.stdout)["contained"] is (sandbox == "required")
+            (pointer,) = (home / "state").glob("graph/*/current")  # read as root: not through the
+            generation = pointer.read_text().strip()                 # owner checks of its user
+            artifacts[user] = (pointer.parent / "generations" / generation / "graph.bin").read_bytes()
+        assert artifacts["root"] == artifacts["nobody"]
+        assert b"/tmp/cm-graph-run/source/app/main.py" in artifacts["root"]
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_a_run_root_held_by_another_user_is_refused_by_name(tmp_path: Path) -> None:
+    if not as_nobody_possible():
+        pytest.skip("making a directory of another user needs root")
+    repo = make_repo(tmp_path / "repo", ijson_files())
+    root = fixed_root()
+    assert root == Path("/tmp/cm-graph-run") and str(os.getuid()) not in root.name
+    os.mkdir(root, 0o700)
+    try:
+        os.chown(root, NOBODY, NOBODY)
+        refused = cli("build", "--sandbox", "off", *where(repo, tmp_path / "state"), "--json")
+        assert refused.code == 1 and refused.out["reason"] == "provider", refused.out
+        assert "belongs to another user" in refused.out["detail"] and str(root) in refused.out["detail"]
+        assert not (tmp_path / "state").exists() or not list((tmp_path / "state").glob("graph/*/current"))
+        assert os.stat(root).st_uid == NOBODY, "never entered or taken over"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    built = cli("build", "--sandbox", "off", *where(repo, tmp_path / "state"), "--json")
+    assert built.code == 0, built.err
+    assert not os.path.lexists(root), "removed after the run: the next user can create it"
