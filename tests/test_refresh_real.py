@@ -16,6 +16,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -238,3 +239,46 @@ def test_a_run_root_held_by_another_user_is_refused_by_name(tmp_path: Path) -> N
     built = cli("build", "--sandbox", "off", *where(repo, tmp_path / "state"), "--json")
     assert built.code == 0, built.err
     assert not os.path.lexists(root), "removed after the run: the next user can create it"
+
+
+def _provider_run(tree: Path) -> dict:
+    """The pinned provider run in ``tree`` as cm-graph runs it (fixed clock-free environment)."""
+    home = tree.parent / "home"
+    home.mkdir(exist_ok=True)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "TMPDIR": str(home), "LC_ALL": "C", "LANG": "C",
+           "TZ": "UTC", "PYTHONNOUSERSITE": "1", "GIT_CEILING_DIRECTORIES": str(tree.parent)}
+    subprocess.run([str(Path(sys.executable).parent / "graphify"), "extract", ".", "--code-only", "--no-cluster"],
+                   cwd=tree, env=env, check=True, capture_output=True, timeout=300)
+    return json.loads((tree / "graphify-out" / "graph.json").read_bytes())
+
+
+def test_the_providers_incremental_mode_is_not_a_cold_build(tmp_path: Path) -> None:
+    """Why a refresh never leaves the previous graph.json in the tree (the provider's incremental
+    mode): its output differs from a cold build of the same tree. ``extracted_sources`` lists
+    only the files this run extracted, an added file's records come after the carried-over ones,
+    and a changed file's cross-file edges are resolved against the carried graph, not the
+    corpus (docs/lifecycle.md, "Refresh"). A provider release that changes this fails here."""
+    files = {path: data if isinstance(data, bytes) else data.encode() for path, data in ijson_files().items()}
+    changed, added, deleted = "ijson/common.py", "ijson/added_module.py", "ijson/version.py"
+    after = dict(files)
+    after[changed] = files[changed] + b"\n\ndef added_for_refresh():\n    return sorted([1])\n"
+    after[added] = b"from .common import *\n\n\ndef added():\n    return 1\n"
+    del after[deleted]
+
+    incremental_tree = tmp_path / "incremental" / "tree"
+    write_files(incremental_tree, files)
+    _provider_run(incremental_tree)
+    (incremental_tree / deleted).unlink()
+    write_files(incremental_tree, {k: after[k] for k in (changed, added)})
+    incremental = _provider_run(incremental_tree)
+
+    cold_tree = tmp_path / "cold" / "tree"
+    write_files(cold_tree, after)
+    cold = _provider_run(cold_tree)
+
+    def relative(graph: dict) -> list[str]:
+        return sorted(path.split("/tree/", 1)[1] for path in graph["extracted_sources"])
+
+    assert relative(cold) == sorted(p for p in after if p.endswith(".py"))
+    assert relative(incremental) == sorted([changed, added]), "only this run's files are listed"
+    assert incremental != cold
