@@ -9,7 +9,8 @@ the same read), the row is deleted and inserted again by the importer's own stat
 SQLite header's change counter and its "version valid for" number (offsets 24 and 92), which
 count the write transactions a file has seen, are set back to the copied file's: a fresh
 derivation of the new generation runs the same statements in the same transactions as the
-reused one's did. The result is byte-identical to a fresh ``build_index`` (tested), and sealed
+reused one's did. A file last written by another SQLite release is not rebound (its pages need
+not be what this release writes). The result is byte-identical to a fresh ``build_index`` (tested), and sealed
 like any derived index. Whenever a precondition does not hold the caller derives from scratch.
 """
 
@@ -32,6 +33,7 @@ from .scratch import scratch_owner
 # Header fields a write transaction moves (https://sqlite.org/fileformat.html#the_database_header).
 _CHANGE_COUNTER = slice(24, 28)
 _VERSION_VALID_FOR = slice(92, 96)
+_WRITTEN_BY = slice(96, 100)  # SQLITE_VERSION_NUMBER of the library that last wrote the file
 _HEADER_BYTES = 100
 
 # What the new generation must share with the reused one for the rest of the index to hold.
@@ -83,8 +85,8 @@ def _rebound_copy(reused: Generation, source: Path, staged: Generation, temp: Pa
         header = os.pread(fd, _HEADER_BYTES, 0)
     finally:
         os.close(fd)
-    if len(header) < _HEADER_BYTES:
-        return None
+    if len(header) < _HEADER_BYTES or header[_WRITTEN_BY] != _library_version():
+        return None  # written by another SQLite: its pages need not be what this one writes
     counts = _rewrite_generation_row(reused, staged, temp)
     if counts is None:
         return None
@@ -96,6 +98,11 @@ def _rebound_copy(reused: Generation, source: Path, staged: Generation, temp: Pa
     finally:
         os.close(fd)
     return counts
+
+
+def _library_version() -> bytes:
+    major, minor, patch = (int(part) for part in apsw.sqlite_lib_version().split(".")[:3])
+    return (major * 1_000_000 + minor * 1_000 + patch).to_bytes(4, "big")
 
 
 def _rewrite_generation_row(reused: Generation, staged: Generation, path: Path) -> dict[str, int] | None:

@@ -21,7 +21,7 @@ from cm_graph.generation import Generation, build_lock_for, read_current, read_g
 from cm_graph.gitio import read_census, resolve_revision
 from cm_graph.importer import build_index
 from cm_graph.indexrebind import rebind_index
-from cm_graph.indexseal import index_is_sealed
+from cm_graph.indexseal import index_is_sealed, write_seal
 from cm_graph.layout import Workspace
 from cm_graph.manifest import PINNED_PROVIDER
 from cm_graph.publishing import publish_provider_output
@@ -94,7 +94,14 @@ def test_rebind_refuses_what_it_cannot_serve(tmp_path: Path) -> None:
     index.write_bytes(original[:-1] + bytes([original[-1] ^ 1]))
     assert rebind_index(reused, staged, tmp_path / "x.sqlite") is None
     assert not (tmp_path / "x.sqlite").exists()
+    # Nor one last written by another SQLite release (sealed, so only the release differs).
+    index.write_bytes(original[:96] + (3_000_000).to_bytes(4, "big") + original[100:])
+    write_seal(reused, index)
+    assert rebind_index(reused, staged, tmp_path / "x.sqlite") is None
     index.write_bytes(original)
+    write_seal(reused, index)
+    assert rebind_index(reused, staged, tmp_path / "ok.sqlite") is not None
+    (tmp_path / "ok.sqlite").unlink()
     # Nor is a generation of another graph.
     other = Generation(staged.workspace, staged.manifest._replace(graph_digest="0" * 64), staged.location)
     assert rebind_index(reused, other, tmp_path / "y.sqlite") is None
