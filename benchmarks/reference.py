@@ -32,6 +32,7 @@ provider in its sandbox (cm-graph ``--sandbox required``, as Code Mower always d
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -39,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -246,12 +247,49 @@ def brief(result: dict[str, Any], *keys: str) -> dict[str, Any]:
 # One package
 
 
-def measure(spec: str, cache: Path, reference: Path | None, repeat: int, sandbox: str) -> dict[str, Any]:
+@contextlib.contextmanager
+def work_dir(kept: Path | None, spec: str) -> Iterator[Path]:
+    """Where one package is measured: ``kept/<spec>`` (made afresh and left behind, for
+    ``--again``) or a temp dir removed afterwards."""
+    if kept is None:
+        with tempfile.TemporaryDirectory(prefix="cm-graph-reference-") as temp:
+            yield Path(temp)
+        return
+    work = kept.resolve() / spec
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    yield work
+
+
+def fast_steps(work: Path, target: str, reference: Path | None, repeat: int, sandbox: str) -> dict[str, Any]:
+    """``status`` and ``query`` of both implementations, medians of ``repeat`` runs, on the state
+    dirs in ``work`` (each current for the checkout's HEAD); the two packets compared."""
+    repo, state, ref_state = work / "repo", work / "state", work / "ref-state"
+    ours = CmGraph(repo, sandbox)
+    cm_auth = ours.authorization(state, work / "auth-cm.json")
+    cm_packet, ref_packet = work / "packet-cm.json", work / "packet-ref.json"
+    out: dict[str, Any] = {"cm_graph": {"status": median_of(ours.status(state), repeat),
+                                        "query": median_of(ours.query(state, target, cm_auth, cm_packet), repeat)}}
+    if reference is None:
+        return out
+    theirs = CodeMower(reference, repo, work / "pin.json")
+    status = once(theirs.status(ref_state))
+    if status["rc"] != 0 or not isinstance(status["out"], dict):
+        out["code_mower"] = {"status": brief(status)}
+        return out
+    ref_auth = theirs.authorization(cm_auth, status["out"]["build"]["generation"], work / "auth-ref.json")
+    out["code_mower"] = {"status": median_of(theirs.status(ref_state), repeat),
+                         "query": median_of(theirs.query(ref_state, target, ref_auth, ref_packet), repeat)}
+    out["packets_identical"] = ref_packet.is_file() and same_packet(cm_packet, ref_packet)
+    return out
+
+
+def measure(spec: str, cache: Path, reference: Path | None, repeat: int, sandbox: str,
+            kept: Path | None) -> dict[str, Any]:
     meta = import_memory.prepare_corpus(spec, cache, log)
     target = run._run_child(["child-pick", str(Path(meta["graphify_out"]) / "graph.json")])["target"]
     result: dict[str, Any] = {"package": spec, "tracked_files": meta["tracked_files"], "target": target}
-    with tempfile.TemporaryDirectory(prefix="cm-graph-reference-") as temp:
-        work = Path(temp)
+    with work_dir(kept, spec) as work:
         repo = work / "repo"
         subprocess.run(["git", "clone", "-q", meta["repo"], str(repo)], check=True)
         pin = work / "pin.json"
@@ -277,16 +315,11 @@ def measure(spec: str, cache: Path, reference: Path | None, repeat: int, sandbox
                                                            "generation")}
 
         log(f"[{spec}] status and query, {repeat} runs each")
-        cm_auth = ours.authorization(state, work / "auth-cm.json")
-        cm_packet, ref_packet = work / "packet-cm.json", work / "packet-ref.json"
-        result["cm_graph"]["status"] = median_of(ours.status(state), repeat)
-        result["cm_graph"]["query"] = median_of(ours.query(state, target, cm_auth, cm_packet), repeat)
-        if theirs and ref_cold["rc"] == 0:
-            ref_auth = theirs.authorization(cm_auth, ref_cold["out"]["generation"], work / "auth-ref.json")
-            result["code_mower"]["status"] = median_of(theirs.status(ref_state), repeat)
-            result["code_mower"]["query"] = median_of(theirs.query(ref_state, target, ref_auth, ref_packet),
-                                                      repeat)
-            result["packets_identical"] = ref_packet.is_file() and same_packet(cm_packet, ref_packet)
+        fast = fast_steps(work, target, reference, repeat, sandbox)
+        result["cm_graph"].update(fast["cm_graph"])
+        if theirs:
+            result["code_mower"].update(fast.get("code_mower", {}))
+            result["packets_identical"] = fast.get("packets_identical", False)
 
         git(repo, "commit", "-q", "--allow-empty", "-m", "same tree")
         log(f"[{spec}] same-tree refresh")
@@ -316,16 +349,104 @@ def measure(spec: str, cache: Path, reference: Path | None, repeat: int, sandbox
     return result
 
 
+# ---------------------------------------------------------------------------------------------
+# The table for docs/benchmarks.md
+
+
+def _seconds(value: float) -> str:
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s" if value < 10 else f"{value:.0f} s"
+
+
+def _cell(step: dict[str, Any] | None) -> tuple[str, str, float | None]:
+    """(figure, load, seconds) of one step: a median of N runs or a single run."""
+    if not step:
+        return "–", "–", None
+    if "median_s" in step:
+        return (f"{_seconds(step['median_s'])} (median of {step['runs']}; {_seconds(step['min_s'])}–"
+                f"{_seconds(step['max_s'])})", f"{step['load']:.1f}", step["median_s"])
+    failed = "" if step["rc"] == 0 else f" (exit {step['rc']})"
+    return f"{_seconds(step['s'])}{failed}", f"{step['load']:.1f}", step["s"]
+
+
+STEPS = (("cold build", "cold_build"), ("status", "status"), ("query (impact, packet written)", "query"),
+         ("same-tree refresh (empty commit)", "same_tree_refresh"),
+         ("one-file refresh (one line appended)", "one_file_refresh"))
+
+
+def markdown(document: dict[str, Any]) -> str:
+    """One table per package: each step for cm-graph and Code Mower with the load beside it and
+    Code Mower's time over cm-graph's; then the identity checks."""
+    lines: list[str] = []
+    for result in document["results"]:
+        ours, theirs = result["cm_graph"], result.get("code_mower", {})
+        lines += [f"**{result['package'].replace('==', ' ')}** ({result['tracked_files']} files, "
+                  f"{ours['cold_build'].get('edges', '?')} edges; query target `{result['target']}`; "
+                  f"one-file change in `{result['changed_file']}`)", "",
+                  "| step | cm-graph | load | Code Mower 1.6.1 | load | Code Mower / cm-graph |",
+                  "|---|---|---|---|---|---|"]
+        for title, key in STEPS:
+            figure, where, mine = _cell(ours.get(key))
+            other, other_load, reference = _cell(theirs.get(key))
+            ratio = f"{reference / mine:.1f}×" if mine and reference else "–"
+            lines.append(f"| {title} | {figure} | {where} | {other} | {other_load} | {ratio} |")
+        rerun = result.get("again")
+        for title, key in STEPS[1:3] if rerun else ():
+            figure, where, mine = _cell(rerun["cm_graph"].get(key))
+            other, other_load, reference = _cell(rerun.get("code_mower", {}).get(key))
+            ratio = f"{reference / mine:.1f}×" if mine and reference else "–"
+            lines.append(f"| {title}, again at {rerun['at'][11:16]} UTC | {figure} | {where} | {other} | "
+                         f"{other_load} | {ratio} |")
+        cold = ours["cold_build_of_changed_commit"]["s"]
+        lines += ["", f"- cm-graph one-file refresh: {100 * ours['one_file_refresh']['s'] / cold:.0f} % of a "
+                  f"cold build of that commit ({_seconds(cold)}); provider time in it "
+                  f"{_seconds(ours['one_file_refresh'].get('extract_seconds', 0))}.",
+                  f"- cm-graph two cold builds in different state dirs: graph.bin "
+                  f"{'**identical**' if ours['two_cold_builds_identical'] else '**differs**'}; one-file refresh "
+                  f"against a cold build of that commit: "
+                  f"{'**identical**' if ours['one_file_refresh_identical_to_cold'] else '**differs**'}."]
+        if theirs:
+            lines.append(f"- Code Mower: same-tree refresh's artifact digest "
+                         f"{'equals' if theirs.get('same_tree_refresh_same_digest_as_cold') else '**differs from**'}"
+                         f" its cold build's; impact packets of the two (clock and generation id left out) "
+                         f"{'**identical**' if result.get('packets_identical') else '**differ**'}.")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def again(results: Path, kept: Path | None, repeat: int, sandbox: str) -> None:
+    """Status and query once more, on the state dirs a run kept, recorded under ``again``."""
+    if kept is None:
+        raise SystemExit("--again needs the run's --work-dir")
+    document = json.loads(results.read_text())
+    binary = Path(document["reference"]["binary"]) if document["reference"].get("binary") else None
+    for result in document["results"]:
+        log(f"[{result['package']}] status and query again, {repeat} runs each")
+        result["again"] = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                           **fast_steps(kept.resolve() / result["package"], result["target"], binary, repeat,
+                                        sandbox)}
+        results.write_text(json.dumps(document, indent=2) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("specs", nargs="+")
+    parser.add_argument("specs", nargs="*")
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/cm-graph-bench"))
     parser.add_argument("--reference-bin", type=Path, help="an installed code-mower (else found or installed)")
     parser.add_argument("--no-reference", action="store_true", help="cm-graph columns only")
     parser.add_argument("--repeat", type=int, default=7, help="runs of each fast command (status, query)")
     parser.add_argument("--sandbox", default="required", choices=("auto", "required", "off"))
     parser.add_argument("--json-out", type=Path)
+    parser.add_argument("--markdown", type=Path, metavar="RESULTS", help="print the tables of a saved run")
+    parser.add_argument("--work-dir", type=Path, help="keep each package's checkout and state dirs here")
+    parser.add_argument("--again", type=Path, metavar="RESULTS",
+                        help="rerun status and query on a saved run's --work-dir (a quieter moment) into RESULTS")
     args = parser.parse_args()
+    if args.markdown:
+        print(markdown(json.loads(args.markdown.read_text())))
+        return
+    if args.again:
+        again(args.again, args.work_dir, args.repeat, args.sandbox)
+        return
     cache = args.cache_dir.resolve()
     cache.mkdir(parents=True, exist_ok=True)
     if args.no_reference:
@@ -336,15 +457,16 @@ def main() -> None:
     document = {
         "machine": {**import_memory.machine_facts(), "uptime": subprocess.run(
             ["uptime"], capture_output=True, text=True).stdout.strip()},
-        "reference": {"version": REFERENCE_VERSION, "how": how, "available": binary is not None},
+        "reference": {"version": REFERENCE_VERSION, "how": how, "binary": str(binary) if binary else None},
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "results": [measure(spec, cache, binary, args.repeat, args.sandbox) for spec in args.specs],
-        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "results": [],
     }
-    text = json.dumps(document, indent=2)
-    if args.json_out:
-        args.json_out.write_text(text + "\n")
-    print(text)
+    for spec in args.specs:
+        document["results"].append(measure(spec, cache, binary, args.repeat, args.sandbox, args.work_dir))
+        document["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        if args.json_out:  # after every package: a long run that stops later keeps what it measured
+            args.json_out.write_text(json.dumps(document, indent=2) + "\n")
+    print(json.dumps(document, indent=2))
 
 
 if __name__ == "__main__":
