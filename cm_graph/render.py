@@ -209,3 +209,99 @@ def print_evidence(out: Console, packet: dict[str, Any]) -> None:
         out.print(_literal(f"{number}. {document['text']} [{document['confidence']}]"))
         for citation in document["citations"]:
             out.print(_literal(f"   {citation['source']}  ({citation['title']})"))
+
+
+def _endpoint_names(data: dict[str, Any]) -> Callable[[dict[str, Any]], str]:
+    """How a row names an endpoint: ``Container.method()`` for a method, plus its citation when
+    another node of this answer carries the same name (five ``.invoke()`` told apart)."""
+
+    def qualified(endpoint: dict[str, Any]) -> str:
+        label = endpoint["label"]
+        return f"{endpoint['container']}{label}" if endpoint.get("container") and label.startswith(".") else label
+
+    seen: dict[str, set[str]] = {}
+    for row in data["relationships"]:
+        for side in ("source", "target", "reached_from"):
+            seen.setdefault(qualified(row[side]), set()).add(row[side]["provider_id"])
+    for seed in data["seeds"]:
+        seen.setdefault(qualified(seed), set()).add(seed["provider_id"])
+
+    def name(endpoint: dict[str, Any]) -> str:
+        shown = qualified(endpoint)
+        if len(seen.get(shown, ())) > 1:
+            shown += f" ({endpoint['citation'] or endpoint['provider_id']})"
+        return shown
+
+    return name
+
+
+def _definition_line(endpoint: dict[str, Any]) -> str:
+    held = f" in {endpoint['container']}" if endpoint.get("container") else ""
+    return f"{endpoint['label']} ({endpoint['kind']}{held}) {endpoint['citation'] or '(no source)'}"
+
+
+def print_answer_data(out: Console, data: dict[str, Any]) -> None:
+    """``ask``'s view of one answer (answerdata.answer_data): the seeds it used, one two-line
+    entry per relationship (hop, the edge's own endpoints, the node it was reached from, the
+    reached node's citation and the call site, never cut at any width), then what bounded it."""
+
+    def say(line: str) -> None:
+        # Wrapped by words to the terminal's width: a citation (one word) is never split.
+        out.print(_literal(line), soft_wrap=False)
+
+    count = len(data["relationships"])
+    scope = f" in {data['within']}" if data.get("within") else ""
+    say(f"{data['question']} {data['target']}{scope}: {count} relationship{'s' if count != 1 else ''}")
+    matched, seeds = data["matched_definitions"], data["seeds"]
+    if matched == 1:
+        say(f"seed: {_definition_line(seeds[0])}")
+    else:
+        used = f", the first {len(seeds)} used" if matched > len(seeds) else ", all used"
+        say(f"seeds: the name matches {matched:,} definitions{used}:")
+        for definition in data["definitions"][:len(seeds)]:
+            say(f"  {_definition_line(definition)}")
+        if matched > len(seeds):
+            say(f"  ... and {matched - len(seeds):,} more, not used")
+    name = _endpoint_names(data)
+    for row in data["relationships"]:
+        reached = row[row["reached"]]
+        edge = f"{name(row['source'])} {row['relation']} {name(row['target'])}"
+        say(f"{row['hop']:>2}  {edge} ({row['confidence']})")
+        details = []
+        if row["hop"] >= 2:
+            details.append(f"via {name(row['reached_from'])}")
+        details.append(f"{reached['kind']} at {reached['citation'] or '(no source)'}")
+        if row["call_site"]:
+            details.append(f"call site {row['call_site']}")
+        say("    " + " · ".join(details))
+    if not count:
+        say("No relationship of this question's kinds was found within the bounds.")
+    for cut in data["bounds_hit"]:
+        say(f"truncated: {cut['text']}")
+    if data["undeclared_endpoints"]:
+        shown = ", ".join(data["undeclared_endpoints"])
+        say(
+            f"provider_partial: the walk touched nodes next to endpoints the provider named but never "
+            f"declared (often standard-library imports): {shown}"
+        )
+    say(f"omissions: {', '.join(data['omissions']) or 'none'}")
+
+
+def print_suggestions(out: Console, target: str, suggestions: list[dict[str, Any]]) -> None:
+    """An unresolved name's "did you mean" list (suggest.suggestions), best first."""
+    out.print(_literal(f"{target}: names no symbol or path in the graph."))
+    if suggestions:
+        out.print(_literal("did you mean:"))
+        for item in suggestions:
+            out.print(_literal(f"  {item['text']}"))
+
+
+def print_symbols(out: Console, path: str, symbols: list[dict[str, Any]]) -> None:
+    """``cm-graph symbols PATH``: a file's definitions by line."""
+    table = Table(title=_literal(f"{path}: {len(symbols)} definitions"), title_justify="left")
+    table.add_column("line", justify="right", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("label", overflow="fold")
+    for symbol in symbols:
+        table.add_row(*_row("" if symbol["line"] is None else str(symbol["line"]), symbol["kind"], symbol["label"]))
+    out.print(table)

@@ -95,6 +95,6 @@ def test_ask_prints_odd_names_literally(tmp_path: Path, state_dir: Path) -> None
     runner = CliRunner()
     result = runner.invoke(app, ["ask", "impact", ODD_LABEL, *where], env={"COLUMNS": "300"})
     assert result.exit_code == 0, result.stderr
-    assert f"impact {ODD_LABEL}: 1 relationships" in result.stdout
+    assert f"impact {ODD_LABEL}: 1 relationship" in result.stdout
     assert f"main calls {ODD_LABEL}" in result.stdout and f"{ODD_PATH}#L3" in result.stdout
     assert "⚠" not in result.stdout
