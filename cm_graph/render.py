@@ -95,27 +95,30 @@ def print_status(out: Console, value: dict[str, Any]) -> None:
 
 
 def print_answer(out: Console, answer: Any) -> None:
-    """The operator's view of an answer: one row per relationship, in report order."""
-    from .documents import sentence
+    """``query --show``'s view of an answer (answer.Answer): one two-line entry per relationship,
+    in report order, drawn as ``ask`` draws it (no repeated question prefix, the node a hop-2
+    row was reached from, citations never cut)."""
+    from .rules import citation_string
 
-    table = Table(
-        title=_literal(f"{answer.question.name} {answer.target}: {len(answer.relations)} relationships"),
-        title_justify="left",
-    )
-    table.add_column("hop", justify="right")
-    table.add_column("relationship")
-    table.add_column("call site")
+    def say(line: str) -> None:
+        out.print(_literal(line), soft_wrap=False)
+
+    count = len(answer.relations)
+    say(f"{answer.question.name} {answer.target}: {count} relationship{'s' if count != 1 else ''}")
     for relation in answer.relations:
-        edge = relation.edge
-        site = edge.site_path + (f"#L{edge.site_line}" if edge.site_line else "")
-        table.add_row(*_row(str(relation.level), sentence(answer.question.name, relation), site or "-"))
-    if answer.relations:
-        out.print(table)
-    else:
-        out.print(table.title or "")
-        out.print(_literal("No relationship of this question's kinds was found within the bounds."))
+        edge, reached, origin = relation.edge, relation.reached, relation.origin
+        subject, obj = (reached, origin) if edge.source == reached.node else (origin, reached)
+        say(f"{relation.level:>2}  {subject.label} {edge.relation} {obj.label} ({edge.confidence})")
+        details = [f"via {origin.label}"] if relation.level >= 2 else []
+        where = citation_string(reached.path, reached.line) if reached.path else "(no source)"
+        details.append(f"{reached.kind} at {where}")
+        if edge.site_path:
+            details.append(f"call site {citation_string(edge.site_path, edge.site_line)}")
+        say("    " + " · ".join(details))
+    if not count:
+        say("No relationship of this question's kinds was found within the bounds.")
     flags = answer.omissions()
-    out.print(_literal(f"omissions: {', '.join(flags) if flags else 'none'}"))
+    say(f"omissions: {', '.join(flags) if flags else 'none'}")
 
 
 @contextmanager
