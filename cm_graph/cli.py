@@ -31,6 +31,7 @@ from .contract import (
 )
 from .errors import InvalidInput, Refusal
 from .generation import read_current, read_generation, remove_graph_state
+from .gitio import changed_tracked_files
 from .indexing import ensure_index, index_for, open_index_for, search_readiness
 from .jsonio import dumps_canonical
 from .layout import Workspace, default_state_root, resolve_checkout
@@ -350,10 +351,17 @@ def ask_command(
         )
     finally:
         connection.close()
-    _print_answers(answers, json_output)
+    unresolved = any(not data["resolved"] for data in answers)
+    _print_answers(answers, json_output, changed_tracked_files(workspace.checkout) if unresolved else 0)
 
 
-def _print_answers(answers: list[dict[str, Any]], json_output: bool) -> None:
+def _edits_note(changed: int) -> str:
+    files = f"{changed} tracked file{'s' if changed != 1 else ''}"
+    return (f"{files} changed since the bound commit; the graph (and every answer) is of the commit, "
+            "not of these edits: commit them and run cm-graph refresh to ask about them.")
+
+
+def _print_answers(answers: list[dict[str, Any]], json_output: bool, changed: int = 0) -> None:
     """Every answer on stdout (one JSON object with --json); each unresolved target then refuses
     on stderr with its suggestions, and the exit code is 1 if any did."""
     from .render import console, print_answer_data
@@ -369,6 +377,8 @@ def _print_answers(answers: list[dict[str, Any]], json_output: bool) -> None:
     for data in unresolved:
         near = [item["text"] for item in data["suggestions"]]
         hint = f" Did you mean: {'; '.join(near)}?" if near else ""
+        if changed:
+            hint += f" (Note: {_edits_note(changed)})"
         print_refusal("unresolved", (
             f"{data['target']} names no symbol or path in the graph; name a symbol as the provider "
             f"labels it or a repository-relative path.{hint}"
@@ -478,6 +488,11 @@ def status_command(
     workspace = Workspace.locate(repo_path, state_dir)
     status = graph_status(workspace, revision, require_complete=not allow_partial)
     value = status.to_json(search_readiness(status))
+    changed = changed_tracked_files(workspace.checkout) if status.generation is not None else 0
+    if changed:
+        additions = value.setdefault("cm_graph", {})
+        additions["changed_tracked_files"] = changed
+        additions["working_tree"] = _edits_note(changed)
     if json_output:
         print_json(value)
     else:

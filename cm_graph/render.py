@@ -178,7 +178,31 @@ def print_audit(out: Console, report: dict[str, Any]) -> None:
                     out.print(_literal(f"  {side}: {row}"))
 
 
+def _diff_node_line(row: dict[str, Any]) -> str:
+    old = f"{row['old_path']}#L{row['old_line']}" if row["old_line"] is not None else str(row["old_path"])
+    new = f"{row['new_path']}#L{row['new_line']}" if row["new_line"] is not None else str(row["new_path"])
+    if row["change"] == "added":
+        return f"added    {row['new_label']}  {new}"
+    if row["change"] == "removed":
+        return f"removed  {row['old_label']}  {old}"
+    if row["change"] == "changed":
+        return f"changed  {row['old_label']} -> {row['new_label']}  {new}"
+    if row["old_path"] == row["new_path"]:
+        return f"moved    {row['new_label']}  {row['new_path']} line {row['old_line']} -> {row['new_line']}"
+    return f"moved    {row['new_label']}  {old} -> {new}"
+
+
+def _diff_edge_line(row: dict[str, Any]) -> str:
+    edge = f"{row['source']} {row['relation']} {row['target']}"
+    if row["change"] == "moved":
+        return f"moved    {edge}  {row['site_path']} line {row['old_site_line']} -> {row['site_line']}"
+    site = row["site_path"] + (f"#L{row['site_line']}" if row["site_line"] is not None else "")
+    return f"{row['change']:<8} {edge}" + (f"  {site}" if site else "")
+
+
 def print_diff(out: Console, report: dict[str, Any]) -> None:
+    """``cm-graph diff``: counts, then one line per change, added/removed/changed before moved
+    (a line shift is one moved row, ``line N -> M``), wrapped by words, never mid-citation."""
     summary = Table(title="Graph diff", title_justify="left")
     summary.add_column("section")
     summary.add_column("changes")
@@ -189,16 +213,18 @@ def print_diff(out: Console, report: dict[str, Any]) -> None:
         old, new = report["exclude"]["old"], report["exclude"]["new"]
         summary.add_row(*_row("--exclude", f"old {old}, new {new}"))
     out.print(summary)
+    draw = {
+        "nodes": _diff_node_line,
+        "relationships": _diff_edge_line,
+        "files": lambda row: f"{row['change']:<8} {row['path']}",
+    }
     for section in ("nodes", "relationships", "files"):
         rows = report[section]["rows"]
         if not rows:
             continue
-        table = Table(title=_literal(section), title_justify="left")
-        for column in rows[0]:
-            table.add_column(column)
+        out.print(_literal(section), style="bold")
         for row in rows:
-            table.add_row(*_row(*("" if value is None else str(value) for value in row.values())))
-        out.print(table)
+            out.print(_literal("  " + draw[section](row)), soft_wrap=False)
 
 
 def print_evidence(out: Console, packet: dict[str, Any]) -> None:

@@ -62,7 +62,8 @@ def test_every_renderer_prints_markup_and_emoji_codes_literally() -> None:
     }
     assert _rendered(lambda out: print_audit(out, audit)).count(odd) == 3
     empty = {"counts": {}, "rows": []}
-    diff = {"nodes": {"counts": {odd: 1}, "rows": [{"path": odd}]}, "relationships": empty, "files": empty}
+    files = {"counts": {odd: 1}, "rows": [{"change": "x", "path": odd}]}
+    diff = {"nodes": empty, "relationships": empty, "files": files}
     assert _rendered(lambda out: print_diff(out, diff)).count(odd) == 2
     packet = {
         "source_revision": "r", "completeness": "complete", "truncated": False, "omissions": [],
