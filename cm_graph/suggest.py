@@ -102,8 +102,9 @@ def suggestions(connection: apsw.Connection, target: str) -> list[dict[str, obje
     found: list[dict[str, object]] = []
     for kind in (_methods, _paths, _spellings, _containing):
         for item in kind(connection, target):
-            if all((item["target"], item.get("citation")) != (other["target"], other.get("citation"))
-                   for other in found):
+            # One line per definition: a name already suggested with its place is not repeated bare.
+            same = [other for other in found if other["target"] == item["target"]]
+            if not any(item.get("citation") in (None, other.get("citation")) for other in same):
                 found.append(item)
     return found[:MAX_SUGGESTIONS]
 

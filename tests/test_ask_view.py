@@ -174,3 +174,45 @@ def test_the_view_never_cuts_a_citation(where: list[str], columns: int) -> None:
     assert "impact:" not in result.stdout and "dependency:" not in result.stdout
     hop2 = ask(where, "impact", "echo", columns=columns).stdout
     assert "via main()" in hop2
+
+
+REAL_PACKAGE = {
+    "pkg/cli/core.py": (
+        "class Context:\n"
+        "    def ensure_object(self, kind):\n"
+        "        return kind()\n"
+        "\n"
+        "\n"
+        "def echo(message):\n"
+        "    print(message)\n"
+    ),
+    "pkg/cli/main.py": (
+        "from pkg.cli.core import Context, echo\n"
+        "\n"
+        "\n"
+        "def run():\n"
+        "    echo(Context().ensure_object(dict))\n"
+    ),
+}
+
+
+@pytest.mark.provider
+def test_suggestions_on_a_graph_the_real_provider_built(tmp_path: Path) -> None:
+    from .test_audits import PROVIDER_MISSING
+
+    if PROVIDER_MISSING is not None:
+        pytest.skip(f"pinned provider unavailable: {PROVIDER_MISSING}")
+    repo = make_repo(tmp_path / "repo", REAL_PACKAGE)
+    where = ["--repo-path", str(repo), "--state-dir", str(tmp_path / "state")]
+    built = RUNNER.invoke(app, ["build", "--json", *where])
+    assert built.exit_code == 0, built.stderr
+    for typed, expected in (
+        ("ecko", "echo()"),
+        ("ensure_object", ".ensure_object() defined in Context at pkg/cli/core.py#L2"),
+        ("Context.ensure_object", ".ensure_object() defined in Context at pkg/cli/core.py#L2"),
+        ("cli/main.py", "pkg/cli/main.py"),  # a path tail (a bare file name is the file node's label)
+    ):
+        (data,) = ask_json(where, "impact", typed)
+        assert not data["resolved"] and data["suggestions"][0]["text"] == expected, (typed, data["suggestions"])
+    (method,) = ask_json(where, "impact", ".ensure_object")
+    assert [(s["label"], s["container"]) for s in method["seeds"]] == [(".ensure_object()", "Context")]
