@@ -216,3 +216,19 @@ def test_suggestions_on_a_graph_the_real_provider_built(tmp_path: Path) -> None:
         assert not data["resolved"] and data["suggestions"][0]["text"] == expected, (typed, data["suggestions"])
     (method,) = ask_json(where, "impact", ".ensure_object")
     assert [(s["label"], s["container"]) for s in method["seeds"]] == [(".ensure_object()", "Context")]
+
+
+def test_the_document_limit_is_named_when_a_packet_would_hold_fewer(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"pkg/hub.py": numbered_lines(60)})
+    callers = [node(f"c{n:02}", f"caller_{n:02}()", "pkg/hub.py", f"L{n + 10}") for n in range(20)]
+    graph = {
+        "nodes": [node("hub", "hub()", "pkg/hub.py", "L1"), *callers],
+        "edges": [edge(c["id"], "hub", path="pkg/hub.py", location=c["source_location"]) for c in callers],
+    }
+    publish(repo, tmp_path / "state", graph)
+    where = ["--repo-path", str(repo), "--state-dir", str(tmp_path / "state")]
+    (data,) = ask_json(where, "impact", "hub")
+    assert [c["text"] for c in data["bounds_hit"]] == [
+        "a packet holds 16 of 20 relationships (document limit); this view shows them all",
+    ]
+    assert not data["truncated"]  # the walk itself was complete: only a packet would be shorter

@@ -3,11 +3,15 @@
 -- `.invoke()` methods can be told apart.
 -- Params : :nodes JSON array of node numbers
 -- Returns: (node, provider_id, container label or NULL); the container is the lowest-numbered
---          non-file node with a `method` or `contains` edge onto the node.
+--          non-file node with a `method` or `contains` edge onto the node (read through the
+--          node's incoming adjacency: edges have no index on their target).
 SELECT n.node, n.provider_id, (
   SELECT c.label
-  FROM edges AS e JOIN nodes AS c ON c.node = e.source
-  WHERE e.target = n.node AND e.relation IN ('method', 'contains') AND c.kind <> 'file'
+  FROM adjacency AS a
+  JOIN edges AS e ON e.edge = a.edge
+  JOIN nodes AS c ON c.node = a.neighbour
+  WHERE a.node = n.node AND a.direction = 1
+    AND e.relation IN ('method', 'contains') AND c.kind <> 'file'
   ORDER BY c.node
   LIMIT 1
 )

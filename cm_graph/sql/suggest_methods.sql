@@ -7,8 +7,11 @@ SELECT n.node
 FROM nodes AS n
 WHERE (n.label = '.' || :name OR n.callable_base = '.' || :name)
   AND (:container IS NULL OR EXISTS (
-    SELECT 1 FROM edges AS e JOIN nodes AS c ON c.node = e.source
-    WHERE e.target = n.node AND e.relation IN ('method', 'contains')
+    SELECT 1
+    FROM adjacency AS a
+    JOIN edges AS e ON e.edge = a.edge
+    JOIN nodes AS c ON c.node = a.neighbour
+    WHERE a.node = n.node AND a.direction = 1 AND e.relation IN ('method', 'contains')
       AND (c.label = :container OR c.callable_base = :container)
   ))
 ORDER BY n.node
