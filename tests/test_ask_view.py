@@ -232,3 +232,15 @@ def test_the_document_limit_is_named_when_a_packet_would_hold_fewer(tmp_path: Pa
         "a packet holds 16 of 20 relationships (document limit); this view shows them all",
     ]
     assert not data["truncated"]  # the walk itself was complete: only a packet would be shorter
+
+
+def test_query_metadata_never_carries_suggestions(tmp_path: Path) -> None:
+    from .askkit import ask_graph
+
+    repo = make_repo(tmp_path / "repo", {
+        "pkg/core.py": numbered_lines(60), "pkg/other.py": numbered_lines(60),
+        "tests/test_core.py": numbered_lines(30),
+    })
+    outcome = ask_graph(repo, tmp_path / "state", _graph(), "impact", "ecko")
+    assert outcome.summary["reason"] == "unresolved"
+    assert "echo" not in json.dumps(outcome.summary)  # stdout of `query` is metadata only
