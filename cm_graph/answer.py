@@ -104,10 +104,12 @@ def _edges(connection: apsw.Connection, numbers: set[int]) -> dict[int, Edge]:
 
 
 def answer(
-    connection: apsw.Connection, spec: Question, target: str, depth: int, budget: int
+    connection: apsw.Connection, spec: Question, target: str, depth: int, budget: int,
+    within: str | None = None,
 ) -> Answer:
-    """Resolve ``target`` and walk; an unresolved target is an Answer with no seeds."""
-    seeds: Seeds = resolve_seeds(connection, target)
+    """Resolve ``target`` (among definitions under ``within`` when given) and walk; an
+    unresolved target is an Answer with no seeds."""
+    seeds: Seeds = resolve_seeds(connection, target, within)
     if not seeds.nodes:
         return Answer(spec, target, depth, budget, (), False, (), False, False, False, False)
     result: Walk = walk(connection, spec, seeds, depth, budget)
@@ -139,9 +141,3 @@ def answer(
         meets_untraversable=meets_untraversable,
     )
 
-
-def similar_targets(connection: apsw.Connection, target: str, limit: int = 5) -> list[str]:
-    """Labels and paths that contain the target (case-insensitively), for the operator's view
-    only: resolution itself stays exact, as the spec requires."""
-    rows = connection.execute(query_sql("similar_targets"), {"target": target, "limit": limit})
-    return [row[0] for row in rows]

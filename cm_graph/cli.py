@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from .manifest import Manifest
 
 from . import __version__
-from .answer import answer, similar_targets
 from .contract import (
     POLICY_SCHEMA,
     mint_envelope,
@@ -32,6 +31,7 @@ from .contract import (
 )
 from .errors import InvalidInput, Refusal
 from .generation import read_current, read_generation, remove_graph_state
+from .gitio import changed_tracked_files
 from .indexing import ensure_index, index_for, open_index_for, search_readiness
 from .jsonio import dumps_canonical
 from .layout import Workspace, default_state_root, resolve_checkout
@@ -281,7 +281,9 @@ Budget = Annotated[int | None, typer.Option("--node-budget", help="Relationship 
 @app.command("query")
 def query_command(
     question: Annotated[QuestionName, typer.Option("--question", help="The bounded question to ask.")],
-    target: Annotated[str, typer.Option("--target", help="A symbol name or a repository-relative path.")],
+    target: Annotated[
+        list[str], typer.Option("--target", help="A symbol name or a repository-relative path (once).")
+    ],
     authorization: Annotated[
         Path, typer.Option("--authorization", help="JSON file: connection envelope, policy, repository, work_item.")
     ],
@@ -301,8 +303,12 @@ def query_command(
     """Answer one bounded question; stdout gets metadata only, the evidence goes to --packet-out."""
     from .querycmd import run_query
 
+    if len(target) != 1:
+        # click keeps the last of a repeated option; answering it silently would mint evidence
+        # about a target the caller may not have meant. One question, one target.
+        raise typer.BadParameter("give --target once; `cm-graph ask` answers several targets.")
     raise typer.Exit(run_query(
-        question=question.value, target=target, authorization=authorization, packet_out=packet_out,
+        question=question.value, target=target[0], authorization=authorization, packet_out=packet_out,
         revision=revision, depth=depth, node_budget=node_budget, repo_path=repo_path,
         state_dir=state_dir, show=show, json_output=json_output,
     ))
@@ -312,7 +318,13 @@ def query_command(
 @refusals_exit
 def ask_command(
     question: Annotated[QuestionName, typer.Argument(help="impact, dependency, symbol or related_tests.")],
-    target: Annotated[str, typer.Argument(help="A symbol name or a repository-relative path.")],
+    targets: Annotated[
+        list[str],
+        typer.Argument(metavar="TARGET...", help="Symbol names or repository-relative paths; each is answered."),
+    ],
+    within: Annotated[
+        str | None, typer.Option("--in", metavar="PATH", help="Only definitions in this file or under this directory.")
+    ] = None,
     revision: Annotated[str, typer.Option("--revision", help="The revision the answer must be about.")] = "HEAD",
     depth: Depth = None,
     node_budget: Budget = None,
@@ -321,27 +333,90 @@ def ask_command(
     allow_partial: Annotated[
         bool, typer.Option("--allow-partial", help="Answer from a partial build too (never minted into a packet).")
     ] = False,
+    json_output: Json = False,
 ) -> None:
     """Show an answer's relationships on the terminal, for the operator (no packet is written)."""
-    from .render import console, print_answer
+    from .askview import answer_targets
 
     workspace = Workspace.locate(repo_path, state_dir)
     generation = require_current(workspace, revision, require_complete=not allow_partial)
     spec = question_spec(question.value)
+    scope = within.strip("/") if within is not None else None
+    if scope is not None and not scope:
+        raise typer.BadParameter("--in PATH must name a repository-relative file or directory.")
     connection = open_index_for(generation)
     try:
-        result = answer(connection, spec, target, check_depth(depth, spec), check_budget(node_budget))
-        near = [] if result.resolved else similar_targets(connection, target)
+        answers = answer_targets(
+            connection, spec, targets, check_depth(depth, spec), check_budget(node_budget), scope
+        )
     finally:
         connection.close()
-    if not result.resolved:
-        hint = f" Similar names: {', '.join(near)}." if near else ""
-        raise Refusal(
-            "The target names no symbol or path in the graph; name a symbol as the provider labels it "
-            f"or a repository-relative path.{hint}",
-            reason="unresolved",
-        )
-    print_answer(console(), result)
+    unresolved = any(not data["resolved"] for data in answers)
+    _print_answers(answers, json_output, changed_tracked_files(workspace.checkout) if unresolved else 0)
+
+
+def _edits_note(changed: int) -> str:
+    files = f"{changed} tracked file{'s' if changed != 1 else ''}"
+    return (f"{files} changed since the bound commit; the graph (and every answer) is of the commit, "
+            "not of these edits: commit them and run cm-graph refresh to ask about them.")
+
+
+def _print_answers(answers: list[dict[str, Any]], json_output: bool, changed: int = 0) -> None:
+    """Every answer on stdout (one JSON object with --json); each unresolved target then refuses
+    on stderr with its suggestions, and the exit code is 1 if any did."""
+    from .render import console, print_answer_data
+
+    unresolved = [data for data in answers if not data["resolved"]]
+    if json_output:
+        print_json({"schema": "cm_graph.ask.v1", "answers": answers})
+    else:
+        out = console()
+        for data in answers:
+            if data["resolved"]:
+                print_answer_data(out, data)
+    for data in unresolved:
+        near = [item["text"] for item in data["suggestions"]]
+        hint = f" Did you mean: {'; '.join(near)}?" if near else ""
+        if changed:
+            hint += f" (Note: {_edits_note(changed)})"
+        print_refusal("unresolved", (
+            f"{data['target']} names no symbol or path in the graph; name a symbol as the provider "
+            f"labels it or a repository-relative path.{hint}"
+        ))
+    if unresolved:
+        raise typer.Exit(1)
+
+
+@app.command("symbols")
+@refusals_exit
+def symbols_command(
+    path: Annotated[str, typer.Argument(help="A repository-relative file path, as the graph records it.")],
+    revision: Annotated[str, typer.Option("--revision", help="The revision the graph must be about.")] = "HEAD",
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    allow_partial: Annotated[bool, typer.Option("--allow-partial", help="Read a partial build too.")] = False,
+    json_output: Json = False,
+) -> None:
+    """List a file's definitions (label, kind, line) from the index, by line."""
+    from .render import console, print_symbols
+    from .suggest import suggestions
+    from .symbols import file_symbols
+
+    workspace = Workspace.locate(repo_path, state_dir)
+    generation = require_current(workspace, revision, require_complete=not allow_partial)
+    connection = open_index_for(generation)
+    try:
+        listed = file_symbols(connection, path.strip("/"))
+        near = [] if listed else [item["text"] for item in suggestions(connection, path) if item["why"] == "path"]
+    finally:
+        connection.close()
+    if not listed:
+        hint = f" Did you mean: {'; '.join(near)}?" if near else ""
+        raise Refusal(f"The graph has no definition in that file.{hint}", reason="unresolved")
+    if json_output:
+        print_json({"schema": "cm_graph.symbols.v1", "path": path.strip("/"), "symbols": listed})
+    else:
+        print_symbols(console(), path.strip("/"), listed)
 
 
 auth_app = typer.Typer(help="Authorization files for `cm-graph query`.", no_args_is_help=True)
@@ -413,6 +488,11 @@ def status_command(
     workspace = Workspace.locate(repo_path, state_dir)
     status = graph_status(workspace, revision, require_complete=not allow_partial)
     value = status.to_json(search_readiness(status))
+    changed = changed_tracked_files(workspace.checkout) if status.generation is not None else 0
+    if changed:
+        additions = value.setdefault("cm_graph", {})
+        additions["changed_tracked_files"] = changed
+        additions["working_tree"] = _edits_note(changed)
     if json_output:
         print_json(value)
     else:
@@ -636,6 +716,37 @@ context_app = typer.Typer(help="Evidence from connections.", no_args_is_help=Tru
 app.add_typer(context_app, name="context")
 
 
+@session_app.command("init")
+@refusals_exit
+def session_init_command(
+    session_file: Annotated[Path, typer.Argument(help="Where to write the cm_graph.session.v1 file (0600).")],
+    connection: Connection,
+    repository: Annotated[str, typer.Option("--repository", help="The repository the work is in, owner/repo.")],
+    recipient: Annotated[str, typer.Option("--recipient", help="Who reads the evidence, host:role.")],
+    work_item: Annotated[str, typer.Option("--work-item", help="The work item the evidence is for.")],
+    directory: Annotated[
+        Path | None, typer.Option("--directory", help="The directory the work happens in (default: cwd).")
+    ] = None,
+    required: Annotated[
+        bool, typer.Option("--required/--optional", help="Whether dependent work pauses without graph context.")
+    ] = True,
+    policy_version: Annotated[str, typer.Option("--policy-version", help="Policy version identifier.")] = "v1",
+    max_documents: Annotated[int, typer.Option("--max-documents", help="Documents per packet (1..50).")] = 5,
+    json_output: Json = False,
+) -> None:
+    """Write a session file from flags (0600, atomic), checked as `session prepare` reads it."""
+    from .session import session_document
+
+    document = session_document(
+        connection=connection, repository=repository, recipient=recipient, work_item=work_item,
+        directory=Path(os.path.abspath(directory if directory is not None else Path.cwd())),
+        required=required, policy_version=policy_version, max_documents=max_documents,
+    )
+    write_private_atomic(Path(os.path.abspath(session_file)), dumps_canonical(document))
+    if json_output:
+        print_json(document)
+
+
 @session_app.command("prepare")
 @refusals_exit
 def session_prepare_command(
@@ -644,6 +755,9 @@ def session_prepare_command(
     query_stdin: Annotated[
         bool, typer.Option("--query-stdin", help="Read the target (symbol or path) from stdin.")
     ] = False,
+    query_text: Annotated[
+        str | None, typer.Option("--query", metavar="TEXT", help="The target (symbol or path), instead of stdin.")
+    ] = None,
     refresh: Annotated[bool, typer.Option("--refresh", help="Ask again even if the store has an answer.")] = False,
     state_dir: StateDir = None,
     json_output: Json = False,
@@ -653,10 +767,10 @@ def session_prepare_command(
     from .render import console, print_mapping
     from .session import MAX_SESSION_BYTES, parse_session, prepare
 
-    if not query_stdin:
-        raise InvalidInput("Give the target on stdin with --query-stdin.")
+    if query_stdin == (query_text is not None):
+        raise InvalidInput("Give the target once: --query TEXT, or on stdin with --query-stdin.")
     session = parse_session(read_regular_file(session_file, MAX_SESSION_BYTES, "session file"))
-    query = sys.stdin.read(4096).strip()
+    query = (sys.stdin.read(4096) if query_stdin else query_text or "")[:4096].strip()
     outcome, code = prepare(ConnectionStore(_state_root(state_dir)), session, question.value, query, refresh=refresh)
     if json_output:
         print_json(outcome)

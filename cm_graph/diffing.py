@@ -30,7 +30,10 @@ SECTIONS = {
         "diff_nodes",
         ("change", "provider_id", "old_label", "old_path", "old_line", "new_label", "new_path", "new_line"),
     ),
-    "relationships": ("diff_edges", ("change", "source", "target", "relation", "confidence", "site_path", "site_line")),
+    "relationships": (
+        "diff_edges",
+        ("change", "source", "target", "relation", "confidence", "site_path", "site_line", "old_site_line"),
+    ),
     "files": ("diff_census", ("change", "path", "old_blob", "new_blob")),
 }
 
@@ -56,7 +59,10 @@ def side_generation(workspace: Workspace, spec: str) -> Generation:
     for generation in current + list_generations(workspace):
         if generation.manifest.commit == commit:
             return generation
-    raise InvalidInput("No published generation of this checkout is bound to that revision.")
+    raise InvalidInput(
+        "No published generation of this checkout is bound to that revision: a build keeps only the "
+        "newest one; build with --keep-previous to keep the one a diff compares against."
+    )
 
 
 def operator_exclusions(workspace: Workspace, spec: str) -> list[str] | None:

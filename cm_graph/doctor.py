@@ -19,7 +19,7 @@ from .generation import remove_orphaned_indexes
 from .indexing import search_readiness
 from .layout import Workspace
 from .locking import build_lock
-from .provider import bwrap_path, default_executable, probe_containment, verify_provider
+from .provider import INSTALL_REMEDY, bwrap_path, default_executable, probe_containment, verify_provider
 from .status import REMEDIES, GraphStatus, coverage_from_record, graph_status
 
 DOCTOR_SCHEMA = "cm_graph.doctor.v1"
@@ -44,7 +44,7 @@ def _provider_checks() -> list[Check]:
         provider = verify_provider(default_executable())
     except Refusal as refusal:
         return [
-            Check("provider-pin", "fail", refusal.message, "pip install 'cm-graph[provider]'"),
+            Check("provider-pin", "fail", refusal.message, INSTALL_REMEDY),
             Check("provider-containment", "skip", "No verified provider to contain."),
         ]
     checks = [Check("provider-pin", "pass", f"{provider.pin.requirement} is installed and unmodified.")]
@@ -128,7 +128,9 @@ def run_doctor(workspace: Workspace, revision: str = "HEAD") -> dict[str, Any]:
     checks.append(_state_check(workspace))
     checks.append(_orphan_check(workspace))
     status = graph_status(workspace, revision)
-    if status.state == "absent":
+    if status.state == "absent" and status.remedy:  # no work tree, or no commit: nothing to build yet
+        checks.append(Check("generation", "fail", status.detail, status.remedy))
+    elif status.state == "absent":
         checks.append(Check("generation", "skip", "No graph has been built for this checkout.", REMEDIES["absent"]))
     elif status.usable:
         checks.append(Check("generation", "pass", "The current generation is usable for this revision."))

@@ -33,6 +33,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("connection-status", "Whether the connection could authorize evidence now; exit 0 only when it could."),
     ("disconnect", "Disconnect and purge the connection's packets."),
     ("version", "Print the installed cm-graph version."),
+    ("symbols", "List a file's definitions (label, kind, line) from the index, by line."),
     ("auth", "Authorization files for `cm-graph query`."),
     ("session", "Guided sessions."),
     ("context", "Evidence from connections."),

@@ -147,6 +147,20 @@ def checkout_root(directory: Path) -> Path | None:
     return Path(os.path.realpath(top)) if top else None
 
 
+def changed_tracked_files(checkout: Path) -> int:
+    """How many tracked files of the work tree differ from HEAD (staged or not): the graph is
+    of the commit, so these are edits no answer knows about. 0 when git cannot say."""
+    done = run_git(checkout, "status", "--porcelain", "--untracked-files=no", check=False)
+    if done.returncode != 0:
+        return 0
+    return sum(1 for line in done.stdout.splitlines() if line.strip())
+
+
+def has_commit(checkout: Path) -> bool:
+    """Whether the repository has any commit at all (an empty one has none for HEAD to name)."""
+    return run_git(checkout, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).returncode == 0
+
+
 @record
 class Revision:
     commit: str
@@ -164,6 +178,8 @@ def resolve_revision(checkout: Path, revision: str) -> Revision:
     if done.returncode != 0:
         if checkout_root(checkout) is None:
             raise GitFailure("This directory is not inside a git work tree; cd into one or pass --repo-path.")
+        if not has_commit(checkout):
+            raise GitFailure("This repository has no commit yet; commit the code (git add -A && git commit) first.")
         raise GitFailure("Git cannot resolve that revision in this checkout.")
     names = [name for name in done.stdout.decode("ascii", "replace").split() if name != "--"]
     if len(names) != 2:

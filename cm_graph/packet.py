@@ -14,6 +14,7 @@ from .documents import Documents
 from .errors import Refusal
 from .jsonio import dumps_canonical
 from .manifest import Manifest
+from .questions import MAX_DEPTH
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
 if TYPE_CHECKING:
@@ -63,9 +64,12 @@ def build_packet(
     if not answer.resolved:
         raise Uncitable("The target names no symbol or path in the graph.")
     if not answer.relations:
+        spec = answer.question
         raise Uncitable(
-            "The graph records no relationship of this question's kinds for this target within the bounds.",
-            "Nothing to cite: ask another question or target, or carry on with ordinary repository tools.",
+            f"The graph has no {spec.name} relationship ({', '.join(spec.kinds)}) for this target within "
+            f"depth {answer.depth} and node budget {answer.budget}: there is nothing to cite.",
+            f"See every relationship the target has with `cm-graph ask symbol TARGET`; ask another question"
+            f"{' or raise --depth' if answer.depth < MAX_DEPTH else ''}, or carry on with ordinary repository tools.",
         )
     if not documents.items:
         raise Uncitable(

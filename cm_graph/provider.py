@@ -41,6 +41,13 @@ SYSTEM_READ_ONLY = (
     "/etc/group", "/etc/nsswitch.conf", "/etc/os-release", "/etc/ssl/openssl.cnf",
 )
 
+# How the README installs the provider (the `provider` extra pins graphifyy==0.9.58), in the
+# interpreter that runs cm-graph, so the remedy is one the user has already seen.
+INSTALL_REMEDY = (
+    "from the cm-graph checkout run `python -m pip install -e '.[provider,dev]'` "
+    "(or `python -m pip install graphifyy==0.9.58`) with the interpreter that runs cm-graph."
+)
+
 
 class ProviderRefusal(Refusal):
     reason = "provider"
@@ -76,7 +83,7 @@ def verify_provider(executable: Path | None, pin: ProviderPin = PINNED_PROVIDER)
     """Prove the executable belongs to an install of exactly the pinned distribution and version."""
     if executable is None:
         raise ProviderRefusal(
-            "The pinned provider is not installed; install it with `pip install 'cm-graph[provider]'`."
+            f"The pinned provider is not installed; {INSTALL_REMEDY}"
         )
     executable = Path(os.path.realpath(executable))
     if not executable.is_file():
@@ -93,7 +100,8 @@ def verify_provider(executable: Path | None, pin: ProviderPin = PINNED_PROVIDER)
             continue
         if version != pin.version:
             raise ProviderRefusal(
-                f"The installed provider is {pin.distribution}=={version}, but the pin is {pin.requirement}."
+                f"The installed provider is {pin.distribution}=={version}, but the pin is {pin.requirement}; "
+                f"{INSTALL_REMEDY}"
             )
         if listed and listed != _urlsafe_sha256(executable):
             raise ProviderRefusal("The provider executable was modified in place after install.")

@@ -95,27 +95,30 @@ def print_status(out: Console, value: dict[str, Any]) -> None:
 
 
 def print_answer(out: Console, answer: Any) -> None:
-    """The operator's view of an answer: one row per relationship, in report order."""
-    from .documents import sentence
+    """``query --show``'s view of an answer (answer.Answer): one two-line entry per relationship,
+    in report order, drawn as ``ask`` draws it (no repeated question prefix, the node a hop-2
+    row was reached from, citations never cut)."""
+    from .rules import citation_string
 
-    table = Table(
-        title=_literal(f"{answer.question.name} {answer.target}: {len(answer.relations)} relationships"),
-        title_justify="left",
-    )
-    table.add_column("hop", justify="right")
-    table.add_column("relationship")
-    table.add_column("call site")
+    def say(line: str) -> None:
+        out.print(_literal(line), soft_wrap=False)
+
+    count = len(answer.relations)
+    say(f"{answer.question.name} {answer.target}: {count} relationship{'s' if count != 1 else ''}")
     for relation in answer.relations:
-        edge = relation.edge
-        site = edge.site_path + (f"#L{edge.site_line}" if edge.site_line else "")
-        table.add_row(*_row(str(relation.level), sentence(answer.question.name, relation), site or "-"))
-    if answer.relations:
-        out.print(table)
-    else:
-        out.print(table.title or "")
-        out.print(_literal("No relationship of this question's kinds was found within the bounds."))
+        edge, reached, origin = relation.edge, relation.reached, relation.origin
+        subject, obj = (reached, origin) if edge.source == reached.node else (origin, reached)
+        say(f"{relation.level:>2}  {subject.label} {edge.relation} {obj.label} ({edge.confidence})")
+        details = [f"via {origin.label}"] if relation.level >= 2 else []
+        where = citation_string(reached.path, reached.line) if reached.path else "(no source)"
+        details.append(f"{reached.kind} at {where}")
+        if edge.site_path:
+            details.append(f"call site {citation_string(edge.site_path, edge.site_line)}")
+        say("    " + " · ".join(details))
+    if not count:
+        say("No relationship of this question's kinds was found within the bounds.")
     flags = answer.omissions()
-    out.print(_literal(f"omissions: {', '.join(flags) if flags else 'none'}"))
+    say(f"omissions: {', '.join(flags) if flags else 'none'}")
 
 
 @contextmanager
@@ -175,7 +178,31 @@ def print_audit(out: Console, report: dict[str, Any]) -> None:
                     out.print(_literal(f"  {side}: {row}"))
 
 
+def _diff_node_line(row: dict[str, Any]) -> str:
+    old = f"{row['old_path']}#L{row['old_line']}" if row["old_line"] is not None else str(row["old_path"])
+    new = f"{row['new_path']}#L{row['new_line']}" if row["new_line"] is not None else str(row["new_path"])
+    if row["change"] == "added":
+        return f"added    {row['new_label']}  {new}"
+    if row["change"] == "removed":
+        return f"removed  {row['old_label']}  {old}"
+    if row["change"] == "changed":
+        return f"changed  {row['old_label']} -> {row['new_label']}  {new}"
+    if row["old_path"] == row["new_path"]:
+        return f"moved    {row['new_label']}  {row['new_path']} line {row['old_line']} -> {row['new_line']}"
+    return f"moved    {row['new_label']}  {old} -> {new}"
+
+
+def _diff_edge_line(row: dict[str, Any]) -> str:
+    edge = f"{row['source']} {row['relation']} {row['target']}"
+    if row["change"] == "moved":
+        return f"moved    {edge}  {row['site_path']} line {row['old_site_line']} -> {row['site_line']}"
+    site = row["site_path"] + (f"#L{row['site_line']}" if row["site_line"] is not None else "")
+    return f"{row['change']:<8} {edge}" + (f"  {site}" if site else "")
+
+
 def print_diff(out: Console, report: dict[str, Any]) -> None:
+    """``cm-graph diff``: counts, then one line per change, added/removed/changed before moved
+    (a line shift is one moved row, ``line N -> M``), wrapped by words, never mid-citation."""
     summary = Table(title="Graph diff", title_justify="left")
     summary.add_column("section")
     summary.add_column("changes")
@@ -186,16 +213,18 @@ def print_diff(out: Console, report: dict[str, Any]) -> None:
         old, new = report["exclude"]["old"], report["exclude"]["new"]
         summary.add_row(*_row("--exclude", f"old {old}, new {new}"))
     out.print(summary)
+    draw = {
+        "nodes": _diff_node_line,
+        "relationships": _diff_edge_line,
+        "files": lambda row: f"{row['change']:<8} {row['path']}",
+    }
     for section in ("nodes", "relationships", "files"):
         rows = report[section]["rows"]
         if not rows:
             continue
-        table = Table(title=_literal(section), title_justify="left")
-        for column in rows[0]:
-            table.add_column(column)
+        out.print(_literal(section), style="bold")
         for row in rows:
-            table.add_row(*_row(*("" if value is None else str(value) for value in row.values())))
-        out.print(table)
+            out.print(_literal("  " + draw[section](row)), soft_wrap=False)
 
 
 def print_evidence(out: Console, packet: dict[str, Any]) -> None:
@@ -209,3 +238,99 @@ def print_evidence(out: Console, packet: dict[str, Any]) -> None:
         out.print(_literal(f"{number}. {document['text']} [{document['confidence']}]"))
         for citation in document["citations"]:
             out.print(_literal(f"   {citation['source']}  ({citation['title']})"))
+
+
+def _endpoint_names(data: dict[str, Any]) -> Callable[[dict[str, Any]], str]:
+    """How a row names an endpoint: ``Container.method()`` for a method, plus its citation when
+    another node of this answer carries the same name (five ``.invoke()`` told apart)."""
+
+    def qualified(endpoint: dict[str, Any]) -> str:
+        label = endpoint["label"]
+        return f"{endpoint['container']}{label}" if endpoint.get("container") and label.startswith(".") else label
+
+    seen: dict[str, set[str]] = {}
+    for row in data["relationships"]:
+        for side in ("source", "target", "reached_from"):
+            seen.setdefault(qualified(row[side]), set()).add(row[side]["provider_id"])
+    for seed in data["seeds"]:
+        seen.setdefault(qualified(seed), set()).add(seed["provider_id"])
+
+    def name(endpoint: dict[str, Any]) -> str:
+        shown = qualified(endpoint)
+        if len(seen.get(shown, ())) > 1:
+            shown += f" ({endpoint['citation'] or endpoint['provider_id']})"
+        return shown
+
+    return name
+
+
+def _definition_line(endpoint: dict[str, Any]) -> str:
+    held = f" in {endpoint['container']}" if endpoint.get("container") else ""
+    return f"{endpoint['label']} ({endpoint['kind']}{held}) {endpoint['citation'] or '(no source)'}"
+
+
+def print_answer_data(out: Console, data: dict[str, Any]) -> None:
+    """``ask``'s view of one answer (answerdata.answer_data): the seeds it used, one two-line
+    entry per relationship (hop, the edge's own endpoints, the node it was reached from, the
+    reached node's citation and the call site, never cut at any width), then what bounded it."""
+
+    def say(line: str) -> None:
+        # Wrapped by words to the terminal's width: a citation (one word) is never split.
+        out.print(_literal(line), soft_wrap=False)
+
+    count = len(data["relationships"])
+    scope = f" in {data['within']}" if data.get("within") else ""
+    say(f"{data['question']} {data['target']}{scope}: {count} relationship{'s' if count != 1 else ''}")
+    matched, seeds = data["matched_definitions"], data["seeds"]
+    if matched == 1:
+        say(f"seed: {_definition_line(seeds[0])}")
+    else:
+        used = f", the first {len(seeds)} used" if matched > len(seeds) else ", all used"
+        say(f"seeds: the name matches {matched:,} definitions{used}:")
+        for definition in data["definitions"][:len(seeds)]:
+            say(f"  {_definition_line(definition)}")
+        if matched > len(seeds):
+            say(f"  ... and {matched - len(seeds):,} more, not used")
+    name = _endpoint_names(data)
+    for row in data["relationships"]:
+        reached = row[row["reached"]]
+        edge = f"{name(row['source'])} {row['relation']} {name(row['target'])}"
+        say(f"{row['hop']:>2}  {edge} ({row['confidence']})")
+        details = []
+        if row["hop"] >= 2:
+            details.append(f"via {name(row['reached_from'])}")
+        details.append(f"{reached['kind']} at {reached['citation'] or '(no source)'}")
+        if row["call_site"]:
+            details.append(f"call site {row['call_site']}")
+        say("    " + " · ".join(details))
+    if not count:
+        say("No relationship of this question's kinds was found within the bounds.")
+    for cut in data["bounds_hit"]:
+        say(f"truncated: {cut['text']}")
+    if data["undeclared_endpoints"]:
+        shown = ", ".join(data["undeclared_endpoints"])
+        say(
+            f"provider_partial: the walk touched nodes next to endpoints the provider named but never "
+            f"declared (often standard-library imports): {shown}"
+        )
+    say(f"omissions: {', '.join(data['omissions']) or 'none'}")
+
+
+def print_suggestions(out: Console, target: str, suggestions: list[dict[str, Any]]) -> None:
+    """An unresolved name's "did you mean" list (suggest.suggestions), best first."""
+    out.print(_literal(f"{target}: names no symbol or path in the graph."))
+    if suggestions:
+        out.print(_literal("did you mean:"))
+        for item in suggestions:
+            out.print(_literal(f"  {item['text']}"))
+
+
+def print_symbols(out: Console, path: str, symbols: list[dict[str, Any]]) -> None:
+    """``cm-graph symbols PATH``: a file's definitions by line."""
+    table = Table(title=_literal(f"{path}: {len(symbols)} definitions"), title_justify="left")
+    table.add_column("line", justify="right", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("label", overflow="fold")
+    for symbol in symbols:
+        table.add_row(*_row("" if symbol["line"] is None else str(symbol["line"]), symbol["kind"], symbol["label"]))
+    out.print(table)

@@ -37,6 +37,29 @@ def parse_session(data: bytes) -> dict[str, Any]:
     return value
 
 
+def session_document(
+    *, connection: str, repository: str, recipient: str, work_item: str, directory: Path,
+    required: bool, policy_version: str, max_documents: int,
+) -> dict[str, Any]:
+    """A session file's content from ``session init``'s flags, refused exactly as ``prepare``
+    would refuse it (and its policy as ``prepare`` validates it), so no hand-written JSON."""
+    from .contract import POLICY_SCHEMA, parse_policy
+    from .jsonio import dumps_canonical
+
+    document = {
+        "schema": SESSION_SCHEMA, "connection": connection, "repository": repository,
+        "work_item": work_item, "recipient": recipient, "directory": str(directory),
+        "policy": {
+            "schema": POLICY_SCHEMA, "connection": connection, "policy_version": policy_version,
+            "required": required, "max_documents": max_documents,
+        },
+    }
+    parse_session(dumps_canonical(document))
+    parse_policy(document["policy"])
+    guided_recipient(recipient)
+    return document
+
+
 def prepare(
     store: ConnectionStore, session: dict[str, Any], question: str, query: str, *, refresh: bool = False
 ) -> tuple[dict[str, Any], int]:

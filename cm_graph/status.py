@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .errors import Absent, Corrupt, GitFailure, InvalidInput, Oversized, Refusal, Unsafe
 from .generation import Generation, read_attempt, read_current
-from .gitio import resolve_revision
+from .gitio import checkout_root, has_commit, resolve_revision
 from .layout import Workspace
 from .privfs import read_private_bytes
 from .records import record
@@ -41,6 +41,7 @@ class GraphStatus:
     generation: Generation | None
     # The newest build that came out unusable and was kept from replacing a usable generation.
     attempt: Generation | None = None
+    remedy: str = ""  # a next action more precise than the state's own (see _absent_status)
 
     @property
     def usable(self) -> bool:
@@ -56,7 +57,7 @@ class GraphStatus:
         value: dict[str, Any] = {"schema": STATUS_SCHEMA, "state": self.state, "usable": self.usable}
         if self.detail:
             value["detail"] = self.detail
-        next_action = REMEDIES.get(self.state) or (readiness or {}).get("next_action")
+        next_action = self.remedy or REMEDIES.get(self.state) or (readiness or {}).get("next_action")
         if next_action:
             value["next_action"] = next_action
         if readiness is not None:
@@ -152,7 +153,7 @@ def _judge(workspace: Workspace, revision: str, require_complete: bool, trust_se
     try:
         generation = read_current(workspace)
     except Absent as refusal:
-        return GraphStatus("absent", refusal.message, None)
+        return _absent_status(workspace, refusal.message)
     except (InvalidInput, Unsafe, Oversized) as refusal:
         return GraphStatus("invalid", refusal.message, None)
     try:
@@ -179,6 +180,21 @@ def _judge(workspace: Workspace, revision: str, require_complete: bool, trust_se
     return GraphStatus("current", "", generation)
 
 
+def _absent_status(workspace: Workspace, message: str) -> GraphStatus:
+    """No graph: say why when building one would not help yet (no work tree, no commit)."""
+    if checkout_root(workspace.checkout) is None:
+        return GraphStatus(
+            "absent", "This directory is not inside a git work tree, so there is no graph to read.", None,
+            remedy="Run cm-graph inside a git checkout (or pass --repo-path); build its graph with cm-graph build.",
+        )
+    if not has_commit(workspace.checkout):
+        return GraphStatus(
+            "absent", "This repository has no commit yet; a graph is built from a commit.", None,
+            remedy="Commit the code (git add -A && git commit), then run cm-graph build.",
+        )
+    return GraphStatus("absent", message, None)
+
+
 def _partial_detail(generation: Generation) -> str:
     """Say how many code inputs were left uncovered and why, when the build record knows it (the
     paths stay in ``coverage``: a detail can travel into a query's metadata)."""
@@ -197,6 +213,6 @@ def require_current(
     """The current generation, or a refusal whose reason is the lifecycle state."""
     status = graph_status(workspace, revision, require_complete=require_complete)
     if not status.usable:
-        raise Refusal(status.detail, reason=status.state)
+        raise Refusal(f"{status.detail} {status.remedy}".strip(), reason=status.state)
     assert status.generation is not None
     return status.generation

@@ -41,16 +41,26 @@ class Walk:
     depth_boundary: bool
 
 
-def resolve_seeds(connection: apsw.Connection, target: object) -> Seeds:
+def resolve_seeds(connection: apsw.Connection, target: object, within: str | None = None) -> Seeds:
+    """The seeds ``target`` names (the seed's three tiers), only definitions under ``within``
+    when it is given (the operator's ``--in PATH``)."""
+    nodes = matching_nodes(connection, target, MAX_SEEDS + 1, within)
+    return Seeds(nodes[:MAX_SEEDS], len(nodes) > MAX_SEEDS)
+
+
+def matching_nodes(
+    connection: apsw.Connection, target: object, limit: int, within: str | None = None
+) -> tuple[int, ...]:
+    """Up to ``limit`` definitions ``target`` resolves to, in node order: the seeds are the first
+    eight; the operator's view counts the rest to say how many the seed bound dropped."""
     if not is_bounded_text(target, MAX_TARGET_CHARS):
         raise InvalidInput(
             f"The target must be non-empty single-line text of at most {MAX_TARGET_CHARS} characters."
         )
     rows = connection.execute(
-        query_sql("resolve_target"), {"target": target, "limit": MAX_SEEDS + 1}
+        query_sql("resolve_target"), {"target": target, "limit": limit, "within": within}
     ).fetchall()
-    nodes = tuple(row[0] for row in rows)
-    return Seeds(nodes[:MAX_SEEDS], len(nodes) > MAX_SEEDS)
+    return tuple(row[0] for row in rows)
 
 
 def walk(

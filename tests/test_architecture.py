@@ -14,7 +14,7 @@ STAGES = [
     {"generation", "importer", "publishing", "resolver", "indexseal", "indexrebind"},
     {"status", "indexing", "provider", "provider_keeper", "sametree"},
     {"building", "traversal", "answer", "documents"},
-    {"packet", "ask", "doctor", "audit", "diffing", "score", "export"},
+    {"packet", "ask", "doctor", "audit", "diffing", "score", "export", "symbols", "suggest", "answerdata", "askview"},
     {"connections"},
     {"session"},
     {"render"},

@@ -69,9 +69,9 @@ needs_provider = [
 # --------------------------------------------------------------------------- helpers
 
 
-def run(*args: Any) -> Result:
+def run(*args: Any, env: dict[str, str] | None = None) -> Result:
     """Invoke the app; a traceback (an exception other than an exit) fails the test."""
-    result = RUNNER.invoke(app, [str(arg) for arg in args], env=WIDE)
+    result = RUNNER.invoke(app, [str(arg) for arg in args], env=env or WIDE)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise AssertionError(f"cm-graph raised instead of refusing: {result.exception!r}") from result.exception
     assert "Traceback" not in result.stdout and "Traceback" not in result.stderr
@@ -488,10 +488,12 @@ def node_row(change: str, provider_id: str, old: tuple[Any, ...] | None, new: tu
     }
 
 
-def edge_row(change: str, source: str, target: str, relation: str, site: str, line: int) -> dict[str, Any]:
+def edge_row(
+    change: str, source: str, target: str, relation: str, site: str, line: int, old_line: int | None = None
+) -> dict[str, Any]:
     return {
         "change": change, "source": source, "target": target, "relation": relation,
-        "confidence": "extracted", "site_path": site, "site_line": line,
+        "confidence": "extracted", "site_path": site, "site_line": line, "old_site_line": old_line,
     }
 
 
@@ -513,11 +515,12 @@ def expected_main_change(repo: Path) -> dict[str, Any]:
             node_row("removed", "pkg_util_shout", ("shout()", "pkg/util.py", 6), None),
         ]),
         "relationships": counted([
+            # what came and went first (added, then removed), each in identity order
             edge_row("added", "pkg_cli", "pkg_cli_usage", "contains", "pkg/cli.py", 8),
-            edge_row("removed", "pkg_cli_main", "pkg_core_run", "calls", "pkg/cli.py", 5),
             edge_row("added", "pkg_core", "pkg_core_shout", "contains", "pkg/core.py", 13),
-            edge_row("removed", "pkg_core", "pkg_util_shout", "imports", "pkg/core.py", 1),
             edge_row("added", "pkg_core_run", "pkg_core_shout", "calls", "pkg/core.py", 10),
+            edge_row("removed", "pkg_cli_main", "pkg_core_run", "calls", "pkg/cli.py", 5),
+            edge_row("removed", "pkg_core", "pkg_util_shout", "imports", "pkg/core.py", 1),
             edge_row("removed", "pkg_core_run", "pkg_util_shout", "calls", "pkg/core.py", 10),
             edge_row("removed", "pkg_util", "pkg_util_shout", "contains", "pkg/util.py", 6),
         ]),
@@ -556,10 +559,9 @@ def test_diff_reports_a_move_within_a_file_as_moved(history: History) -> None:
             node_row("moved", "pkg_util_shout", ("shout()", "pkg/util.py", 5), ("shout()", "pkg/util.py", 6)),
         ]),
         "relationships": counted([
-            edge_row("removed", "pkg_util", "pkg_util_clean", "contains", "pkg/util.py", 1),
-            edge_row("added", "pkg_util", "pkg_util_clean", "contains", "pkg/util.py", 2),
-            edge_row("removed", "pkg_util", "pkg_util_shout", "contains", "pkg/util.py", 5),
-            edge_row("added", "pkg_util", "pkg_util_shout", "contains", "pkg/util.py", 6),
+            # a line shift is one moved relationship, not a removed and an added one
+            edge_row("moved", "pkg_util", "pkg_util_clean", "contains", "pkg/util.py", 2, old_line=1),
+            edge_row("moved", "pkg_util", "pkg_util_shout", "contains", "pkg/util.py", 6, old_line=5),
         ]),
         "files": counted([{
             "change": "changed", "path": "pkg/util.py",
@@ -577,6 +579,10 @@ def test_diff_table_limit_and_refusals(history: History) -> None:
     summary = "\n".join(lines[:8])
     assert "added 2, removed 1" in summary and "added 3, removed 4" in summary and "changed 3" in summary
     assert "pkg_core_shout" in table.stdout and "pkg_util_shout" in table.stdout
+    moved = run("diff", "HEAD~2", "HEAD~1", *history.case.where(), env={"COLUMNS": "100"}).stdout
+    assert "  moved    clean()  pkg/util.py line 1 -> 2" in moved.splitlines()
+    assert "  moved    pkg_util contains pkg_util_clean  pkg/util.py line 1 -> 2" in moved.splitlines()
+    assert all(len(line) <= 100 for line in moved.splitlines())
 
     limited = run_json("diff", "HEAD~1", "HEAD", "--limit", "1", *history.case.where())
     assert {section: len(limited[section]["rows"]) for section in ("nodes", "relationships", "files")} == {

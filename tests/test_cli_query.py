@@ -799,6 +799,17 @@ def test_query_show_writes_the_table_to_stderr_only(g0: Case) -> None:
     assert "render calls load" in table.stderr
 
 
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_query_show_fits_the_terminal_and_names_the_intermediate_node(g0: Case, columns: str) -> None:
+    auth = write_auth(g0, auth_document(g0))
+    shown = query(g0, auth, "--show", "--json", env={"COLUMNS": columns}).stderr
+    lines = shown.splitlines()
+    assert all(len(line) <= int(columns) for line in lines), shown
+    assert "impact:" not in shown  # the question is in the header, not repeated on every row
+    assert " 2  render calls load (inferred)" in lines
+    assert "    via load · symbol at example_pkg/report.py#L5" in lines
+
+
 def test_markup_in_a_refusal_is_printed_verbatim(g0: Case) -> None:
     document = auth_document(g0)
     document["connection"]["provider"] = "Bad[/]"

@@ -116,6 +116,7 @@ def test_every_list_the_fast_parser_accepts_parses_the_same_in_typer(args: list[
     assert slow is not None, args
     paths = {name for name, kind in entry.QUERY_OPTIONS.values() if kind == "path"}
     slow = {k: (Path(v) if k in paths else v) for k, v in slow.items()}  # typer's own conversion
+    slow["target"] = slow["target"][0]  # typer collects --target as a list to refuse a repeat
     assert without_defaults(fast) == without_defaults(slow)
 
 

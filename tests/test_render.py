@@ -62,7 +62,8 @@ def test_every_renderer_prints_markup_and_emoji_codes_literally() -> None:
     }
     assert _rendered(lambda out: print_audit(out, audit)).count(odd) == 3
     empty = {"counts": {}, "rows": []}
-    diff = {"nodes": {"counts": {odd: 1}, "rows": [{"path": odd}]}, "relationships": empty, "files": empty}
+    files = {"counts": {odd: 1}, "rows": [{"change": "x", "path": odd}]}
+    diff = {"nodes": empty, "relationships": empty, "files": files}
     assert _rendered(lambda out: print_diff(out, diff)).count(odd) == 2
     packet = {
         "source_revision": "r", "completeness": "complete", "truncated": False, "omissions": [],
@@ -95,6 +96,6 @@ def test_ask_prints_odd_names_literally(tmp_path: Path, state_dir: Path) -> None
     runner = CliRunner()
     result = runner.invoke(app, ["ask", "impact", ODD_LABEL, *where], env={"COLUMNS": "300"})
     assert result.exit_code == 0, result.stderr
-    assert f"impact {ODD_LABEL}: 1 relationships" in result.stdout
+    assert f"impact {ODD_LABEL}: 1 relationship" in result.stdout
     assert f"main calls {ODD_LABEL}" in result.stdout and f"{ODD_PATH}#L3" in result.stdout
     assert "⚠" not in result.stdout

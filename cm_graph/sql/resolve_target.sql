@@ -3,17 +3,26 @@
 --   1. the label exactly as written;
 --   2. the label with only its syntactic trailing argument list removed (callable_base);
 --   3. the path exactly as written (the file node and every symbol in it).
--- Params : :target (bounded text), :limit (the seed bound plus one, to detect overflow)
+-- With :within set (`--in PATH`), only definitions in that file or under that directory count,
+-- tier by tier: a tier with no definition under :within is empty.
+-- Params : :target (bounded text), :limit (the seed bound plus one, to detect overflow),
+--          :within (a repository-relative path without a trailing '/', or NULL)
 -- Returns: node numbers in node (provider id) order, at most :limit rows.
 WITH
-  by_label AS (SELECT node FROM nodes WHERE label = :target),
+  by_label AS (
+    SELECT node FROM nodes
+    WHERE label = :target
+      AND (:within IS NULL OR path = :within OR substr(path, 1, length(:within) + 1) = :within || '/')
+  ),
   by_callable AS (
     SELECT node FROM nodes
     WHERE callable_base = :target AND NOT EXISTS (SELECT 1 FROM by_label)
+      AND (:within IS NULL OR path = :within OR substr(path, 1, length(:within) + 1) = :within || '/')
   ),
   by_path AS (
     SELECT node FROM nodes
     WHERE path = :target
+      AND (:within IS NULL OR path = :within OR substr(path, 1, length(:within) + 1) = :within || '/')
       AND NOT EXISTS (SELECT 1 FROM by_label)
       AND NOT EXISTS (SELECT 1 FROM by_callable)
   )
