@@ -1,0 +1,49 @@
+"""``code_context`` against a workspace: settle usability, bind the generation, compose.
+
+A graph that is current for HEAD answers with ``freshness.state = current``. One bound to an
+older commit still answers (every citation is checked against the commit it is bound to, so
+the claims stay true of that commit) but says ``stale`` and names ``cm-graph refresh`` first;
+every other state (absent, partial, corrupt, ...) is a refusal with the lifecycle's reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import apsw
+
+from ..errors import InvalidInput, Refusal
+from ..gitio import GitFailure, resolve_revision
+from ..indexing import open_index_for
+from ..layout import Workspace
+from ..status import graph_status
+from .budget import check_max_chars
+from .compose import compose
+from .sections import INTENT_NAMES
+
+ANSWERABLE = ("current", "stale")
+
+
+def code_context(workspace: Workspace, intent: str, target: Any, *, max_chars: Any = None) -> dict[str, Any]:
+    if intent not in INTENT_NAMES:
+        raise InvalidInput(f"The intent must be one of: {', '.join(INTENT_NAMES)}.")
+    budget = check_max_chars(max_chars)
+    status = graph_status(workspace, "HEAD", trust_seal=True)
+    if status.state not in ANSWERABLE or status.generation is None:
+        raise Refusal(status.detail, reason=status.state)
+    generation = status.generation
+    manifest = generation.manifest
+    try:
+        head: str | None = resolve_revision(workspace.checkout, "HEAD").commit
+    except GitFailure:
+        head = None
+    graph = {"generation": generation.id, "commit": manifest.commit, "tree": manifest.tree,
+             "provider": manifest.provider.requirement, "built_at": manifest.built_at}
+    freshness = {"state": status.state, "head": head}
+    connection = open_index_for(generation)
+    try:
+        return compose(connection, intent, target, graph, freshness, budget)
+    except apsw.Error:
+        raise Refusal("The index file is damaged; run `cm-graph index --rebuild`.", reason="unreadable") from None
+    finally:
+        connection.close()

@@ -1,0 +1,15 @@
+-- neighbours: one hop of a code_context walk, from a frontier of nodes over named relations.
+-- Params : :frontier  JSON array of node numbers, in the walk's order
+--          :direction 0 along the edges (what the frontier points at), 1 against them
+--          :relations JSON array of the provider's relation words to follow (verbatim)
+--          :limit     at most this many rows (the walk's remaining read budget plus one)
+-- Returns: (origin, reached, edge, relation, confidence, site_path, site_line)
+-- Order  : frontier position, then adjacency position (the edge's identity rank): total.
+-- Bound  : :limit rows; each row is a primary-key step into adjacency and edges.
+SELECT a.node, a.neighbour, e.edge, e.relation, e.confidence, e.site_path, e.site_line
+FROM json_each(:frontier) AS f
+CROSS JOIN adjacency AS a ON a.node = f.value AND a.direction = :direction
+CROSS JOIN edges AS e ON e.edge = a.edge
+WHERE e.relation IN (SELECT value FROM json_each(:relations))
+ORDER BY f.key, a.position
+LIMIT :limit;
