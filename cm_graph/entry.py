@@ -35,7 +35,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("version", "Print the installed cm-graph version."),
     ("auth", "Authorization files for `cm-graph query`."),
     ("session", "Guided sessions."),
-    ("context", "Evidence from connections."),
+    ("context", "Code context for an agent (how, usage, impact, tests), and evidence from connections."),
 )
 
 # ``cm-graph query`` options: flag -> (parameter, kind). Kinds: "question" (one of

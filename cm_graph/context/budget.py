@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import InvalidInput
 from .shape import dumps
 
-MIN_CHARS, DEFAULT_CHARS, MAX_CHARS = 1000, 8000, 1_000_000
+MIN_CHARS, DEFAULT_CHARS, MAX_CHARS = 4000, 8000, 1_000_000
 
 
 def check_max_chars(value: Any) -> int:
