@@ -669,6 +669,21 @@ def _context_command(intent: str, summary: str) -> None:
             raise typer.Exit(1)
 
 
+@context_app.command("history")
+@refusals_exit
+def context_history_command(repo_path: RepoPath = None, state_dir: StateDir = None, json_output: Json = False) -> None:
+    """Build the change coupling of the current generation from its commit's git ancestry."""
+    from .context.run import build_history_for
+
+    summary = build_history_for(Workspace.locate(repo_path, state_dir))
+    if json_output:
+        print_json(summary)
+    else:
+        from .render import console, print_mapping
+
+        print_mapping(console(), "Change-coupling history built", summary)
+
+
 for _intent, _summary in (
     ("how", "How it works: what it calls (depth 2) and defines, with citations."),
     ("usage", "Where it is used: callers with call sites, references, tests, similar code."),

@@ -59,6 +59,11 @@ def _rich_graph() -> dict[str, Any]:
             node("use_other", "other()", "pkg/use.py", "L20"),
             node("more_helper", "helper()", "pkg/more.py", "L3"),
             node("test_main", "test_main()", "tests/test_core.py", "L4"),
+            node("r_base", "Runs the steps in order.", "pkg/core.py", "L4", "rationale"),
+            node("r_note", "# NOTE: step must run after helper", "pkg/core.py", "L8", "rationale"),
+            node("r_concept", "# CONCEPT: the two-phase run", "pkg/core.py", "L9", "rationale"),
+            node("r_long", "Helper.  " + "word " * 100, "pkg/core.py", "L11", "rationale"),
+            node("r_past_end", "A docstring the file does not hold.", "pkg/core.py", "L999", "rationale"),
         ],
         "edges": [
             edge("core", "core_base", "contains", path="pkg/core.py", location="L3"),
@@ -73,6 +78,11 @@ def _rich_graph() -> dict[str, Any]:
             edge("use_other", "core_helper", "calls", path="pkg/use.py", location="L21"),
             edge("use_other", "core_step", "calls", path="pkg/use.py", location="L22"),
             edge("test_main", "use_main", "calls", path="tests/test_core.py", location="L5"),
+            edge("r_base", "core_base", "rationale_for", path="pkg/core.py", location="L4"),
+            edge("r_note", "core_base_run", "rationale_for", path="pkg/core.py", location="L8"),
+            edge("r_concept", "core_base_run", "rationale_for", path="pkg/core.py", location="L9"),
+            edge("r_long", "core_helper", "rationale_for", path="pkg/core.py", location="L11"),
+            edge("r_past_end", "core_step", "rationale_for", path="pkg/core.py", location="L999"),
         ],
         "hyperedges": [], "input_tokens": 0, "output_tokens": 0, "extracted_sources": [],
     }
@@ -150,6 +160,24 @@ def test_agent_resolution(rich, target: str, via: str, label: str) -> None:
     assert document["status"] == "answered" and document["anchors"][0]["label"] == label
 
 
+def test_how_quotes_rationale_bounded_and_cited(rich) -> None:
+    document = ask_context(rich, "how", "Base.run")
+    rationale = document["sections"]["rationale"]
+    assert [(i["text"], i["line"]) for i in rationale["items"]] == [
+        ("# NOTE: step must run after helper", 8), ("# CONCEPT: the two-phase run", 9),
+    ]
+    cites = {c["id"]: c["cite"] for c in document["citations"]}
+    assert [cites[i["cite"]] for i in rationale["items"]] == ["pkg/core.py#L8", "pkg/core.py#L9"]
+    assert "“# NOTE: step must run after helper”" in document["answer"]
+    assert [i["text"] for i in document["sections"]["concepts"]["items"]] == ["# CONCEPT: the two-phase run"]
+    long = ask_context(rich, "how", "pkg/core.py::helper")["sections"]["rationale"]["items"][0]
+    assert long["truncated"] is True and len(long["text"]) == 300 and "  " not in long["text"]
+    # A rationale whose line the bound commit's file does not have is never quoted as cited.
+    past_end = ask_context(rich, "how", "step")
+    items = past_end["sections"]["rationale"]["items"]
+    assert [i["cite"] for i in items] == [None] and past_end["bounds"]["unverified_citations"] == 1
+
+
 def test_several_definitions_are_ambiguous_never_picked(rich) -> None:
     document = ask_context(rich, "usage", "helper")
     assert document["status"] == "ambiguous" and document["sections"] == {}
@@ -170,8 +198,8 @@ def test_unresolved_gives_ranked_suggestions(rich) -> None:
 EMPTY_REASONS = [
     ("how", "step", "calls", "empty", "no_callee_within_depth"),
     ("how", "step", "defines", "empty", "defines_nothing"),
-    ("how", "step", "rationale", "unavailable", "not_indexed"),
-    ("how", "step", "concepts", "unavailable", "not_indexed"),
+    ("how", "other", "rationale", "empty", "no_rationale"),
+    ("how", "pkg/core.py::helper", "concepts", "empty", "no_concept_marker"),
     ("how", "step", "routes", "unavailable", "provider_does_not_extract"),
     ("usage", "test_main", "callers", "empty", "no_caller_within_depth"),
     ("usage", "other", "references", "empty", "no_reference"),
@@ -251,6 +279,19 @@ def test_shuffled_provider_order_gives_the_same_bytes(tmp_path_factory: pytest.T
     for intent in INTENT_NAMES:
         for target in ("Base.run", "pkg/core.py::helper", "Base"):
             assert masked(ask_context(reference, intent, target)) == masked(ask_context(shuffled, intent, target))
+    assert _rationale_pages(reference) == _rationale_pages(shuffled)
+
+
+def _rationale_pages(workspace: Any) -> list[Any]:
+    """The rationale table's rows in storage order, as the index file holds them."""
+    from cm_graph.indexing import open_index_for
+    from cm_graph.status import require_current
+
+    connection = open_index_for(require_current(workspace))
+    try:
+        return connection.execute("SELECT * FROM rationale").fetchall()
+    finally:
+        connection.close()
 
 
 def test_unverified_locations_are_not_cited(tmp_path: Path, state_dir: Path) -> None:

@@ -16,9 +16,10 @@ import apsw
 from ..documents import CitationChecker
 from ..resources import context_sql, query_sql
 from .budget import fit
+from .coupling import coupled_with
 from .relations import CALLS, WALKS, used_relations
 from .resolve import Resolution, resolve
-from .sections import HOP_GROUPS, INTENTS, MAX_ITEMS, PRIMITIVES, filled, unavailable
+from .sections import HOP_GROUPS, INTENTS, MAX_ITEMS, PRIMITIVES, coupling_section, filled, unavailable
 from .shape import ID_PLACEHOLDER, SCHEMA, CitationBook, answer_id, capability_id, listed, tag
 from .walks import MAX_READ, walk
 
@@ -27,15 +28,16 @@ NEXT_INTENT = {"how": "usage", "usage": "impact", "impact": "tests", "tests": "i
 
 def compose(
     connection: apsw.Connection, intent: str, target: str, graph: dict[str, Any],
-    freshness: dict[str, Any], max_chars: int,
+    freshness: dict[str, Any], max_chars: int, history: apsw.Connection | None = None,
 ) -> dict[str, Any]:
+    """The answer; ``history`` is the generation's change-coupling file when it is built."""
     resolution = resolve(connection, target)
     names = INTENTS[intent]
     if resolution.status != "resolved":
         return _unanswered(connection, intent, target, resolution, names, graph, freshness, max_chars)
     node = resolution.anchors[0]
     anchor = _describe(connection, [node])[node]
-    raw = {name: _section(connection, name, node) for name in names}
+    raw = {name: _section(connection, name, node, history, anchor["path"]) for name in names}
     book_checker = CitationChecker(connection)
 
     def build(shown: dict[str, int], dropped: dict[str, int]) -> dict[str, Any]:
@@ -48,11 +50,14 @@ def compose(
             if found is None:
                 sections[name] = unavailable(name)
                 continue
-            items, total, read_limited = found
+            items, total, read_limited, *coupling = found
             keep = [_cited(dict(item), book) for item in items[: shown[name]]]
             cut = ("max_chars" if dropped[name] else "read_limit" if read_limited
                    else "max_items" if shown[name] < total else None)
-            sections[name] = filled(name, keep, total, cut)
+            if coupling:
+                sections[name] = coupling_section(name, *coupling[0], keep, total, cut)
+            else:
+                sections[name] = filled(name, keep, total, cut)
             if total > len(keep):
                 omissions.append({"section": name, "dropped": total - len(keep), "by": cut})
         document = {
@@ -84,10 +89,17 @@ def _describe(connection: apsw.Connection, numbers: list[int]) -> dict[int, dict
     return {row[0]: {"label": row[1], "kind": row[4], "path": row[2], "line": row[3]} for row in rows}
 
 
-def _section(connection: apsw.Connection, name: str, node: int) -> tuple[list[dict[str, Any]], int, bool] | None:
-    """(items in report order, total, read_limited) for a section this index can fill, else None."""
+def _section(
+    connection: apsw.Connection, name: str, node: int, history: apsw.Connection | None, path: str
+) -> tuple[Any, ...] | None:
+    """(items in report order, total, read_limited[, coupling facts]) for a section this index
+    (and history) can fill, else None."""
+    if name in ("change_coupling", "hidden_coupling"):
+        return None if history is None else _coupling(connection, history, path, hidden=name == "hidden_coupling")
     if name == "similar":
         return _similar(connection, node)
+    if name in ("rationale", "concepts"):
+        return _rationale(connection, node, concepts_only=name == "concepts")
     if name not in WALKS:
         return None
     reach = walk(connection, (node,), WALKS[name])
@@ -135,6 +147,39 @@ def _similar(connection: apsw.Connection, node: int) -> tuple[list[dict[str, Any
     return items, len(rows), limited
 
 
+def _rationale(
+    connection: apsw.Connection, node: int, *, concepts_only: bool
+) -> tuple[list[dict[str, Any]], int, bool]:
+    rows = connection.execute(context_sql("rationale_of"), {"node": node, "limit": MAX_READ + 1}).fetchall()
+    limited = len(rows) > MAX_READ
+    items = [{"text": text, "truncated": bool(truncated), "path": path, "line": line}
+             for path, line, text, truncated in rows[:MAX_READ]
+             if not concepts_only or is_concept(text)]
+    return items, len(items), limited
+
+
+def _coupling(connection: apsw.Connection, history: apsw.Connection, path: str, *, hidden: bool) -> tuple[Any, ...]:
+    found = coupled_with(history, path) if path else None
+    if found is None:
+        params = dict(history.execute("SELECT name, value FROM params").fetchall())
+        return [], 0, False, ("insufficient_history", params, path, 0, 0)
+    pairs = list(found.pairs)
+    explained = 0
+    if hidden and pairs:
+        rows = connection.execute(context_sql("file_neighbourhood"), {"path": path, "limit": MAX_READ})
+        near = {row[0] for row in rows}
+        unexplained = [pair for pair in pairs if pair[0] not in near and pair[0] != path]
+        pairs, explained = unexplained, len(pairs) - len(unexplained)
+    items = [{"label": other, "kind": "file", "path": other, "line": None, "shared": shared, "revs": revs_other,
+              "degree": degree} for other, shared, _, revs_other, degree in pairs[:MAX_ITEMS]]
+    return items, len(pairs), False, (found.status, found.params, path, found.revs, explained)
+
+
+def is_concept(text: str) -> bool:
+    """A ``CONCEPT:`` marker, behind whatever comment leader the language uses."""
+    return text.lstrip("#/*! ").startswith("CONCEPT:")
+
+
 def _cited(item: dict[str, Any], book: CitationBook) -> dict[str, Any]:
     item["cite"] = book.cite(item["path"], item["line"])
     site = item.get("site")
@@ -177,7 +222,23 @@ def _by_hop(section: dict[str, Any]) -> str:
     return f"Changing it reaches {section['total']} node(s) — " + "; ".join(groups) + "."
 
 
+def _quotes(section: dict[str, Any]) -> str:
+    quotes = [f"“{item['text']}”" + (f" [{item['cite']}]" if item["cite"] else "") for item in section["items"]]
+    return f"It says about itself ({section['total']}): {listed(quotes, section['total'])}."
+
+
+def _coupled(section: dict[str, Any], hidden: bool) -> str:
+    parts = [f"{tag(i['label'], i['cite'])} in {i['shared']} commits ({i['degree']}%)" for i in section["items"]]
+    tail = ", with no graph path between them" if hidden else ""
+    return f"Changed together with {listed(parts, section['total'])}{tail}."
+
+
 _SENTENCES = {
+    "change_coupling": lambda s: _coupled(s, False),
+    "hidden_coupling": lambda s: _coupled(s, True),
+    "rationale": _quotes,
+    "concepts": lambda s: "Concept markers: " + listed([f"“{i['text']}” [{i['cite']}]" for i in s["items"]],
+                                                       s["total"]) + ".",
     "calls": lambda s: f"It calls {s['total']}: {listed(_names(s), s['total'])}.",
     "defines": lambda s: f"It defines {s['total']}: {listed(_names(s), s['total'])}.",
     "callers": lambda s: f"Used by {s['shown']} of {s['total']} caller(s): {listed(_names(s, 'site'), s['total'])}.",

@@ -13,10 +13,13 @@ from rich.table import Table
 from rich.text import Text
 
 
-def _where(item: dict[str, Any]) -> str:
+def _where(item: dict[str, Any]) -> tuple[str, str]:
+    """The location a row shows (the call site when it is cited, else the definition) and its cite."""
     site = item.get("site") or {}
-    path, line = (site.get("path"), site.get("line")) if site.get("path") else (item["path"], item["line"])
-    return f"{path}#L{line}" if path and line else path or "-"
+    if site.get("cite"):
+        return f"{site['path']}#L{site['line']}" if site["line"] else site["path"], site["cite"]
+    path, line = item["path"], item["line"]
+    return (f"{path}#L{line}" if path and line else path or "-"), item.get("cite") or ""
 
 
 def print_context(out: Console, document: dict[str, Any]) -> None:
@@ -34,10 +37,12 @@ def print_context(out: Console, document: dict[str, Any]) -> None:
         for column in ("", "name", "where", "how"):
             table.add_column(column)
         for item in section["items"]:
-            how = item.get("relation") or f"shares {item.get('jaccard', '')}"
+            how = item.get("relation") or (f"shares {item['jaccard']}" if "jaccard" in item else "says")
             if "hop" in item:
                 how += f", hop {item['hop']}"
-            table.add_row(*(Text(cell) for cell in (item.get("cite") or "", item["label"], _where(item), how)))
+            name = item.get("label") or item["text"]
+            where, cite = _where(item)
+            table.add_row(*(Text(cell) for cell in (cite, name, where, how)))
         out.print(table)
     graph, fresh = document["graph"], document["freshness"]
     out.print(Text(f"generation {graph['generation']} at {graph['commit'][:12]}, {fresh['state']}; "
