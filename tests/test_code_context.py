@@ -77,6 +77,7 @@ def _rich_graph() -> dict[str, Any]:
             edge("use_main", "core_base_run", "calls", path="pkg/use.py", location="L12"),
             edge("use_other", "core_helper", "calls", path="pkg/use.py", location="L21"),
             edge("use_other", "core_step", "calls", path="pkg/use.py", location="L22"),
+            edge("use_other", "use_other", "calls", path="pkg/use.py", location="L23"),
             edge("test_main", "use_main", "calls", path="tests/test_core.py", location="L5"),
             edge("r_base", "core_base", "rationale_for", path="pkg/core.py", location="L4"),
             edge("r_note", "core_base_run", "rationale_for", path="pkg/core.py", location="L8"),
@@ -110,6 +111,11 @@ def test_usage_follows_callbacks_where_the_seed_impact_does_not(rich, tmp_path: 
     seed = ask_graph(rich.checkout, tmp_path / "seed-state", _rich_graph(), "impact", "pkg/core.py")
     assert seed.packet is not None
     assert not any("main()" in d["text"] and "helper()" in d["text"] for d in seed.packet["documents"])
+
+
+def test_a_recursive_call_is_reported_once_as_its_own_caller(rich) -> None:
+    callers = ask_context(rich, "usage", "other")["sections"]["callers"]
+    assert [(i["label"], i["hop"], i["site"]["line"]) for i in callers["items"]] == [("other()", 1, 23)]
 
 
 def test_impact_groups_by_hop_and_follows_inheritance(rich) -> None:

@@ -1,7 +1,8 @@
 """Bounded breadth-first walks over named relation words, one SQL statement per hop.
 
 A hop reads the frontier's adjacency in position order (``sql/neighbours.sql``); a node is
-reached once, by the first edge that reaches it in that order, so every walk is a total order:
+reached once, by the first edge that reaches it in that order (an anchor's own self-loop is
+reported once too), so every walk is a total order:
 hop, then the frontier's order, then the edge's identity rank. The walk reads at most
 ``MAX_READ`` adjacency rows in all, so a hub with thousands of callers costs the same bounded
 work as any other node, and the walk says when that bound (not the graph) ended it.
@@ -42,6 +43,7 @@ class Reach:
 
 def walk(connection: apsw.Connection, anchors: tuple[int, ...], spec: WalkSpec) -> Reach:
     seen = set(anchors)
+    looped: set[int] = set()
     frontier = list(anchors)
     steps: list[Step] = []
     read = 0
@@ -59,6 +61,12 @@ def walk(connection: apsw.Connection, anchors: tuple[int, ...], spec: WalkSpec) 
         read += len(rows)
         frontier = []
         for origin, reached, edge, relation, confidence, site_path, site_line in rows:
+            if reached == origin and reached in anchors and reached not in looped:
+                # A self-loop on the anchor (a recursive call) is a real claim about it: reported
+                # once, never walked on.
+                looped.add(reached)
+                steps.append(Step(hop, reached, origin, edge, relation, confidence, site_path, site_line))
+                continue
             if reached in seen:
                 continue
             seen.add(reached)
