@@ -6,7 +6,8 @@
    /tmp/cm-graph-bench), publish its provider output, open the index once and time
    ``compose()`` in-process for every intent over ``--targets`` targets (every k-th symbol that
    resolves to one definition, in node order) plus the ten most-called ones; p50/p95/max.
-2. callers vs ground truth (Python packages): for the ten most-called uniquely named functions,
+2. callers vs ground truth (Python packages): for the ten most-called functions whose name is
+   defined once in the commit (so a name-based truth is about them),
    an ``ast`` walk of the commit's files (independent of the provider) lists the definitions that
    call the name or pass it as an argument (a callback); the composed ``usage`` callers and the
    seed's ``impact`` (hop 1, its ``calls`` relations) are scored against it (recall, precision).
@@ -51,8 +52,13 @@ def _percentile(values: list[float], fraction: float) -> float:
 def _publish(meta: dict[str, Any], out: Path) -> Any:
     from cm_graph.layout import Workspace
     from cm_graph.publishing import publish_provider_output
+    from cm_graph.status import graph_status
 
     state = out / "state" / f"{meta['package']}-{meta['version']}"
+    if state.is_dir():
+        workspace = Workspace.locate(Path(meta["repo"]), state)
+        if graph_status(workspace).usable:
+            return workspace  # published by an earlier run of this script: reuse it and its index
     shutil.rmtree(state, ignore_errors=True)
     state.parent.mkdir(parents=True, exist_ok=True)
     workspace = Workspace.locate(Path(meta["repo"]), state)
@@ -71,8 +77,8 @@ def _targets(connection: Any, wanted: int) -> tuple[list[str], list[tuple[str, s
     ).fetchall()
     step = max(1, len(rows) // wanted)
     sample = [row[1] for row in rows[::step]][:wanted]
-    top = sorted(rows, key=lambda r: (-r[3], r[0]))[:10]
-    return sample + [r[1] for r in top], [(r[1], r[2], r[0]) for r in top]
+    top = sorted(rows, key=lambda r: (-r[3], r[0]))[:60]
+    return sample + [r[1] for r in top[:10]], [(r[1], r[2], r[0]) for r in top]
 
 
 def latency(workspace: Any, wanted: int) -> dict[str, Any]:
@@ -97,9 +103,31 @@ def latency(workspace: Any, wanted: int) -> dict[str, Any]:
                 times.append((time.perf_counter() - started) * 1000)
             result[intent] = {"p50_ms": round(statistics.median(times), 3),
                               "p95_ms": round(_percentile(times, 0.95), 3), "max_ms": round(max(times), 3)}
+        result["budget"] = _budget_on_hubs(connection, top[:5], graph, fresh)
         return {"latency": result, "top": top}
     finally:
         connection.close()
+
+
+def _budget_on_hubs(connection: Any, hubs: list[tuple[str, str, int]], graph: dict[str, Any],
+                    fresh: dict[str, Any]) -> dict[str, Any]:
+    """The largest hubs at several budgets: every answer fits, and shown never exceeds total."""
+    from cm_graph.context.compose import compose
+    from cm_graph.context.shape import dumps
+
+    checked, largest = 0, 0
+    for label, _, _ in hubs:
+        for intent in INTENTS:
+            for max_chars in (4000, 8000, 16000, 64000):
+                document = compose(connection, intent, label, graph, fresh, max_chars)
+                size = len(dumps(document))
+                assert size <= max_chars, (label, intent, max_chars, size)
+                assert all(s["shown"] <= s["total"] for s in document["sections"].values())
+                checked, largest = checked + 1, max(largest, size)
+    return {"answers_checked": checked, "hubs": [h[0] for h in hubs], "largest_chars": largest,
+            "callers_of_top_hub": connection.execute(
+                "SELECT count(*) FROM edges WHERE target = ? AND relation = 'calls'", (hubs[0][2],)).fetchone()[0]
+            if hubs else 0}
 
 
 def _ast_callers(repo: Path, name: str) -> set[tuple[str, str]]:
@@ -132,6 +160,22 @@ def _ast_callers(repo: Path, name: str) -> set[tuple[str, str]]:
     return found
 
 
+def _ast_definitions(repo: Path) -> dict[str, int]:
+    """How many times each function or class name is defined in the commit's Python files."""
+    counts: dict[str, int] = {}
+    listed = subprocess.run(["git", "-C", str(repo), "ls-files", "*.py"], capture_output=True, text=True,
+                            check=True).stdout.split()
+    for path in listed:
+        try:
+            tree = ast.parse((repo / path).read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                counts[node.name] = counts.get(node.name, 0) + 1
+    return counts
+
+
 def _unit(label: str, path: str) -> tuple[str, str]:
     base = label.lstrip(".")
     base = base[: base.index("(")] if "(" in base else base
@@ -145,6 +189,9 @@ def callers_vs_truth(workspace: Any, top: list[tuple[str, str, int]]) -> dict[st
     from cm_graph.questions import QUESTIONS
     from cm_graph.status import require_current
 
+    defined = _ast_definitions(workspace.checkout)
+    # A name-based truth is only independent evidence for a name defined once in the commit.
+    top = [t for t in top if defined.get(_unit(t[0], t[1])[1], 0) == 1][:10]
     totals = {"truth": 0, "composed": 0, "composed_hit": 0, "seed": 0, "seed_hit": 0}
     rows = []
     connection = open_index_for(require_current(workspace))

@@ -118,6 +118,14 @@ def test_a_recursive_call_is_reported_once_as_its_own_caller(rich) -> None:
     assert [(i["label"], i["hop"], i["site"]["line"]) for i in callers["items"]] == [("other()", 1, 23)]
 
 
+def test_a_recursive_anchor_still_gives_each_test_its_path(g0_repo: Path, state_dir: Path) -> None:
+    graph = g0_graph()
+    graph["edges"].append(edge("n-config", "n-config", "calls", path="example_pkg/config.py", location="L13"))
+    workspace = published(g0_repo, state_dir, graph)
+    tests = ask_context(workspace, "tests", "parse_config")["sections"]["tests"]["items"]
+    assert [t["reaching"] for t in tests] == [["test_parse_config", "tests parse_config"]]
+
+
 def test_impact_groups_by_hop_and_follows_inheritance(rich) -> None:
     document = ask_context(rich, "impact", "Base")
     section = document["sections"]["callers_by_hop"]

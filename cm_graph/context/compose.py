@@ -104,12 +104,20 @@ def _section(
         return None
     reach = walk(connection, (node,), WALKS[name])
     steps = list(reach.steps)
-    nodes = _describe(connection, [node] + [s.reached for s in steps] + [s.origin for s in steps])
+    by_node = {s.reached: s for s in steps if s.reached != s.origin}  # a self-loop leads nowhere
     if name == "tests":
-        by_node = {s.reached: s for s in steps}
-        steps = [s for s in steps if nodes[s.reached]["kind"] == "test"]
+        rows = connection.execute(context_sql("tests_among"), {"nodes": json.dumps([s.reached for s in steps])})
+        tests = {row[0] for row in rows}
+        steps = [s for s in steps if s.reached in tests]
+    # Only what can be shown is described: a hub's thousands of callers are counted, not built.
+    shown = steps[:MAX_ITEMS]
+    wanted = {node} | {s.reached for s in shown} | {s.origin for s in shown}
+    if name == "tests":
+        for step in shown:
+            wanted.update(s.origin for s in _chain(step, by_node))
+    nodes = _describe(connection, list(wanted))
     items = []
-    for step in steps:
+    for step in shown:
         item = dict(nodes[step.reached])
         item.update(hop=step.hop, relation=step.relation, confidence=step.confidence,
                     via=nodes[step.origin]["label"],
@@ -119,16 +127,23 @@ def _section(
         if name == "tests":
             item["reaching"] = _reaching(step, by_node, nodes)
         items.append(item)
-    return items, len(items), reach.read_limited
+    return items, len(steps), reach.read_limited
+
+
+def _chain(step: Any, by_node: dict[int, Any]) -> list[Any]:
+    """The steps from a reached node back to the anchor (at most the walk's depth)."""
+    chain = []
+    for _ in range(WALKS["tests"].depth):
+        if step is None:
+            break
+        chain.append(step)
+        step = by_node.get(step.origin)
+    return chain
 
 
 def _reaching(step: Any, by_node: dict[int, Any], nodes: dict[int, dict[str, Any]]) -> list[str]:
     """The labels from the test to the anchor along the edges that reached it."""
-    chain = [nodes[step.reached]["label"]]
-    while step is not None:
-        chain.append(f"{step.relation} {nodes[step.origin]['label']}")
-        step = by_node.get(step.origin)
-    return chain
+    return [nodes[step.reached]["label"]] + [f"{s.relation} {nodes[s.origin]['label']}" for s in _chain(step, by_node)]
 
 
 def _similar(connection: apsw.Connection, node: int) -> tuple[list[dict[str, Any]], int, bool]:

@@ -6,7 +6,7 @@
 --          sharing at least two callees with it and whose Jaccard index is at least one half
 --          (shared * 2 >= union); the caller asks for one row more than it shows to see a cut.
 -- Order  : Jaccard index descending (as an exact integer ratio), then peer node number.
--- Bound  : the anchor's callees' callers (a hub callee has many); rows limited by :limit.
+-- Bound  : the callers of the anchor's callees that have fewer than 200 incoming relationships.
 WITH
   rel AS (SELECT value AS relation FROM json_each(:relations)),
   mine AS (
@@ -15,9 +15,15 @@ WITH
     WHERE a.node = :anchor AND a.direction = 0 AND a.neighbour <> :anchor
       AND e.relation IN (SELECT relation FROM rel)
   ),
+  -- Callees with 200 or more incoming relationships are shared by everything and say nothing
+  -- about similarity (one primary-key probe at position 200 says so); the rest are compared.
+  rare AS (
+    SELECT m.callee FROM mine AS m
+    WHERE NOT EXISTS (SELECT 1 FROM adjacency AS h WHERE h.node = m.callee AND h.direction = 1 AND h.position = 200)
+  ),
   peers AS (
     SELECT a.neighbour AS peer, count(DISTINCT m.callee) AS shared
-    FROM mine AS m
+    FROM rare AS m
     CROSS JOIN adjacency AS a ON a.node = m.callee AND a.direction = 1
     CROSS JOIN edges AS e ON e.edge = a.edge
     WHERE a.neighbour <> :anchor AND e.relation IN (SELECT relation FROM rel)
