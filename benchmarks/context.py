@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import random
 import shutil
@@ -134,13 +135,7 @@ def _ast_callers(repo: Path, name: str) -> set[tuple[str, str]]:
     """(path, enclosing definition) of every call of ``name`` (``name(...)`` or ``x.name(...)``) and
     every argument passing ``name`` itself, in the commit's Python files (module level: the file)."""
     found: set[tuple[str, str]] = set()
-    listed = subprocess.run(["git", "-C", str(repo), "ls-files", "*.py"], capture_output=True, text=True,
-                            check=True).stdout.split()
-    for path in listed:
-        try:
-            tree = ast.parse((repo / path).read_text(encoding="utf-8"))
-        except (SyntaxError, UnicodeDecodeError, ValueError):
-            continue
+    for path, tree in _parsed(repo):
 
         def visit(node: ast.AST, owner: str, path: str = path) -> None:
             for child in ast.iter_child_nodes(node):
@@ -160,16 +155,24 @@ def _ast_callers(repo: Path, name: str) -> set[tuple[str, str]]:
     return found
 
 
+@functools.cache
+def _parsed(repo: Path) -> tuple[tuple[str, ast.Module], ...]:
+    """Every tracked Python file of the (clean, one-commit) checkout, parsed once."""
+    listed = subprocess.run(["git", "-C", str(repo), "ls-files", "*.py"], capture_output=True, text=True,
+                            check=True).stdout.split()
+    parsed = []
+    for path in listed:
+        try:
+            parsed.append((path, ast.parse((repo / path).read_text(encoding="utf-8"))))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+    return tuple(parsed)
+
+
 def _ast_definitions(repo: Path) -> dict[str, int]:
     """How many times each function or class name is defined in the commit's Python files."""
     counts: dict[str, int] = {}
-    listed = subprocess.run(["git", "-C", str(repo), "ls-files", "*.py"], capture_output=True, text=True,
-                            check=True).stdout.split()
-    for path in listed:
-        try:
-            tree = ast.parse((repo / path).read_text(encoding="utf-8"))
-        except (SyntaxError, UnicodeDecodeError, ValueError):
-            continue
+    for _, tree in _parsed(repo):
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 counts[node.name] = counts.get(node.name, 0) + 1
@@ -184,7 +187,7 @@ def _unit(label: str, path: str) -> tuple[str, str]:
 
 def callers_vs_truth(workspace: Any, top: list[tuple[str, str, int]]) -> dict[str, Any]:
     from cm_graph.answer import answer
-    from cm_graph.context.run import code_context
+    from cm_graph.context.relations import INCOMING, WALKS, WalkSpec
     from cm_graph.indexing import open_index_for
     from cm_graph.questions import QUESTIONS
     from cm_graph.status import require_current
@@ -192,20 +195,24 @@ def callers_vs_truth(workspace: Any, top: list[tuple[str, str, int]]) -> dict[st
     defined = _ast_definitions(workspace.checkout)
     # A name-based truth is only independent evidence for a name defined once in the commit.
     top = [t for t in top if defined.get(_unit(t[0], t[1])[1], 0) == 1][:10]
-    totals = {"truth": 0, "composed": 0, "composed_hit": 0, "seed": 0, "seed_hit": 0}
+    totals = {"truth": 0, "composed": 0, "composed_hit": 0, "seed": 0, "seed_hit": 0, "calls_only": 0,
+              "calls_only_hit": 0}
     rows = []
     connection = open_index_for(require_current(workspace))
     try:
-        for label, path, _ in top:
+        for label, path, node in top:
             name = _unit(label, path)[1]
             truth = _ast_callers(workspace.checkout, name)
-            document = code_context(workspace, "usage", label, max_chars=1_000_000)
-            composed = {_unit(i["label"], i["path"]) for i in document["sections"]["callers"]["items"]}
+            # Every caller the composed walk reaches (the section shows 12 of them; all are claims).
+            composed = _reached(connection, node, WALKS["callers"])
+            # The same walk over the seed's word alone (`calls`): what the richer map adds.
+            calls_only = _reached(connection, node, WalkSpec(INCOMING, ("calls",), 1))
             seed_answer = answer(connection, QUESTIONS["impact"], label, 1, 200)
             seed = {_unit(r.reached.label, r.reached.path) for r in seed_answer.relations if r.edge.kind == "calls"}
             row = {"target": label, "path": path, "truth": len(truth),
                    "composed": len(composed), "composed_hit": len(composed & truth),
                    "seed": len(seed), "seed_hit": len(seed & truth),
+                   "calls_only": len(calls_only), "calls_only_hit": len(calls_only & truth),
                    "composed_only": sorted(f"{p}::{n}" for p, n in composed - seed)[:5],
                    "missed": sorted(f"{p}::{n}" for p, n in truth - composed)[:5]}
             rows.append(row)
@@ -220,7 +227,19 @@ def callers_vs_truth(workspace: Any, top: list[tuple[str, str, int]]) -> dict[st
     return {"targets": rows, "recall_composed": ratio(totals["composed_hit"], totals["truth"]),
             "precision_composed": ratio(totals["composed_hit"], totals["composed"]),
             "recall_seed": ratio(totals["seed_hit"], totals["truth"]),
-            "precision_seed": ratio(totals["seed_hit"], totals["seed"]), "totals": totals}
+            "precision_seed": ratio(totals["seed_hit"], totals["seed"]),
+            "recall_calls_only": ratio(totals["calls_only_hit"], totals["truth"]),
+            "precision_calls_only": ratio(totals["calls_only_hit"], totals["calls_only"]), "totals": totals}
+
+
+def _reached(connection: Any, node: int, spec: Any) -> set[tuple[str, str]]:
+    from cm_graph.context.walks import walk
+
+    reach = walk(connection, (node,), spec)
+    described = connection.execute(
+        "SELECT label, path FROM nodes WHERE node IN (SELECT value FROM json_each(?))",
+        (json.dumps([s.reached for s in reach.steps]),)).fetchall()
+    return {_unit(label, path) for label, path in described}
 
 
 def coupling_speed(commits: int, scratch: Path) -> dict[str, Any]:
@@ -264,19 +283,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--packages", default="requests,axios,sympy")
     parser.add_argument("--targets", type=int, default=200)
     parser.add_argument("--commits", type=int, default=5000)
+    parser.add_argument("--callers-only", action="store_true", help="skip coupling and latency")
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "cm-graph-bench" / "context")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "cm-graph-bench")
     opts = parser.parse_args(argv)
     opts.out.mkdir(parents=True, exist_ok=True)
-    results: dict[str, Any] = {"coupling": coupling_speed(opts.commits, opts.out)}
-    log(f"coupling: {results['coupling']}")
+    results: dict[str, Any] = {}
+    if not opts.callers_only:
+        results["coupling"] = coupling_speed(opts.commits, opts.out)
+        log(f"coupling: {results['coupling']}")
     wanted = set(opts.packages.split(","))
     for package in corpus.REAL_PACKAGES:
         if package.name not in wanted:
             continue
         meta = corpus.prepare_real(package, opts.cache, log)
         workspace = _publish(meta, opts.out)
-        measured = latency(workspace, opts.targets)
+        if opts.callers_only:
+            from cm_graph.indexing import open_index_for
+            from cm_graph.status import require_current
+
+            connection = open_index_for(require_current(workspace))
+            measured = {"latency": None, "top": _targets(connection, opts.targets)[1]}
+            connection.close()
+        else:
+            measured = latency(workspace, opts.targets)
         entry: dict[str, Any] = {"language": package.language, "latency": measured["latency"]}
         if package.registry == "pypi":
             entry["callers"] = callers_vs_truth(workspace, measured["top"])
