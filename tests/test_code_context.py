@@ -359,3 +359,13 @@ def test_bad_intent_is_refused(g0_repo: Path, state_dir: Path) -> None:
     workspace = published(g0_repo, state_dir, g0_graph())
     with pytest.raises(Refusal):
         ask_context(workspace, "why", "load")
+
+
+def test_the_installed_command_prints_the_in_process_bytes(g0_repo: Path, state_dir: Path) -> None:
+    from .helpers import run_installed
+
+    workspace = published(g0_repo, state_dir, g0_graph())
+    for intent, target in G0_TARGETS.items():
+        done = run_installed("context", intent, target, "--json", "--state-dir", state_dir, cwd=g0_repo)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == dumps(ask_context(workspace, intent, target)) + "\n"
