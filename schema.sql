@@ -1,11 +1,11 @@
--- cm-graph index, schema version 2.
+-- cm-graph index, schema version 3.
 --
 -- One file per published generation, derived from it once and never written again. Node and
 -- edge numbers are ranks, not insertion order: nodes are numbered in provider-id order and edges
 -- in full relationship-identity order, so the file's bytes do not depend on the order the
 -- provider listed its records in. Text compares by code point (BINARY collation over UTF-8).
 PRAGMA application_id = 1668114290;  -- 0x636d6772, "cmgr": marks files this project wrote
-PRAGMA user_version = 2;             -- the schema version; see migrations/
+PRAGMA user_version = 3;             -- the schema version; see migrations/
 
 -- The generation this file was derived from: the one row that names it and its digests.
 CREATE TABLE generation (
@@ -92,6 +92,19 @@ CREATE TABLE undeclared_endpoints (
 -- reports provider_warning.
 CREATE TABLE untraversable_borders (
   node INTEGER NOT NULL PRIMARY KEY REFERENCES nodes (node)
+) WITHOUT ROWID;
+
+-- What the code says about itself: the provider's rationale nodes (docstrings and NOTE/WHY/
+-- HACK-style comments) by the code node their rationale_for edge explains. The text is the
+-- provider's label, whitespace collapsed and cut to 300 characters (truncated says so); path and
+-- line are the rationale's own location, cited like any other (checked against the census).
+CREATE TABLE rationale (
+  node      INTEGER NOT NULL REFERENCES nodes (node),
+  path      TEXT NOT NULL,
+  line      INTEGER NOT NULL,
+  text      TEXT NOT NULL,
+  truncated INTEGER NOT NULL CHECK (truncated IN (0, 1)),
+  PRIMARY KEY (node, path, line, text)
 ) WITHOUT ROWID;
 
 -- The bound commit's tracked files (git ls-tree of the commit, never the working tree).

@@ -712,8 +712,65 @@ def _print_connection(summary: dict[str, Any], json_output: bool) -> None:
 
 session_app = typer.Typer(help="Guided sessions.", no_args_is_help=True)
 app.add_typer(session_app, name="session")
-context_app = typer.Typer(help="Evidence from connections.", no_args_is_help=True)
+context_app = typer.Typer(
+    help="Code context for an agent (how, usage, impact, tests), and evidence from connections.",
+    no_args_is_help=True,
+)
 app.add_typer(context_app, name="context")
+MaxChars = Annotated[int | None, typer.Option("--max-chars", help="Character budget of the JSON answer.")]
+
+
+def _context_command(intent: str, summary: str) -> None:
+    """Register ``cm-graph context INTENT TARGET`` (one subcommand per intent)."""
+
+    @context_app.command(intent, help=summary)
+    @refusals_exit
+    def command(
+        target: Annotated[str, typer.Argument(help="A symbol, Class.method, module.func, path::name or a path.")],
+        max_chars: MaxChars = None,
+        repo_path: RepoPath = None,
+        state_dir: StateDir = None,
+        json_output: Json = False,
+    ) -> None:
+        from .context.run import code_context
+        from .context.shape import dumps
+
+        workspace = Workspace.locate(repo_path, state_dir)
+        document = code_context(workspace, intent, target, max_chars=max_chars)
+        if json_output:
+            sys.stdout.write(dumps(document) + "\n")
+        else:
+            from .context.view import print_context
+            from .render import console
+
+            print_context(console(), document)
+        if document["status"] != "answered":
+            print_refusal(document["status"], document["answer"])
+            raise typer.Exit(1)
+
+
+@context_app.command("history")
+@refusals_exit
+def context_history_command(repo_path: RepoPath = None, state_dir: StateDir = None, json_output: Json = False) -> None:
+    """Build the change coupling of the current generation from its commit's git ancestry."""
+    from .context.run import build_history_for
+
+    summary = build_history_for(Workspace.locate(repo_path, state_dir))
+    if json_output:
+        print_json(summary)
+    else:
+        from .render import console, print_mapping
+
+        print_mapping(console(), "Change-coupling history built", summary)
+
+
+for _intent, _summary in (
+    ("how", "How it works: what it calls (depth 2) and defines, with citations."),
+    ("usage", "Where it is used: callers with call sites, references, tests, similar code."),
+    ("impact", "What breaks if it changes: transitive callers by hop, and the tests that reach it."),
+    ("tests", "The tests that reach it, each with its reaching path."),
+):
+    _context_command(_intent, _summary)
 
 
 @session_app.command("init")

@@ -50,12 +50,17 @@ _CACHE_LIMIT = 1 << 16
 _MAX_CITED_LINE = 10**MAX_CITATION_LINE_DIGITS - 1
 
 
+RATIONALE = "rationale"  # the provider's file_type for docstrings and NOTE/WHY/HACK comments
+
+
 class GraphSink(Protocol):
     def add_code_node(self, node: CodeNode) -> None: ...
 
     def add_untraversable(self, provider_id: str) -> None: ...
 
     def add_exclusion(self, provider_id: str, file_type: str) -> None: ...
+
+    def add_rationale(self, provider_id: str, path: str, line: int, text: str) -> None: ...
 
     def add_edge(self, list_name: str, edge: EdgeRecord) -> None: ...
 
@@ -167,6 +172,17 @@ class _RecordReader:
             self._paths[source_file] = answer
         return answer
 
+    def _keep_rationale(self, provider_id: str, record: dict[str, Any]) -> None:
+        """A rationale node stays an exclusion (no question walks it); when its text is bounded
+        and its location citable, code_context also keeps its text. Anything else about it is
+        not a refusal: the seed never reads a non-code corpus."""
+        label = record.get("label")
+        path = self._path_of(record.get("source_file"))
+        line = self._line_of(record.get("source_location"))
+        if (type(label) is str and 0 < len(label) <= 4096 and not label.isspace() and path
+                and type(line) is int and citation_in_scope(path, line)):
+            self.sink.add_rationale(provider_id, path, line, label)
+
     def _node_kind(self, path: str, label: str) -> str:
         """``graphmodel.node_kind`` with the per-path part remembered."""
         if not path:
@@ -204,6 +220,8 @@ class _RecordReader:
             if file_type != graphmodel.CODE:
                 if file_type in graphmodel.NON_CODE_FILE_TYPES:
                     add_exclusion(provider_id, file_type)
+                    if file_type == RATIONALE:
+                        self._keep_rationale(provider_id, record)
                 elif not self._checked("nodes", record):
                     return
                 continue
@@ -303,6 +321,8 @@ class _RecordReader:
         provider_id = bounded_text(record["id"], "A node id", 512, Unreadable)
         if file_type != graphmodel.CODE:
             self.sink.add_exclusion(provider_id, file_type)
+            if file_type == RATIONALE:
+                self._keep_rationale(provider_id, record)
             return
         source_file = record["source_file"]
         path = "" if source_file in (None, "") else _record_path(source_file, "A node's source_file")

@@ -36,7 +36,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("symbols", "List a file's definitions (label, kind, line) from the index, by line."),
     ("auth", "Authorization files for `cm-graph query`."),
     ("session", "Guided sessions."),
-    ("context", "Evidence from connections."),
+    ("context", "Code context for an agent (how, usage, impact, tests), and evidence from connections."),
 )
 
 # ``cm-graph query`` options: flag -> (parameter, kind). Kinds: "question" (one of

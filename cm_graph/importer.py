@@ -32,6 +32,7 @@ from .resolver import EndpointResolver
 from .resources import query_sql
 from .scratch import scratch_owner
 
+MAX_RATIONALE_CHARS = 300  # a rationale's text in the index (the provider's label is longer)
 _BATCH = 5000
 # From the first _OVERLAP_FROM staged edges on, they are committed (and handed to the resolver)
 # every _COMMIT_EDGES, and every _COMMIT_EDGES_LATER once there are _COMMIT_LATER_FROM (see
@@ -100,6 +101,7 @@ class _StagingSink:
         self.resolver: EndpointResolver | None = None
         self._nodes: list[CodeNode] = []
         self._exclusions: list[tuple[str, str]] = []
+        self._rationale: list[tuple[str, str, int, str, int]] = []
         self._untraversable: list[tuple[str]] = []
         self._edges: list[EdgeRecord] = []
         self._nodes_seen = False
@@ -119,6 +121,16 @@ class _StagingSink:
         self._nodes_seen = True
         self._exclusions.append((provider_id, file_type))
         if len(self._exclusions) >= _BATCH:
+            self._flush_exclusions()
+
+    def add_rationale(self, provider_id: str, path: str, line: int, text: str) -> None:
+        """A rationale node (already staged as an exclusion) with a citable location: its text,
+        whitespace collapsed and bounded, for the ``rationale`` table."""
+        self._nodes_seen = True
+        collapsed = " ".join(text.split())
+        truncated = len(collapsed) > MAX_RATIONALE_CHARS
+        self._rationale.append((provider_id, path, line, collapsed[:MAX_RATIONALE_CHARS], int(truncated)))
+        if len(self._rationale) >= _BATCH:
             self._flush_exclusions()
 
     def add_untraversable(self, provider_id: str) -> None:
@@ -177,6 +189,8 @@ class _StagingSink:
     def _flush_exclusions(self) -> None:
         self._connection.executemany("INSERT INTO stage_exclusions VALUES (?, ?)", self._exclusions)
         self._exclusions.clear()
+        self._connection.executemany("INSERT INTO stage_rationale VALUES (?, ?, ?, ?, ?)", self._rationale)
+        self._rationale.clear()
 
     def _flush_untraversable(self) -> None:
         self._connection.executemany("INSERT INTO stage_untraversable VALUES (?)", self._untraversable)
@@ -404,8 +418,9 @@ def _write_tables(
     try:
         for statement in (
             "insert_adjacency", "insert_undeclared", "insert_untraversable_borders", "insert_exclusions",
+            "insert_rationale",
         ):
-            connection.execute(query_sql(statement))
+            connection.execute(query_sql(statement), bindings if statement == "insert_rationale" else {})
     except Exception:
         line_work.wait()
         raise

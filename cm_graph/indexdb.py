@@ -19,9 +19,9 @@ APPLICATION_ID = 0x636D6772
 # Every table of schema.sql, in the order audits compare them and exports write them.
 INDEX_TABLES = (
     "generation", "counts", "nodes", "edges", "adjacency", "exclusions",
-    "undeclared_endpoints", "untraversable_borders", "census",
+    "undeclared_endpoints", "untraversable_borders", "rationale", "census",
 )
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 PAGE_SIZE = 4096
 
 

@@ -36,3 +36,9 @@ def migration_files() -> list[Path]:
 def query_sql(name: str) -> str:
     """One statement from ``cm_graph/sql/<name>.sql``."""
     return (_PACKAGE / "sql" / f"{name}.sql").read_text(encoding="utf-8")
+
+
+@cache
+def context_sql(name: str) -> str:
+    """One statement from ``cm_graph/context/sql/<name>.sql`` (the code_context package's own)."""
+    return (_PACKAGE / "context" / "sql" / f"{name}.sql").read_text(encoding="utf-8")

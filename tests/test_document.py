@@ -1288,6 +1288,9 @@ class _ListSink:
     def add_exclusion(self, provider_id: str, file_type: str) -> None:
         self.exclusions.append((provider_id, file_type))
 
+    def add_rationale(self, provider_id: str, path: str, line: int, text: str) -> None:
+        pass
+
     def add_edge(self, list_name: str, edge: Any) -> None:
         self.edges.append((list_name, edge))
 

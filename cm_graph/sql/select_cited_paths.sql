@@ -5,5 +5,7 @@ SELECT path FROM (
   SELECT DISTINCT path FROM idx.nodes WHERE path <> ''
   UNION
   SELECT DISTINCT site_path FROM idx.edges WHERE site_path <> ''
+  UNION
+  SELECT DISTINCT path FROM stage_rationale
 )
 ORDER BY 1;

@@ -5,6 +5,12 @@ CREATE TABLE stage_nodes (
 );
 CREATE TABLE stage_exclusions (provider_id TEXT NOT NULL, file_type TEXT NOT NULL);
 CREATE INDEX stage_exclusions_by_id ON stage_exclusions (provider_id);
+-- Rationale nodes with a citable location (also staged as exclusions): their bounded text.
+CREATE TABLE stage_rationale (
+  provider_id TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL, text TEXT NOT NULL,
+  truncated INTEGER NOT NULL
+);
+CREATE INDEX stage_rationale_by_id ON stage_rationale (provider_id);
 -- Code nodes whose path no citation can carry (document.py): known by id, never indexed.
 CREATE TABLE stage_untraversable (provider_id TEXT NOT NULL);
 CREATE INDEX stage_untraversable_by_id ON stage_untraversable (provider_id);

@@ -1,0 +1,66 @@
+"""Fit an answer into a character budget by dropping whole items, and count what was dropped.
+
+The answer is rebuilt for every cut tried (citations and prose follow what is shown), so the
+budget bounds the bytes an agent actually receives. Items go in a fixed order, the last shown
+item of the section showing the most first (a tie goes to the later section), so the cut is
+deterministic and spreads over sections instead of emptying the first one; the number of items
+dropped is the smallest that fits, found by bisection (a handful of builds, not one per item).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import InvalidInput
+from .shape import dumps
+
+MIN_CHARS, DEFAULT_CHARS, MAX_CHARS = 4000, 8000, 1_000_000
+
+
+def check_max_chars(value: Any) -> int:
+    if value is None:
+        return DEFAULT_CHARS
+    if isinstance(value, bool) or not isinstance(value, int) or not MIN_CHARS <= value <= MAX_CHARS:
+        raise InvalidInput(f"The character budget must be an integer from {MIN_CHARS} to {MAX_CHARS}.")
+    return value
+
+
+def fit(
+    shown: dict[str, int], max_chars: int, build: Callable[[dict[str, int], dict[str, int]], dict[str, Any]]
+) -> dict[str, Any]:
+    """``build(shown, dropped)`` renders the answer; cut until its JSON fits ``max_chars``."""
+    order = list(shown)
+    start = dict(shown)
+    plan: list[str] = []  # the victims in drop order: a function of the counts alone
+    counts = dict(start)
+    while any(counts.values()):
+        victim = max(reversed([name for name in order if counts[name] > 0]), key=lambda name: counts[name])
+        counts[victim] -= 1
+        plan.append(victim)
+
+    def after(drops: int) -> dict[str, Any]:
+        now, gone = dict(start), dict.fromkeys(start, 0)
+        for victim in plan[:drops]:
+            now[victim] -= 1
+            gone[victim] += 1
+        return build(now, gone)
+
+    document = after(0)
+    if len(dumps(document)) <= max_chars:
+        return document
+    # The fewest drops that fit, by bisection (size falls as items go), then checked upwards.
+    low, high = 0, len(plan)
+    while low < high:
+        middle = (low + high) // 2
+        if len(dumps(after(middle))) <= max_chars:
+            high = middle
+        else:
+            low = middle + 1
+    document = after(low)
+    size = len(dumps(document))
+    if size > max_chars:
+        raise InvalidInput(
+            f"The answer's fixed part alone needs {size} characters; raise --max-chars.", reason="budget_too_small"
+        )
+    return document

@@ -1,0 +1,310 @@
+"""Compose one intent: resolve the anchor, run its bounded walks, shape and budget the answer.
+
+Reads only the open index (nodes, adjacency, edges, census), never git or the provider's JSON,
+so an answer is a function of the generation, the intent, the target and the budget. The
+generation's identity and freshness come in from the caller (``run``) as plain data.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+import apsw
+
+from ..documents import CitationChecker
+from ..resources import context_sql, query_sql
+from .budget import fit
+from .coupling import coupled_with
+from .relations import CALLS, WALKS, used_relations
+from .resolve import Resolution, resolve
+from .sections import HOP_GROUPS, INTENTS, MAX_ITEMS, PRIMITIVES, coupling_section, filled, unavailable
+from .shape import ID_PLACEHOLDER, SCHEMA, CitationBook, answer_id, capability_id, listed, tag
+from .walks import MAX_READ, walk
+
+NEXT_INTENT = {"how": "usage", "usage": "impact", "impact": "tests", "tests": "impact"}
+
+
+def compose(
+    connection: apsw.Connection, intent: str, target: str, graph: dict[str, Any],
+    freshness: dict[str, Any], max_chars: int, history: apsw.Connection | None = None,
+) -> dict[str, Any]:
+    """The answer; ``history`` is the generation's change-coupling file when it is built."""
+    resolution = resolve(connection, target)
+    names = INTENTS[intent]
+    if resolution.status != "resolved":
+        return _unanswered(connection, intent, target, resolution, names, graph, freshness, max_chars)
+    node = resolution.anchors[0]
+    anchor = _describe(connection, [node])[node]
+    raw = {name: _section(connection, name, node, history, anchor["path"]) for name in names}
+    book_checker = CitationChecker(connection)
+
+    def build(shown: dict[str, int], dropped: dict[str, int]) -> dict[str, Any]:
+        book = CitationBook(book_checker.confirms, graph["commit"])
+        anchor_item = _cited(dict(anchor), book)
+        sections: dict[str, Any] = {}
+        omissions = []
+        for name in names:
+            found = raw[name]
+            if found is None:
+                sections[name] = unavailable(name)
+                continue
+            items, total, read_limited, *coupling = found
+            keep = [_cited(dict(item), book) for item in items[: shown[name]]]
+            cut = ("max_chars" if dropped[name] else "read_limit" if read_limited
+                   else "max_items" if shown[name] < total else None)
+            if coupling:
+                sections[name] = coupling_section(name, *coupling[0], keep, total, cut)
+            else:
+                sections[name] = filled(name, keep, total, cut)
+            if total > len(keep):
+                omissions.append({"section": name, "dropped": total - len(keep), "by": cut})
+        document = {
+            "schema": SCHEMA, "status": "answered",
+            "answer": _prose(anchor_item, sections),
+            "intent": intent, "target": target,
+            "anchors": [anchor_item],
+            "sections": sections,
+            "citations": book.entries,
+            "capability_id": capability_id(intent, target), "answer_id": ID_PLACEHOLDER,
+            "used_primitives": list(PRIMITIVES[intent]),
+            "used_relations": used_relations(names),
+            "graph": graph, "freshness": freshness,
+            "bounds": {"max_items": MAX_ITEMS, "max_chars": max_chars, "max_read": MAX_READ,
+                       "truncated": bool(omissions), "unverified_citations": book.unverified,
+                       "omissions": omissions},
+            "next_actions": _next_actions(intent, target, freshness, omissions, max_chars),
+        }
+        document["answer_id"] = answer_id(document)
+        return document
+
+    shown = {name: min(len(found[0]), MAX_ITEMS) for name, found in raw.items() if found is not None}
+    shown.update({name: 0 for name, found in raw.items() if found is None})
+    return fit(shown, max_chars, build)
+
+
+def _describe(connection: apsw.Connection, numbers: list[int]) -> dict[int, dict[str, Any]]:
+    rows = connection.execute(query_sql("describe_nodes"), {"nodes": json.dumps(sorted(set(numbers)))})
+    return {row[0]: {"label": row[1], "kind": row[4], "path": row[2], "line": row[3]} for row in rows}
+
+
+def _section(
+    connection: apsw.Connection, name: str, node: int, history: apsw.Connection | None, path: str
+) -> tuple[Any, ...] | None:
+    """(items in report order, total, read_limited[, coupling facts]) for a section this index
+    (and history) can fill, else None."""
+    if name in ("change_coupling", "hidden_coupling"):
+        return None if history is None else _coupling(connection, history, path, hidden=name == "hidden_coupling")
+    if name == "similar":
+        return _similar(connection, node)
+    if name in ("rationale", "concepts"):
+        return _rationale(connection, node, concepts_only=name == "concepts")
+    if name not in WALKS:
+        return None
+    reach = walk(connection, (node,), WALKS[name])
+    steps = list(reach.steps)
+    by_node = {s.reached: s for s in steps if s.reached != s.origin}  # a self-loop leads nowhere
+    if name == "tests":
+        rows = connection.execute(context_sql("tests_among"), {"nodes": json.dumps([s.reached for s in steps])})
+        tests = {row[0] for row in rows}
+        steps = [s for s in steps if s.reached in tests]
+    # Only what can be shown is described: a hub's thousands of callers are counted, not built.
+    shown = steps[:MAX_ITEMS]
+    wanted = {node} | {s.reached for s in shown} | {s.origin for s in shown}
+    if name == "tests":
+        for step in shown:
+            wanted.update(s.origin for s in _chain(step, by_node))
+    nodes = _describe(connection, list(wanted))
+    items = []
+    for step in shown:
+        item = dict(nodes[step.reached])
+        item.update(hop=step.hop, relation=step.relation, confidence=step.confidence,
+                    via=nodes[step.origin]["label"],
+                    site={"path": step.site_path, "line": step.site_line} if step.site_path else None)
+        if name == "callers_by_hop":
+            item["group"] = HOP_GROUPS[step.hop]
+        if name == "tests":
+            item["reaching"] = _reaching(step, by_node, nodes)
+        items.append(item)
+    return items, len(steps), reach.read_limited
+
+
+def _chain(step: Any, by_node: dict[int, Any]) -> list[Any]:
+    """The steps from a reached node back to the anchor (at most the walk's depth)."""
+    chain = []
+    for _ in range(WALKS["tests"].depth):
+        if step is None:
+            break
+        chain.append(step)
+        step = by_node.get(step.origin)
+    return chain
+
+
+def _reaching(step: Any, by_node: dict[int, Any], nodes: dict[int, dict[str, Any]]) -> list[str]:
+    """The labels from the test to the anchor along the edges that reached it."""
+    return [nodes[step.reached]["label"]] + [f"{s.relation} {nodes[s.origin]['label']}" for s in _chain(step, by_node)]
+
+
+def _similar(connection: apsw.Connection, node: int) -> tuple[list[dict[str, Any]], int, bool]:
+    rows = connection.execute(
+        context_sql("similar_by_callees"),
+        {"anchor": node, "relations": json.dumps(list(CALLS)), "limit": MAX_READ + 1},
+    ).fetchall()
+    limited = len(rows) > MAX_READ
+    rows = rows[:MAX_READ]
+    nodes = _describe(connection, [row[0] for row in rows[:MAX_ITEMS]])
+    items = []
+    for peer, shared, theirs, ours in rows[:MAX_ITEMS]:
+        item = dict(nodes[peer])
+        item.update(shared=shared, jaccard=f"{shared}/{ours + theirs - shared}")
+        items.append(item)
+    return items, len(rows), limited
+
+
+def _rationale(
+    connection: apsw.Connection, node: int, *, concepts_only: bool
+) -> tuple[list[dict[str, Any]], int, bool]:
+    rows = connection.execute(context_sql("rationale_of"), {"node": node, "limit": MAX_READ + 1}).fetchall()
+    limited = len(rows) > MAX_READ
+    items = [{"text": text, "truncated": bool(truncated), "path": path, "line": line}
+             for path, line, text, truncated in rows[:MAX_READ]
+             if not concepts_only or is_concept(text)]
+    return items, len(items), limited
+
+
+def _coupling(connection: apsw.Connection, history: apsw.Connection, path: str, *, hidden: bool) -> tuple[Any, ...]:
+    found = coupled_with(history, path) if path else None
+    if found is None:
+        params = dict(history.execute("SELECT name, value FROM params").fetchall())
+        return [], 0, False, ("insufficient_history", params, path, 0, 0)
+    pairs = list(found.pairs)
+    explained = 0
+    if hidden and pairs:
+        rows = connection.execute(context_sql("file_neighbourhood"), {"path": path, "limit": MAX_READ})
+        near = {row[0] for row in rows}
+        unexplained = [pair for pair in pairs if pair[0] not in near and pair[0] != path]
+        pairs, explained = unexplained, len(pairs) - len(unexplained)
+    items = [{"label": other, "kind": "file", "path": other, "line": None, "shared": shared, "revs": revs_other,
+              "degree": degree} for other, shared, _, revs_other, degree in pairs[:MAX_ITEMS]]
+    return items, len(pairs), False, (found.status, found.params, path, found.revs, explained)
+
+
+def is_concept(text: str) -> bool:
+    """A ``CONCEPT:`` marker, behind whatever comment leader the language uses."""
+    return text.lstrip("#/*! ").startswith("CONCEPT:")
+
+
+def _cited(item: dict[str, Any], book: CitationBook) -> dict[str, Any]:
+    item["cite"] = book.cite(item["path"], item["line"])
+    site = item.get("site")
+    if site is not None:
+        item["site"] = {"path": site["path"], "line": site["line"], "cite": book.cite(site["path"], site["line"])}
+    return item
+
+
+def _prose(anchor: dict[str, Any], sections: dict[str, Any]) -> str:
+    where = (f"{anchor['path']}#L{anchor['line']}" if anchor["line"] else anchor["path"]) or "no source location"
+    sentences = [f"{tag(anchor['label'], anchor['cite'])} ({anchor['kind']}) is defined at {where}."]
+    missing = []
+    for name, section in sections.items():
+        if section["status"] == "unavailable":
+            missing.append(f"{name} ({section['reason']})")
+        elif section["status"] == "empty":
+            sentences.append(section["detail"])
+        else:
+            sentences.append(_SENTENCES[name](section))
+    if missing:
+        sentences.append("Not available: " + ", ".join(missing) + ".")
+    return " ".join(sentences)
+
+
+def _names(section: dict[str, Any], cite_key: str = "cite") -> list[str]:
+    out = []
+    for item in section["items"]:
+        cid = (item.get("site") or {}).get("cite") if cite_key == "site" else None
+        out.append(tag(item["label"], cid or item["cite"]))
+    return out
+
+
+def _by_hop(section: dict[str, Any]) -> str:
+    groups = []
+    for hop, group in HOP_GROUPS.items():
+        members = [item for item in section["items"] if item["hop"] == hop]
+        if members:
+            names = [tag(i["label"], (i.get("site") or {}).get("cite") or i["cite"]) for i in members]
+            groups.append(f"{group.replace('_', ' ')} (hop {hop}): {listed(names, len(names))}")
+    return f"Changing it reaches {section['total']} node(s) — " + "; ".join(groups) + "."
+
+
+def _quotes(section: dict[str, Any]) -> str:
+    quotes = [f"“{item['text']}”" + (f" [{item['cite']}]" if item["cite"] else "") for item in section["items"]]
+    return f"It says about itself ({section['total']}): {listed(quotes, section['total'])}."
+
+
+def _coupled(section: dict[str, Any], hidden: bool) -> str:
+    parts = [f"{tag(i['label'], i['cite'])} in {i['shared']} commits ({i['degree']}%)" for i in section["items"]]
+    tail = ", with no graph path between them" if hidden else ""
+    return f"Changed together with {listed(parts, section['total'])}{tail}."
+
+
+_SENTENCES = {
+    "change_coupling": lambda s: _coupled(s, False),
+    "hidden_coupling": lambda s: _coupled(s, True),
+    "rationale": _quotes,
+    "concepts": lambda s: "Concept markers: " + listed([f"“{i['text']}” [{i['cite']}]" for i in s["items"]],
+                                                       s["total"]) + ".",
+    "calls": lambda s: f"It calls {s['total']}: {listed(_names(s), s['total'])}.",
+    "defines": lambda s: f"It defines {s['total']}: {listed(_names(s), s['total'])}.",
+    "callers": lambda s: f"Used by {s['shown']} of {s['total']} caller(s): {listed(_names(s, 'site'), s['total'])}.",
+    "references": lambda s: f"Referenced by {s['total']}: {listed(_names(s, 'site'), s['total'])}.",
+    "tests": lambda s: f"{s['total']} test(s) reach it: {listed(_names(s), s['total'])}.",
+    "similar": lambda s: f"Structurally similar (shared callees): {listed(_names(s), s['total'])}.",
+    "callers_by_hop": _by_hop,
+}
+
+
+def _next_actions(
+    intent: str, target: str, freshness: dict[str, Any], omissions: list[dict[str, Any]], max_chars: int
+) -> list[dict[str, str]]:
+    actions = []
+    if freshness.get("state") != "current":
+        actions.append({"why": "the graph is not bound to HEAD", "command": "cm-graph refresh"})
+    if any(o["by"] == "max_chars" for o in omissions):
+        actions.append({"why": "items were dropped to fit the budget",
+                        "command": f"cm-graph context {intent} {shlex.quote(target)} --max-chars {max_chars * 2}"})
+    follow = NEXT_INTENT[intent]
+    actions.append({"why": f"then ask {follow}", "command": f"cm-graph context {follow} {shlex.quote(target)}"})
+    return actions
+
+
+def _unanswered(
+    connection: apsw.Connection, intent: str, target: str, resolution: Resolution, names: tuple[str, ...],
+    graph: dict[str, Any], freshness: dict[str, Any], max_chars: int,
+) -> dict[str, Any]:
+    """Ambiguous (candidates, never a silent pick) or unresolved (ranked suggestions)."""
+    nodes = _describe(connection, list(resolution.anchors))
+    book = CitationBook(CitationChecker(connection).confirms, graph["commit"])
+    candidates = [_cited(dict(nodes[n]), book) for n in resolution.anchors]
+    if resolution.status == "ambiguous":
+        text = (f"`{target}` names {resolution.total} definitions; name one as path::name "
+                f"({listed([tag(c['label'], c['cite']) for c in candidates], resolution.total)}).")
+        actions = [{"why": f"the one in {c['path']}", "command": f"cm-graph context {intent} "
+                    + shlex.quote(f"{c['path']}::{c['label']}")} for c in candidates if c["path"]]
+    else:
+        hint = f" Similar names: {', '.join(resolution.suggestions)}." if resolution.suggestions else ""
+        text = f"`{target}` names no symbol or path in this graph.{hint}"
+        actions = [{"why": "a similar name", "command": f"cm-graph context {intent} {shlex.quote(s)}"}
+                   for s in resolution.suggestions]
+    document = {
+        "schema": SCHEMA, "status": resolution.status, "answer": text, "intent": intent, "target": target,
+        "anchors": candidates, "candidates": {"shown": len(candidates), "total": resolution.total},
+        "suggestions": list(resolution.suggestions), "sections": {}, "citations": book.entries,
+        "capability_id": capability_id(intent, target), "answer_id": ID_PLACEHOLDER,
+        "used_primitives": [], "used_relations": used_relations(names), "graph": graph, "freshness": freshness,
+        "bounds": {"max_items": MAX_ITEMS, "max_chars": max_chars, "max_read": MAX_READ, "truncated": False,
+                   "unverified_citations": book.unverified, "omissions": []},
+        "next_actions": actions,
+    }
+    document["answer_id"] = answer_id(document)
+    return document

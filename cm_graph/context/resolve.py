@@ -1,0 +1,104 @@
+"""Resolve a target the way an agent writes it, never by picking one of several.
+
+First the seed's three exact tiers (label, label without its argument list, path; for a path
+the file's own node is the anchor). Only when they match nothing, the qualified forms an agent
+naturally writes: ``path::name``, ``Class.method`` (by the provider's ``method``/``contains``
+edges), ``module.func`` (dotted module path against the node's file) and a method without its
+leading dot (the pinned provider labels methods ``.name()``). More than one definition is
+``ambiguous`` with the candidates; nothing at all is ``unresolved`` with ranked suggestions.
+"""
+
+from __future__ import annotations
+
+import json
+
+import apsw
+
+from ..answer import similar_targets
+from ..errors import InvalidInput
+from ..graphmodel import callable_base
+from ..questions import MAX_TARGET_CHARS
+from ..records import record
+from ..resources import context_sql, query_sql
+from ..rules import is_bounded_text
+
+MAX_CANDIDATES = 12
+_READ = 500
+
+
+@record
+class Resolution:
+    status: str  # resolved | ambiguous | unresolved
+    anchors: tuple[int, ...]  # the one anchor, or the first MAX_CANDIDATES candidates
+    total: int  # how many candidates there were (at least, when the read stopped)
+    via: str  # label | path | path_name | owner_name | module_name | method | none
+    suggestions: tuple[str, ...] = ()
+
+
+def normalise_target(target: str) -> str:
+    """The target's stable spelling for ``capability_id``: trimmed, no leading dot, no argument
+    list (``.load()``, ``load()`` and ``load`` are one capability)."""
+    name = target.strip().lstrip(".")
+    return callable_base(name) or name
+
+
+def resolve(connection: apsw.Connection, target: object) -> Resolution:
+    if not is_bounded_text(target, MAX_TARGET_CHARS):
+        raise InvalidInput(
+            f"The target must be non-empty single-line text of at most {MAX_TARGET_CHARS} characters."
+        )
+    assert isinstance(target, str)
+    exact = [row[0] for row in connection.execute(query_sql("resolve_target"), {"target": target, "limit": _READ})]
+    if exact:
+        files = _file_nodes(connection, exact, target)
+        return _settle(files or exact, "path" if files else "label")
+    for via, nodes in _qualified(connection, target):
+        if nodes:
+            return _settle(nodes, via)
+    return Resolution("unresolved", (), 0, "none", tuple(similar_targets(connection, target, MAX_CANDIDATES)))
+
+
+def _settle(nodes: list[int], via: str) -> Resolution:
+    nodes = sorted(set(nodes))
+    if len(nodes) == 1:
+        return Resolution("resolved", (nodes[0],), 1, via)
+    return Resolution("ambiguous", tuple(nodes[:MAX_CANDIDATES]), len(nodes), via)
+
+
+def _file_nodes(connection: apsw.Connection, nodes: list[int], target: str) -> list[int]:
+    """A path target anchors on the file's own node (labelled with the file's base name)."""
+    base = target.rsplit("/", 1)[-1]
+    rows = connection.execute(query_sql("describe_nodes"), {"nodes": json.dumps(nodes)})
+    return [row[0] for row in rows if row[2] == target and row[1] == base]
+
+
+def _named(connection: apsw.Connection, name: str) -> list[tuple[int, str]]:
+    rows = connection.execute(context_sql("nodes_named"), {"name": name, "limit": _READ})
+    return [(row[0], row[1]) for row in rows]
+
+
+def _qualified(connection: apsw.Connection, target: str):  # type: ignore[no-untyped-def]
+    """(via, nodes) for each qualified reading of the target, in the order they are tried."""
+    if "::" in target:
+        path, _, name = target.rpartition("::")
+        name = name.strip()
+        yield "path_name", [node for node, where in _named(connection, callable_base(name) or name) if where == path]
+        return
+    bare = target.lstrip(".")
+    if "." in bare.rstrip("()"):
+        owner, _, name = bare.rstrip("()").rpartition(".")
+        named = _named(connection, name)
+        owned = [row[0] for row in connection.execute(
+            context_sql("owners_of"), {"nodes": json.dumps([n for n, _ in named]), "owner": owner.rsplit(".", 1)[-1]}
+        )]
+        yield "owner_name", owned
+        module = owner.replace(".", "/")
+        yield "module_name", [node for node, where in named if _module_of(where) in (module, module + "/__init__")
+                              or _module_of(where).endswith("/" + module)]
+        return
+    yield "method", [node for node, _ in _named(connection, callable_base(bare) or bare)]
+
+
+def _module_of(path: str) -> str:
+    stem, dot, _ = path.rpartition(".")
+    return stem if dot and "/" not in path[len(stem):] else path

@@ -1,0 +1,86 @@
+"""``code_context`` against a workspace: settle usability, bind the generation, compose.
+
+A graph that is current for HEAD answers with ``freshness.state = current``. One bound to an
+older commit still answers (every citation is checked against the commit it is bound to, so
+the claims stay true of that commit) but says ``stale`` and names ``cm-graph refresh`` first;
+every other state (absent, partial, corrupt, ...) is a refusal with the lifecycle's reason.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from ..errors import InvalidInput, Refusal
+from ..gitio import GitFailure, resolve_revision
+from ..indexing import open_index_for
+from ..layout import Workspace
+from ..status import graph_status
+from .budget import check_max_chars
+from .compose import compose
+from .coupling import build_history, history_path, open_history
+from .sections import INTENT_NAMES
+
+ANSWERABLE = ("current", "stale")
+
+
+def code_context(workspace: Workspace, intent: str, target: Any, *, max_chars: Any = None) -> dict[str, Any]:
+    if intent not in INTENT_NAMES:
+        raise InvalidInput(f"The intent must be one of: {', '.join(INTENT_NAMES)}.")
+    budget = check_max_chars(max_chars)
+    status = graph_status(workspace, "HEAD", trust_seal=True)
+    if status.state not in ANSWERABLE or status.generation is None:
+        raise Refusal(status.detail, reason=status.state)
+    generation = status.generation
+    manifest = generation.manifest
+    try:
+        head: str | None = resolve_revision(workspace.checkout, "HEAD").commit
+    except GitFailure:
+        head = None
+    graph = {"generation": generation.id, "commit": manifest.commit, "tree": manifest.tree,
+             "provider": manifest.provider.requirement, "built_at": manifest.built_at}
+    freshness = {"state": status.state, "head": head}
+    connection = open_index_for(generation)
+    history = _open_history(workspace.index_path(generation.id))
+    try:
+        return compose(connection, intent, target, graph, freshness, budget, history)
+    except apsw.Error:
+        raise Refusal("The index file is damaged; run `cm-graph index --rebuild`.", reason="unreadable") from None
+    finally:
+        connection.close()
+        if history is not None:
+            history.close()
+
+
+def _open_history(index_path: Path) -> apsw.Connection | None:
+    """The generation's change-coupling history when it was built (never built here: a question
+    does not wait for git history); an unreadable one counts as not built."""
+    path = history_path(index_path)
+    if not path.is_file():
+        return None
+    try:
+        return open_history(path)
+    except Refusal:
+        return None
+
+
+def build_history_for(workspace: Workspace) -> dict[str, Any]:
+    """``cm-graph context history``: derive the current generation's change-coupling file."""
+    status = graph_status(workspace, "HEAD", trust_seal=True)
+    if status.state not in ANSWERABLE or status.generation is None:
+        raise Refusal(status.detail, reason=status.state)
+    generation = status.generation
+    connection = open_index_for(generation)
+    started = time.perf_counter()
+    try:
+        report = build_history(workspace.checkout, generation.manifest.commit, connection,
+                               history_path(workspace.index_path(generation.id)))
+    finally:
+        connection.close()
+    return {"status": "built", "generation": generation.id, "commit": generation.manifest.commit,
+            "commits_read": report.commits, "commits_reused": report.reused,
+            "changesets_dropped": report.dropped, "shallow": report.shallow,
+            "elapsed_seconds": round(time.perf_counter() - started, 3)}

@@ -1,0 +1,73 @@
+"""The wire shape ``cm_graph.codeContext.v1``: key order, citations, ids and the prose.
+
+Everything here is a pure function of the sections already chosen, so the same graph and
+target give the same bytes: citations are numbered in the order the answer first needs them,
+``capability_id`` names the intent and the normalised target (stable across generations, so
+feedback about an answer can be keyed on it), and ``answer_id`` is the SHA-256 of the canonical
+JSON of everything else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from ..jsonio import dumps_canonical
+from ..rules import citation_string
+from .resolve import normalise_target
+
+SCHEMA = "cm_graph.codeContext.v1"
+LIST_HEAD = 6
+ID_PLACEHOLDER = "sha256:" + "0" * 64
+
+
+def dumps(value: dict[str, Any]) -> str:
+    """Compact JSON in the shape's own key order (every dict is built in a fixed order)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def capability_id(intent: str, target: str) -> str:
+    return f"cmg:code_context:{intent}:{normalise_target(target)}"
+
+
+def answer_id(document: dict[str, Any]) -> str:
+    rest = {key: value for key, value in document.items() if key != "answer_id"}
+    return "sha256:" + hashlib.sha256(dumps_canonical(rest)).hexdigest()
+
+
+class CitationBook:
+    """Numbers verified ``path#Lline`` citations (c1, c2, ...) in first-use order; a location the
+    bound commit does not carry gets no id and is counted."""
+
+    def __init__(self, confirms: Any, commit: str) -> None:
+        self._confirms = confirms
+        self._commit = commit
+        self._ids: dict[tuple[str, int | None], str] = {}
+        self.entries: list[dict[str, Any]] = []
+        self.unverified = 0
+
+    def cite(self, path: str, line: int | None) -> str | None:
+        if not path:
+            return None
+        key = (path, line)
+        if key in self._ids:
+            return self._ids[key]
+        if not self._confirms(path, line):
+            self.unverified += 1
+            return None
+        cid = f"c{len(self.entries) + 1}"
+        self._ids[key] = cid
+        self.entries.append({"id": cid, "path": path, "line": line, "cite": citation_string(path, line),
+                             "verified_at": self._commit})
+        return cid
+
+
+def tag(label: str, cid: str | None) -> str:
+    return f"`{label}` [{cid}]" if cid else f"`{label}`"
+
+
+def listed(parts: list[str], total: int) -> str:
+    head = ", ".join(parts[:LIST_HEAD])
+    more = total - min(len(parts), LIST_HEAD)
+    return head + (f", …and {more} more" if more > 0 else "")

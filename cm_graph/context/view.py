@@ -1,0 +1,51 @@
+"""A person's view of a code_context answer: the prose, then one table per section.
+
+Rendered through the project's literal console (no markup, no emoji codes: labels and paths
+are the repository's own text). An agent reads the JSON instead; this view adds nothing to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+
+def _where(item: dict[str, Any]) -> tuple[str, str]:
+    """The location a row shows (the call site when it is cited, else the definition) and its cite."""
+    site = item.get("site") or {}
+    if site.get("cite"):
+        return f"{site['path']}#L{site['line']}" if site["line"] else site["path"], site["cite"]
+    path, line = item["path"], item["line"]
+    return (f"{path}#L{line}" if path and line else path or "-"), item.get("cite") or ""
+
+
+def print_context(out: Console, document: dict[str, Any]) -> None:
+    head = f"{document['intent']} {document['target']}: {document['status']}"
+    out.print(Text(head, style="bold"))
+    out.print(Text(document["answer"]))
+    for name, section in document["sections"].items():
+        title = f"{name}: {section['status']} ({section['shown']} of {section['total']})"
+        if section["status"] != "ok" and section["reason"]:
+            title += f" - {section['reason']}"
+        if not section["items"]:
+            out.print(Text(title, style="dim"))
+            continue
+        table = Table(title=Text(title), title_justify="left")
+        for column in ("", "name", "where", "how"):
+            table.add_column(column)
+        for item in section["items"]:
+            how = item.get("relation") or (f"shares {item['jaccard']}" if "jaccard" in item else "says")
+            if "hop" in item:
+                how += f", hop {item['hop']}"
+            name = item.get("label") or item["text"]
+            where, cite = _where(item)
+            table.add_row(*(Text(cell) for cell in (cite, name, where, how)))
+        out.print(table)
+    graph, fresh = document["graph"], document["freshness"]
+    out.print(Text(f"generation {graph['generation']} at {graph['commit'][:12]}, {fresh['state']}; "
+                   f"{len(document['citations'])} citation(s) verified", style="dim"))
+    for action in document["next_actions"]:
+        out.print(Text(f"next: {action['command']}  ({action['why']})", style="dim"))

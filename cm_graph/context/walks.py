@@ -1,0 +1,78 @@
+"""Bounded breadth-first walks over named relation words, one SQL statement per hop.
+
+A hop reads the frontier's adjacency in position order (``sql/neighbours.sql``); a node is
+reached once, by the first edge that reaches it in that order (an anchor's own self-loop is
+reported once too), so every walk is a total order:
+hop, then the frontier's order, then the edge's identity rank. The walk reads at most
+``MAX_READ`` adjacency rows in all, so a hub with thousands of callers costs the same bounded
+work as any other node, and the walk says when that bound (not the graph) ended it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import apsw
+
+from ..records import record
+from ..resources import context_sql
+from .relations import WalkSpec
+
+MAX_READ = 2000
+
+
+@record
+class Step:
+    """A node reached, the hop it was reached at and the one edge that reached it."""
+
+    hop: int
+    reached: int
+    origin: int
+    edge: int
+    relation: str
+    confidence: str
+    site_path: str
+    site_line: int | None
+
+
+@record
+class Reach:
+    steps: tuple[Step, ...]
+    read_limited: bool  # MAX_READ stopped the walk before the graph or the depth did
+
+
+def walk(connection: apsw.Connection, anchors: tuple[int, ...], spec: WalkSpec) -> Reach:
+    seen = set(anchors)
+    looped: set[int] = set()
+    frontier = list(anchors)
+    steps: list[Step] = []
+    read = 0
+    limited = False
+    for hop in range(1, spec.depth + 1):
+        if not frontier:
+            break
+        rows = connection.execute(
+            context_sql("neighbours"),
+            {"frontier": json.dumps(frontier), "direction": spec.direction,
+             "relations": json.dumps(list(spec.relations)), "limit": MAX_READ - read + 1},
+        ).fetchall()
+        if len(rows) > MAX_READ - read:
+            rows, limited = rows[: MAX_READ - read], True
+        read += len(rows)
+        frontier = []
+        for origin, reached, edge, relation, confidence, site_path, site_line in rows:
+            if reached == origin and reached in anchors and reached not in looped:
+                # A self-loop on the anchor (a recursive call) is a real claim about it: reported
+                # once, never walked on.
+                looped.add(reached)
+                steps.append(Step(hop, reached, origin, edge, relation, confidence, site_path, site_line))
+                continue
+            if reached in seen:
+                continue
+            seen.add(reached)
+            frontier.append(reached)
+            steps.append(Step(hop, reached, origin, edge, relation, confidence, site_path, site_line))
+        if limited:
+            break
+    steps.sort(key=lambda s: (s.hop, s.reached, s.edge))
+    return Reach(tuple(steps), limited)

@@ -1,0 +1,30 @@
+"""Shared set-up for code_context tests: publish a graph, ask an intent, mask the generation id.
+
+A generation id is minted fresh by every publish (by design), so comparisons across publishes
+replace it with a fixed token and recompute nothing else: every other byte must be equal.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cm_graph.context.run import code_context
+from cm_graph.context.shape import dumps
+from cm_graph.layout import Workspace
+
+from .helpers import publish
+
+
+def ask_context(workspace: Workspace, intent: str, target: str, **options: Any) -> dict[str, Any]:
+    return code_context(workspace, intent, target, **options)
+
+
+def published(repo: Path, state: Path, graph: dict[str, Any]) -> Workspace:
+    return publish(repo, state, graph)
+
+
+def masked(document: dict[str, Any]) -> str:
+    """The answer's bytes with this publish's generation id (and the digest over it) masked."""
+    text = dumps(document).replace(document["graph"]["generation"], "<generation>")
+    return text.replace(document["answer_id"], "<answer_id>")
