@@ -22,7 +22,6 @@ from .resources import query_sql
 from .rules import citation_string
 from .symbols import Endpoint, describe, matching_definitions, undeclared_near
 
-ASK_ANSWER_SCHEMA = "cm_graph.askAnswer.v1"
 MAX_UNDECLARED_LISTED = 10
 
 
