@@ -51,9 +51,9 @@ def _percentile(values: list[float], fraction: float) -> float:
 
 
 def _publish(meta: dict[str, Any], out: Path) -> Any:
-    from cm_graph.layout import Workspace
-    from cm_graph.publishing import publish_provider_output
-    from cm_graph.status import graph_status
+    from cm_graph.generation.layout import Workspace
+    from cm_graph.generation.status import graph_status
+    from cm_graph.provider.publish import publish_provider_output
 
     state = out / "state" / f"{meta['package']}-{meta['version']}"
     if state.is_dir():
@@ -84,8 +84,8 @@ def _targets(connection: Any, wanted: int) -> tuple[list[str], list[tuple[str, s
 
 def latency(workspace: Any, wanted: int) -> dict[str, Any]:
     from cm_graph.context.compose import compose
-    from cm_graph.indexing import open_index_for
-    from cm_graph.status import require_current
+    from cm_graph.generation.status import require_current
+    from cm_graph.index.ensure import open_index_for
 
     generation = require_current(workspace)
     connection = open_index_for(generation)
@@ -186,11 +186,11 @@ def _unit(label: str, path: str) -> tuple[str, str]:
 
 
 def callers_vs_truth(workspace: Any, top: list[tuple[str, str, int]]) -> dict[str, Any]:
-    from cm_graph.answer import answer
     from cm_graph.context.relations import INCOMING, WALKS, WalkSpec
-    from cm_graph.indexing import open_index_for
-    from cm_graph.questions import QUESTIONS
-    from cm_graph.status import require_current
+    from cm_graph.generation.status import require_current
+    from cm_graph.index.ensure import open_index_for
+    from cm_graph.query.answer import answer
+    from cm_graph.query.questions import QUESTIONS
 
     defined = _ast_definitions(workspace.checkout)
     # A name-based truth is only independent evidence for a name defined once in the commit.
@@ -299,8 +299,8 @@ def main(argv: list[str] | None = None) -> int:
         meta = corpus.prepare_real(package, opts.cache, log)
         workspace = _publish(meta, opts.out)
         if opts.callers_only:
-            from cm_graph.indexing import open_index_for
-            from cm_graph.status import require_current
+            from cm_graph.generation.status import require_current
+            from cm_graph.index.ensure import open_index_for
 
             connection = open_index_for(require_current(workspace))
             measured = {"latency": None, "top": _targets(connection, opts.targets)[1]}

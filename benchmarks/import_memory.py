@@ -59,9 +59,9 @@ def _vm_hwm_bytes() -> int:
 def child_import(repo: str, state: str, profile: str | None) -> dict[str, Any]:
     import apsw
 
-    import cm_graph.importer  # noqa: F401 - loaded before the clock, as child_json's json is
-    from cm_graph.indexing import ensure_index
-    from cm_graph.layout import Workspace
+    import cm_graph.index.importer  # noqa: F401 - loaded before the clock, as child_json's json is
+    from cm_graph.generation.layout import Workspace
+    from cm_graph.index.ensure import ensure_index
 
     workspace = Workspace.locate(Path(repo), Path(state))
     baseline = _vm_hwm_bytes()
@@ -259,8 +259,8 @@ def _run_child(args: list[str]) -> dict[str, Any]:
 def measure(
     meta: dict[str, Any], repeat: int, profile_dir: Path | None, log: Any
 ) -> dict[str, Any]:
-    from cm_graph.layout import Workspace
-    from cm_graph.publishing import publish_provider_output
+    from cm_graph.generation.layout import Workspace
+    from cm_graph.provider.publish import publish_provider_output
 
     name = meta["package"]
     with tempfile.TemporaryDirectory(prefix="cm-graph-bench-state-") as state:

@@ -454,7 +454,7 @@ def render(doc: dict[str, Any], notes: str) -> str:
         "Each is published with `publish_provider_output(..., revision=\"HEAD\")` into a fresh state "
         "directory; every generation below was `complete`.",
         "- **Index build.** `ensure_index(workspace, rebuild=True)` in a fresh child interpreter, its "
-        "modules (`cm_graph.importer` and what it imports) loaded before the clock starts, as the "
+        "modules (`cm_graph.index.importer` and what it imports) loaded before the clock starts, as the "
         "other child's `json` is; peak RSS is the child's own `VmHWM` (the `git` helpers it spawns "
         "are not included), the baseline is its high-water mark after imports. `json.load` is a "
         "plain `json.load` of the same graph.json in a fresh child: the floor for anything that "
@@ -492,9 +492,9 @@ def render(doc: dict[str, Any], notes: str) -> str:
         f"{_ms(start['python_pass']['median_s'] * 1000)} ms, `cm-graph --help` "
         f"{_ms(start['cm_graph_help']['median_s'] * 1000)} ms, `cm-graph version` "
         f"{_ms(start['cm_graph_version']['median_s'] * 1000)} ms, a query's start "
-        f"{_ms(start['query_start']['median_s'] * 1000)} ms; `python -c 'import cm_graph.querycmd'` "
+        f"{_ms(start['query_start']['median_s'] * 1000)} ms; `python -c 'import cm_graph.cli.query'` "
         f"(the question path) {_ms(start['import_question_path']['median_s'] * 1000)} ms, `python -c "
-        f"'import cm_graph.cli'` (the typer CLI every other command loads) "
+        f"'import cm_graph.cli.app'` (the typer CLI every other command loads) "
         f"{_ms(start['import_cli']['median_s'] * 1000)} ms (medians; cm_graph's bytecode written first).",
         "",
         "## Corpus",

@@ -157,12 +157,12 @@ def _prime_step(count: int, wanted: int) -> int:
 
 
 def child_latency(spec_json: str) -> dict[str, Any]:
-    from cm_graph.answer import answer
-    from cm_graph.documents import CitationChecker, build_documents
-    from cm_graph.indexdb import open_index
-    from cm_graph.indexing import ensure_index
-    from cm_graph.layout import Workspace
-    from cm_graph.questions import DEFAULT_NODE_BUDGET, MAX_DEPTH, MAX_NODE_BUDGET, QUESTIONS
+    from cm_graph.evidence.documents import CitationChecker, build_documents
+    from cm_graph.generation.layout import Workspace
+    from cm_graph.index.ensure import ensure_index
+    from cm_graph.index.format import open_index
+    from cm_graph.query.answer import answer
+    from cm_graph.query.questions import DEFAULT_NODE_BUDGET, MAX_DEPTH, MAX_NODE_BUDGET, QUESTIONS
 
     spec = json.loads(spec_json)
     workspace = Workspace.locate(Path(spec["repo"]), Path(spec["state"]))
@@ -245,9 +245,9 @@ def child_latency(spec_json: str) -> dict[str, Any]:
 
 def _packets(workspace: Any, spec: dict[str, Any], sample: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Packets (raw and normalised digests) for every question on ``sample``, through ``ask``."""
-    from cm_graph.ask import ask
-    from cm_graph.contract import parse_authorization
-    from cm_graph.questions import QUESTIONS
+    from cm_graph.evidence.ask import ask
+    from cm_graph.evidence.authorization import parse_authorization
+    from cm_graph.query.questions import QUESTIONS
 
     authorization = parse_authorization(Path(spec["authorization"]).read_bytes())
     now = datetime.fromisoformat(spec["now"])
@@ -273,8 +273,8 @@ def _packets(workspace: Any, spec: dict[str, Any], sample: list[str]) -> tuple[d
 
 def child_guard(spec_json: str) -> dict[str, Any]:
     """Rebuild the index in this process, then compute the same packets again."""
-    from cm_graph.indexing import ensure_index
-    from cm_graph.layout import Workspace
+    from cm_graph.generation.layout import Workspace
+    from cm_graph.index.ensure import ensure_index
 
     spec = json.loads(spec_json)
     workspace = Workspace.locate(Path(spec["repo"]), Path(spec["state"]))
@@ -345,8 +345,8 @@ def startup_costs(repeat: int, scratch: Path) -> dict[str, Any]:
         "cm_graph_version": _timed([cm_graph, "version"], repeat),
         "query_start": _timed([*query_start, "--json"], repeat, check=False),
         # what the start is made of: the question path's imports, and the typer CLI's (other commands)
-        "import_question_path": _timed([sys.executable, "-c", "import cm_graph.querycmd"], repeat),
-        "import_cli": _timed([sys.executable, "-c", "import cm_graph.cli"], repeat),
+        "import_question_path": _timed([sys.executable, "-c", "import cm_graph.cli.query"], repeat),
+        "import_cli": _timed([sys.executable, "-c", "import cm_graph.cli.app"], repeat),
     }
 
 
@@ -387,8 +387,8 @@ def provider_commands(graph_json: str, target: str, repeat: int, home: Path) -> 
 
 def measure_graph(meta: dict[str, Any], named: tuple[str, ...], opts: argparse.Namespace,
                   now: datetime) -> dict[str, Any]:
-    from cm_graph.layout import Workspace
-    from cm_graph.publishing import publish_provider_output
+    from cm_graph.generation.layout import Workspace
+    from cm_graph.provider.publish import publish_provider_output
 
     name = meta["package"]
     label = f"{name} {meta['version']}"

@@ -34,7 +34,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from cm_graph.cli import app
+from cm_graph.cli.app import app
 
 from .g0 import edge, g0_graph, make_g0_repo, node
 from .helpers import CM_GRAPH, commit_all, inventory_for, make_repo, write_files, write_output
@@ -570,7 +570,7 @@ def _graphify_processes(marker: bytes) -> list[int]:
 def sweep_refresh_kills(count: int, seed: int, tallies: dict[str, Tally], base: Path) -> None:
     """SIGKILL ``refresh`` with the real provider on a small repository at random delays; a
     provider (or worker) running at the kill must be gone within a second (issue 12 item 9)."""
-    from cm_graph.provider import default_executable
+    from cm_graph.provider.run import default_executable
 
     tally = tallies.setdefault("kill_refresh", Tally())
     if count <= 0:

@@ -6,10 +6,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from cm_graph.ask import Outcome, ask
-from cm_graph.contract import Authorization, mint_envelope, parse_policy
-from cm_graph.generation import read_current
-from cm_graph.layout import Workspace
+from cm_graph.evidence.ask import Outcome, ask
+from cm_graph.evidence.authorization import Authorization, mint_envelope, parse_policy
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.store import read_current
 
 from .helpers import publish
 

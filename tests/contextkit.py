@@ -11,7 +11,7 @@ from typing import Any
 
 from cm_graph.context.run import code_context
 from cm_graph.context.shape import dumps
-from cm_graph.layout import Workspace
+from cm_graph.generation.layout import Workspace
 
 from .helpers import publish
 

@@ -15,13 +15,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from cm_graph import artifact
-from cm_graph.generation import publish as publish_generation
-from cm_graph.gitio import BlobReader, read_census, resolve_revision
-from cm_graph.inventory import assess, read_inventory
-from cm_graph.layout import Workspace
-from cm_graph.manifest import PINNED_PROVIDER, ProviderPin
-from cm_graph.publishing import make_manifest_factory
+from cm_graph.base.git import BlobReader, read_census, resolve_revision
+from cm_graph.generation import artifact
+from cm_graph.generation.coverage import assess, read_inventory
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.manifest import PINNED_PROVIDER, ProviderPin
+from cm_graph.generation.store import publish as publish_generation
+from cm_graph.provider.publish import make_manifest_factory
 
 FIXED_DATE = "2026-01-01T12:00:00+00:00"
 FIXED_BUILT_AT = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)

@@ -11,8 +11,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from cm_graph.graphmodel import CONFIDENCES, node_kind, relation_kind
-from cm_graph.questions import INCOMING, OUTGOING, Question
+from cm_graph.index.graphmodel import CONFIDENCES, node_kind, relation_kind
+from cm_graph.query.questions import INCOMING, OUTGOING, Question
 
 Identity = tuple[str, str, str, str, str, str, int]
 
@@ -74,7 +74,7 @@ class RefGraph:
         return found
 
     def seeds(self, target: str) -> tuple[list[str], bool]:
-        from cm_graph.graphmodel import callable_base
+        from cm_graph.index.graphmodel import callable_base
 
         ordered = sorted(self.code)
         tiers = (

@@ -63,6 +63,7 @@ def test_rich_only_in_render_and_cli() -> None:
 
 def test_cli_timeout_default_is_the_providers() -> None:
     """The CLI keeps its own copy so that `cm-graph --help` does not load the provider module."""
-    from cm_graph import cli, provider
+    from cm_graph.cli import app as cli
+    from cm_graph.provider import run as provider
 
     assert cli.DEFAULT_TIMEOUT_SECONDS == provider.DEFAULT_TIMEOUT_SECONDS

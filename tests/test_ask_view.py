@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from cm_graph.cli import app
+from cm_graph.cli.app import app
 
 from .g0 import edge, node
 from .helpers import make_repo, numbered_lines, publish

@@ -37,12 +37,12 @@ import apsw
 import pytest
 from typer.testing import CliRunner, Result
 
-from cm_graph.cli import app
-from cm_graph.errors import Refusal
-from cm_graph.generation import ARTIFACT_NAME, read_current
-from cm_graph.indexdb import INDEX_TABLES
-from cm_graph.layout import Workspace
-from cm_graph.provider import default_executable, verify_provider
+from cm_graph.base.errors import Refusal
+from cm_graph.cli.app import app
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.store import ARTIFACT_NAME, read_current
+from cm_graph.index.format import INDEX_TABLES
+from cm_graph.provider.run import default_executable, verify_provider
 
 from .g0 import g0_graph
 from .helpers import commit_all, git, make_repo, publish, write_files

@@ -8,7 +8,7 @@ from typing import Any
 
 from cm_graph.context.coupling import history_path
 from cm_graph.context.run import build_history_for
-from cm_graph.layout import Workspace
+from cm_graph.generation.layout import Workspace
 
 from .contextkit import ask_context, published
 from .g0 import edge, node
@@ -87,7 +87,7 @@ def test_incremental_history_equals_a_full_read(tmp_path: Path, state_dir: Path)
 
 
 def _history_of(workspace: Workspace) -> Path:
-    from cm_graph.generation import read_current
+    from cm_graph.generation.store import read_current
 
     return history_path(workspace.index_path(read_current(workspace).id))
 

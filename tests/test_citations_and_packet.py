@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cm_graph.ask import ask
-from cm_graph.jsonio import dumps_canonical
+from cm_graph.base.jsonio import dumps_canonical
+from cm_graph.evidence.ask import ask
 
 from .askkit import T, ask_graph, authorization, citations, texts
 from .g0 import edge, g0_graph, node
@@ -309,7 +309,7 @@ def test_lifecycle_states_block_before_reading(g0_repo: Path, state_dir: Path) -
 def test_corrupt_artifact(g0_repo: Path, state_dir: Path) -> None:
     workspace = publish(g0_repo, state_dir, g0_graph())
     auth = authorization(workspace)
-    from cm_graph.generation import read_current
+    from cm_graph.generation.store import read_current
 
     artifact = read_current(workspace).artifact_path
     data = bytearray(artifact.read_bytes())

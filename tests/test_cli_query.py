@@ -26,14 +26,14 @@ import apsw
 import pytest
 from typer.testing import CliRunner, Result
 
-from cm_graph.cli import app
-from cm_graph.contract import mint_envelope
-from cm_graph.generation import ARTIFACT_NAME, read_current
-from cm_graph.indexdb import SCHEMA_VERSION
-from cm_graph.jsonio import dumps_canonical
-from cm_graph.layout import Workspace
-from cm_graph.manifest import MAX_ARTIFACT_BYTES, REQUIRED_OPTIONS, ProviderPin
-from cm_graph.status import STATES
+from cm_graph.base.jsonio import dumps_canonical
+from cm_graph.cli.app import app
+from cm_graph.evidence.authorization import mint_envelope
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.manifest import MAX_ARTIFACT_BYTES, REQUIRED_OPTIONS, ProviderPin
+from cm_graph.generation.status import STATES
+from cm_graph.generation.store import ARTIFACT_NAME, read_current
+from cm_graph.index.format import SCHEMA_VERSION
 
 from .askkit import RECIPIENTS, policy
 from .g0 import g0_graph, node

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from cm_graph.cli import app
+from cm_graph.base.errors import InvalidInput, Refusal
+from cm_graph.cli.app import app
 from cm_graph.context.sections import INTENT_NAMES
 from cm_graph.context.shape import answer_id, dumps
-from cm_graph.errors import InvalidInput, Refusal
 
 from .askkit import ask_graph
 from .contextkit import ask_context, masked, published
@@ -162,8 +162,8 @@ def test_similar_code_by_shared_callees(rich) -> None:
 )
 def test_agent_resolution(rich, target: str, via: str, label: str) -> None:
     from cm_graph.context.resolve import resolve
-    from cm_graph.indexing import open_index_for
-    from cm_graph.status import require_current
+    from cm_graph.generation.status import require_current
+    from cm_graph.index.ensure import open_index_for
 
     connection = open_index_for(require_current(rich))
     try:
@@ -298,8 +298,8 @@ def test_shuffled_provider_order_gives_the_same_bytes(tmp_path_factory: pytest.T
 
 def _rationale_pages(workspace: Any) -> list[Any]:
     """The rationale table's rows in storage order, as the index file holds them."""
-    from cm_graph.indexing import open_index_for
-    from cm_graph.status import require_current
+    from cm_graph.generation.status import require_current
+    from cm_graph.index.ensure import open_index_for
 
     connection = open_index_for(require_current(workspace))
     try:

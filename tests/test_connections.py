@@ -33,12 +33,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from cm_graph.cli import app
-from cm_graph.connections import ConnectionRefusal, ConnectionStore, load_authorized
-from cm_graph.errors import Refusal
-from cm_graph.generation import read_current
-from cm_graph.layout import Workspace
-from cm_graph.manifest import REQUIRED_OPTIONS, ProviderPin
+from cm_graph.base.errors import Refusal
+from cm_graph.cli.app import app
+from cm_graph.connections.store import ConnectionRefusal, ConnectionStore, load_authorized
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.manifest import REQUIRED_OPTIONS, ProviderPin
+from cm_graph.generation.store import read_current
 
 from .g0 import edge, g0_graph, make_g0_repo, node
 from .helpers import (

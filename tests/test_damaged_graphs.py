@@ -13,11 +13,11 @@ import os
 import random
 from pathlib import Path
 
-from cm_graph.errors import Refusal
-from cm_graph.generation import read_current
-from cm_graph.indexing import ensure_index
-from cm_graph.layout import Workspace
-from cm_graph.publishing import publish_provider_output
+from cm_graph.base.errors import Refusal
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.store import read_current
+from cm_graph.index.ensure import ensure_index
+from cm_graph.provider.publish import publish_provider_output
 
 from .g0 import g0_graph
 from .helpers import FIXED_BUILT_AT, code_paths, inventory_for, write_output

@@ -26,16 +26,17 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from cm_graph import document, graphmodel, importer
-from cm_graph.document import read_document
-from cm_graph.errors import ReaderIncompatible, Refusal
-from cm_graph.generation import publish as publish_generation
-from cm_graph.generation import read_current
-from cm_graph.importer import build_index
-from cm_graph.indexdb import IndexReport, open_index
-from cm_graph.indexing import ensure_index
-from cm_graph.layout import Workspace
-from cm_graph.manifest import PINNED_PROVIDER, REQUIRED_OPTIONS, ProviderPin
+from cm_graph.base.errors import ReaderIncompatible, Refusal
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.manifest import PINNED_PROVIDER, REQUIRED_OPTIONS, ProviderPin
+from cm_graph.generation.store import publish as publish_generation
+from cm_graph.generation.store import read_current
+from cm_graph.index import graph_document as document
+from cm_graph.index import graphmodel, importer
+from cm_graph.index.ensure import ensure_index
+from cm_graph.index.format import IndexReport, open_index
+from cm_graph.index.graph_document import read_document
+from cm_graph.index.importer import build_index
 
 from .g0 import G0_FILES, edge, g0_graph, make_g0_repo, node
 from .helpers import code_paths, git, inventory_for, publish_unchecked, write_output

@@ -1,4 +1,4 @@
-"""The console script's fast paths (`cm_graph.entry`) against the typer application they shortcut.
+"""The console script's fast paths (`cm_graph.cli.entry`) against the typer application they shortcut.
 
 The entry answers `cm-graph --help`, `cm-graph version` and well-formed `cm-graph query` argument
 lists without loading typer; typer stays the authority on everything else. These tests hold the
@@ -20,9 +20,9 @@ import typer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cm_graph import entry
-from cm_graph.cli import app
-from cm_graph.questions import QUESTION_NAMES
+from cm_graph.cli import entry
+from cm_graph.cli.app import app
+from cm_graph.query.questions import QUESTION_NAMES
 
 from .askkit import RECIPIENTS, policy
 from .g0 import g0_graph
@@ -155,11 +155,11 @@ def loaded_after(code: str) -> list[str]:
 
 
 def test_the_question_path_loads_no_heavy_module() -> None:
-    assert loaded_after("import cm_graph.querycmd") == []
+    assert loaded_after("import cm_graph.cli.query") == []
 
 
 def test_help_and_version_load_nothing_but_the_entry() -> None:
-    run_main = "import sys\nsys.argv = ['cm-graph', {!r}]\nfrom cm_graph.entry import main\nmain()"
+    run_main = "import sys\nsys.argv = ['cm-graph', {!r}]\nfrom cm_graph.cli.entry import main\nmain()"
     assert loaded_after(run_main.format("--help")) == []
     assert loaded_after(run_main.format("version")) == []
 
@@ -185,9 +185,9 @@ def without_clock(packet: dict[str, Any]) -> dict[str, Any]:
 def test_fast_path_and_typer_give_the_same_answer(g0_repo: Path, state_dir: Path, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from cm_graph.contract import mint_envelope
-    from cm_graph.generation import read_current
-    from cm_graph.layout import Workspace
+    from cm_graph.evidence.authorization import mint_envelope
+    from cm_graph.generation.layout import Workspace
+    from cm_graph.generation.store import read_current
 
     publish(g0_repo, state_dir, g0_graph())
     workspace = Workspace.locate(g0_repo, state_dir)

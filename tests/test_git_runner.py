@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from cm_graph import gitio
-from cm_graph.errors import GitFailure
+from cm_graph.base import git as gitio
+from cm_graph.base.errors import GitFailure
 
 
 def open_fds() -> set[int]:
@@ -48,7 +48,7 @@ def test_works_when_sigchld_is_ignored(g0_repo: Path) -> None:
         "import signal, sys\n"
         "from pathlib import Path\n"
         "signal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"
-        "from cm_graph.gitio import checkout_root\n"
+        "from cm_graph.base.git import checkout_root\n"
         f"print(checkout_root(Path({str(g0_repo)!r})))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cm_graph.errors import InvalidInput
+from cm_graph.base.errors import InvalidInput
 
 from .askkit import ask_graph, citations, texts
 from .g0 import edge, g0_graph, node

@@ -1,5 +1,5 @@
 """A same-tree generation's index, rebound from the reused generation's, is the index a fresh
-derivation writes: the same bytes, sealed like any derived index (``cm_graph/indexrebind.py``).
+derivation writes: the same bytes, sealed like any derived index (``cm_graph/index/rebind.py``).
 
 Two generations of one graph.bin, bound to two commits of one tree (an empty commit between
 them), published through the ordinary path; the second's index is derived both ways and
@@ -17,15 +17,15 @@ from pathlib import Path
 import apsw
 import pytest
 
-from cm_graph.generation import Generation, build_lock_for, read_current, read_generation
-from cm_graph.gitio import read_census, resolve_revision
-from cm_graph.importer import build_index
-from cm_graph.indexrebind import rebind_index
-from cm_graph.indexseal import index_is_sealed, write_seal
-from cm_graph.layout import Workspace
-from cm_graph.manifest import PINNED_PROVIDER
-from cm_graph.publishing import publish_provider_output
-from cm_graph.sametree import publish_same_tree
+from cm_graph.base.git import read_census, resolve_revision
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.manifest import PINNED_PROVIDER
+from cm_graph.generation.store import Generation, build_lock_for, read_current, read_generation
+from cm_graph.index.importer import build_index
+from cm_graph.index.rebind import rebind_index
+from cm_graph.index.seal import index_is_sealed, write_seal
+from cm_graph.provider.publish import publish_provider_output
+from cm_graph.provider.sametree import publish_same_tree
 
 from .g0 import edge, g0_graph, node
 from .helpers import code_paths, commit_all, git, inventory_for, make_repo, numbered_lines, write_output

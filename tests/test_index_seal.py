@@ -13,7 +13,7 @@ from pathlib import Path
 
 import apsw
 
-from cm_graph.generation import ARTIFACT_NAME, read_current
+from cm_graph.generation.store import ARTIFACT_NAME, read_current
 
 from .g0 import g0_graph
 from .helpers import code_paths, inventory_for, write_output

@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
-from cm_graph.entry import COMMANDS
-from cm_graph.errors import Refusal
-from cm_graph.layout import Workspace
-from cm_graph.provider import default_executable, verify_provider
+from cm_graph.base.errors import Refusal
+from cm_graph.cli.entry import COMMANDS
+from cm_graph.generation.layout import Workspace
+from cm_graph.provider.run import default_executable, verify_provider
 
 from .g0 import g0_graph, make_g0_repo
 from .helpers import CM_GRAPH, code_paths, inventory_for, publish, run_installed, write_output

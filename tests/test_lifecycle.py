@@ -31,19 +31,19 @@ import ijson
 import pytest
 from typer.testing import CliRunner
 
-import cm_graph.generation as generation_module
-import cm_graph.provider as provider_module
-import cm_graph.status as status_module
-from cm_graph.building import build
-from cm_graph.cli import app
-from cm_graph.errors import Refusal
-from cm_graph.fixedroot import fixed_root
-from cm_graph.generation import read_attempt, read_current
-from cm_graph.indexdb import open_index
-from cm_graph.layout import Workspace
-from cm_graph.locking import BuildBusy, build_lock
-from cm_graph.provider import ProviderRefusal, default_executable, run_provider, verify_provider
-from cm_graph.status import STATES, graph_status
+import cm_graph.generation.status as status_module
+import cm_graph.generation.store as generation_module
+import cm_graph.provider.run as provider_module
+from cm_graph.base.errors import Refusal
+from cm_graph.base.locking import BuildBusy, build_lock
+from cm_graph.cli.app import app
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.status import STATES, graph_status
+from cm_graph.generation.store import read_attempt, read_current
+from cm_graph.index.format import open_index
+from cm_graph.provider.build import build
+from cm_graph.provider.fixedroot import fixed_root
+from cm_graph.provider.run import ProviderRefusal, default_executable, run_provider, verify_provider
 
 from .g0 import g0_graph
 from .helpers import commit_all, git, make_repo, publish, write_files
@@ -608,7 +608,7 @@ def test_an_uncontained_run_waits_for_the_fixed_run_root_then_refuses_as_busy(
 ) -> None:
     import fcntl
 
-    import cm_graph.locking as locking_module
+    import cm_graph.base.locking as locking_module
 
     before = read_current(baseline).id
     provider = verify_provider(install_provider(tmp_path / "fake", ok_body(g0_graph())))
@@ -717,7 +717,7 @@ def test_install_verification_refuses_wrong_version_modified_and_unowned(tmp_pat
 def _fake_venv_cli(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     """``cm-graph`` run by the fake install's interpreter, so its default provider is the fake."""
     return subprocess.run(
-        [str(root / "bin" / "python"), "-c", "from cm_graph.cli import main; main()", *args],
+        [str(root / "bin" / "python"), "-c", "from cm_graph.cli.app import main; main()", *args],
         capture_output=True, timeout=60,
     )
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cm_graph.cli import app
-from cm_graph.provider import ProviderRefusal, verify_provider
+from cm_graph.cli.app import app
+from cm_graph.provider.run import ProviderRefusal, verify_provider
 
 from .askkit import ask_graph
 from .g0 import g0_graph

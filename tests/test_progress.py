@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from cm_graph.generation import read_current
+from cm_graph.generation.store import read_current
 
 from .helpers import commit_all, make_repo
 from .test_lifecycle import baseline, ijson_files, install_provider, needs_provider, where
@@ -94,7 +94,7 @@ def test_ctrl_c_says_in_one_line_what_was_kept(tmp_path: Path, baseline) -> None
     root = tmp_path / "venv"
     install_provider(root, SLEEPS_AFTER_MARKING.format(marker=str(marker)), venv=True)
     child = subprocess.Popen(
-        [str(root / "bin" / "python"), "-c", "from cm_graph.cli import main; main()", "refresh",
+        [str(root / "bin" / "python"), "-c", "from cm_graph.cli.app import main; main()", "refresh",
          "--sandbox", "off", *where(baseline.checkout, baseline.root)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )

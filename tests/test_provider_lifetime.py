@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from cm_graph.provider import bwrap_path, default_executable
+from cm_graph.provider.run import bwrap_path, default_executable
 
 from .helpers import make_repo
 

@@ -26,12 +26,12 @@ from typing import Any
 
 import pytest
 
-from cm_graph.graphmodel import REVIEWED_VERSIONS
-from cm_graph.indexdb import IndexReport, open_index
-from cm_graph.indexing import ensure_index
-from cm_graph.layout import Workspace
-from cm_graph.manifest import Manifest
-from cm_graph.publishing import publish_provider_output
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.manifest import Manifest
+from cm_graph.index.ensure import ensure_index
+from cm_graph.index.format import IndexReport, open_index
+from cm_graph.index.graphmodel import REVIEWED_VERSIONS
+from cm_graph.provider.publish import publish_provider_output
 
 from .helpers import FIXED_BUILT_AT, commit_all, git, make_repo
 

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from cm_graph.building import build
-from cm_graph.errors import Refusal
-from cm_graph.generation import read_current, read_generation
-from cm_graph.layout import Workspace
-from cm_graph.provider import verify_provider
+from cm_graph.base.errors import Refusal
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.store import read_current, read_generation
+from cm_graph.provider.build import build
+from cm_graph.provider.run import verify_provider
 
 from .g0 import g0_graph
 from .helpers import CM_GRAPH, code_paths, inventory_for, run_installed, write_output
@@ -323,9 +323,9 @@ def test_the_scratch_of_a_killed_build_is_swept_by_the_next_status(built: Worksp
 LIVE_BUILDER = """
 import sys, time
 from pathlib import Path
-from cm_graph.layout import Workspace
-from cm_graph.provider import verify_provider
-from cm_graph.scratch import scratch_owner
+from cm_graph.generation.layout import Workspace
+from cm_graph.provider.run import verify_provider
+from cm_graph.generation.scratch import scratch_owner
 workspace = Workspace.locate(Path(sys.argv[1]), Path(sys.argv[2]))
 with scratch_owner(workspace) as token:
     (workspace.directory / f".{token}.build").mkdir(mode=0o700)

@@ -24,11 +24,11 @@ import apsw
 import pytest
 
 import cm_graph
-from cm_graph.building import build
-from cm_graph.fixedroot import fixed_root
-from cm_graph.generation import read_current
-from cm_graph.layout import Workspace
-from cm_graph.provider import ProviderRefusal, verify_provider
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.store import read_current
+from cm_graph.provider.build import build
+from cm_graph.provider.fixedroot import fixed_root
+from cm_graph.provider.run import ProviderRefusal, verify_provider
 
 from .helpers import commit_all, git, make_repo, write_files
 from .test_lifecycle import BWRAP, artifact_members, cli, ijson_files, install_provider, needs_provider, where
@@ -125,7 +125,7 @@ def test_one_file_refresh_reuses_the_provider_cache_and_equals_a_cold_build(tmp_
     assert len(cold_entries) >= len(own_sources()) - 5, "one cache entry per extracted file"
     assert not any("cache" in info.name for info, _ in artifact_members(read_current(workspace).artifact_path).values())
 
-    changed = "cm_graph/rules.py"
+    changed = "cm_graph/base/rules.py"
     write_files(repo, {changed: (repo / changed).read_text() + "\n\ndef added_for_refresh():\n    return 1\n"})
     commit_all(repo, "one file changed")
     warm = cli("refresh", "--sandbox", "off", *where(repo, state), "--json")
@@ -197,7 +197,7 @@ def test_two_users_build_byte_identical_artifacts(tmp_path: Path, sandbox: str) 
                            check=True)
             if user == "nobody":
                 subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(home)], check=True)
-            argv = [SYSTEM_PYTHON, "-c", "import sys; from cm_graph.entry import main; sys.exit(main())", "build",
+            argv = [SYSTEM_PYTHON, "-c", "import sys; from cm_graph.cli.entry import main; sys.exit(main())", "build",
                     "--sandbox", sandbox, "--repo-path", str(home / "repo"), "--state-dir", str(home / "state"),
                     "--json"]
             env = {

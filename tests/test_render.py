@@ -13,8 +13,8 @@ from pathlib import Path
 from rich.console import Console
 from typer.testing import CliRunner
 
-from cm_graph.cli import app
-from cm_graph.render import (
+from cm_graph.cli.app import app
+from cm_graph.cli.render import (
     console,
     print_answer,
     print_audit,

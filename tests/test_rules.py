@@ -8,17 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from cm_graph import graphmodel
-from cm_graph.errors import InvalidInput, Refusal, Unreadable
-from cm_graph.graphmodel import (
-    callable_base,
-    is_reviewed_provider,
-    is_test_path,
-    node_kind,
-    normalise_distribution,
-    relation_kind,
-)
-from cm_graph.rules import (
+from cm_graph.base.errors import InvalidInput, Refusal, Unreadable
+from cm_graph.base.rules import (
     MAX_LOCATION_LINE,
     bounded_text,
     citation_in_scope,
@@ -26,6 +17,15 @@ from cm_graph.rules import (
     is_bounded_text,
     parse_location,
     path_in_scope,
+)
+from cm_graph.index import graphmodel
+from cm_graph.index.graphmodel import (
+    callable_base,
+    is_reviewed_provider,
+    is_test_path,
+    node_kind,
+    normalise_distribution,
+    relation_kind,
 )
 
 # --- parse_location ----------------------------------------------------------------------------

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import apsw
 
-from cm_graph.indexdb import APPLICATION_ID, SCHEMA_VERSION, apply_migrations, create_schema
-from cm_graph.resources import migration_files, schema_sql
+from cm_graph.base.sqlfiles import migration_files, schema_sql
+from cm_graph.index.format import APPLICATION_ID, SCHEMA_VERSION, apply_migrations, create_schema
 
 
 def _shape(connection: apsw.Connection) -> list[tuple[str, str, str]]:

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from cm_graph.generation import read_current
-from cm_graph.layout import Workspace
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.store import read_current
 
 from .g0 import g0_graph
 from .helpers import commit_all, git, make_repo, write_output

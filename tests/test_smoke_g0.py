@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cm_graph.indexing import ensure_index
+from cm_graph.index.ensure import ensure_index
 
 from .g0 import g0_graph
 from .helpers import publish

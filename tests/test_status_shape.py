@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from cm_graph.cli import app
+from cm_graph.cli.app import app
 
 from .g0 import g0_graph
 from .helpers import commit_all, publish

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from cm_graph.cli import app
-from cm_graph.session import parse_session
+from cm_graph.cli.app import app
+from cm_graph.connections.session import parse_session
 
 from .test_ask_view import where  # noqa: F401 - the fixture: a graph with methods and classes
 

@@ -11,10 +11,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cm_graph.indexdb import open_index
-from cm_graph.indexing import ensure_index
-from cm_graph.questions import QUESTIONS
-from cm_graph.traversal import resolve_seeds, walk
+from cm_graph.index.ensure import ensure_index
+from cm_graph.index.format import open_index
+from cm_graph.query.questions import QUESTIONS
+from cm_graph.query.traversal import resolve_seeds, walk
 
 from .g0 import G0_FILES, make_g0_repo
 from .helpers import publish

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import InvalidInput
+from ..base.errors import InvalidInput
 from .shape import dumps
 
 MIN_CHARS, DEFAULT_CHARS, MAX_CHARS = 4000, 8000, 1_000_000

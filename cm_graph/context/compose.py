@@ -13,8 +13,8 @@ from typing import Any
 
 import apsw
 
-from ..documents import CitationChecker
-from ..resources import context_sql, query_sql
+from ..base.sqlfiles import context_sql, query_sql
+from ..evidence.documents import CitationChecker
 from .budget import fit
 from .coupling import coupled_with
 from .relations import CALLS, WALKS, used_relations

@@ -25,12 +25,12 @@ from pathlib import Path
 
 import apsw
 
-from ..errors import Refusal
-from ..gitio import run_git
-from ..indexdb import configure
-from ..privfs import temp_sibling
-from ..records import record
-from ..resources import context_sql
+from ..base.errors import Refusal
+from ..base.git import run_git
+from ..base.privfs import temp_sibling
+from ..base.records import record
+from ..base.sqlfiles import context_sql
+from ..index.format import configure
 
 WINDOW_COMMITS = 5000
 MAX_CHANGESET = 30

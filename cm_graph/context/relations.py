@@ -10,7 +10,7 @@ impacted by its base; containment is what something defines, never a use of it.
 
 from __future__ import annotations
 
-from ..records import record
+from ..base.records import record
 
 OUTGOING, INCOMING = 0, 1
 

@@ -14,13 +14,13 @@ import json
 
 import apsw
 
-from ..answer import similar_targets
-from ..errors import InvalidInput
-from ..graphmodel import callable_base
-from ..questions import MAX_TARGET_CHARS
-from ..records import record
-from ..resources import context_sql, query_sql
-from ..rules import is_bounded_text
+from ..base.errors import InvalidInput
+from ..base.records import record
+from ..base.rules import is_bounded_text
+from ..base.sqlfiles import context_sql, query_sql
+from ..index.graphmodel import callable_base
+from ..query.answer import similar_targets
+from ..query.questions import MAX_TARGET_CHARS
 
 MAX_CANDIDATES = 12
 _READ = 500

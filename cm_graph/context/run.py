@@ -14,11 +14,11 @@ from typing import Any
 
 import apsw
 
-from ..errors import InvalidInput, Refusal
-from ..gitio import GitFailure, resolve_revision
-from ..indexing import open_index_for
-from ..layout import Workspace
-from ..status import graph_status
+from ..base.errors import InvalidInput, Refusal
+from ..base.git import GitFailure, resolve_revision
+from ..generation.layout import Workspace
+from ..generation.status import graph_status
+from ..index.ensure import open_index_for
 from .budget import check_max_chars
 from .compose import compose
 from .coupling import build_history, history_path, open_history

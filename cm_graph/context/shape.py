@@ -13,8 +13,8 @@ import hashlib
 import json
 from typing import Any
 
-from ..jsonio import dumps_canonical
-from ..rules import citation_string
+from ..base.jsonio import dumps_canonical
+from ..base.rules import citation_string
 from .resolve import normalise_target
 
 SCHEMA = "cm_graph.codeContext.v1"

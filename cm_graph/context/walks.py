@@ -14,8 +14,8 @@ import json
 
 import apsw
 
-from ..records import record
-from ..resources import context_sql
+from ..base.records import record
+from ..base.sqlfiles import context_sql
 from .relations import WalkSpec
 
 MAX_READ = 2000

@@ -1,0 +1,112 @@
+"""The library entry point: ask one bounded question and get a summary plus a packet.
+
+This is what the CLI, connections and any server call. Usability is settled before anything is
+read: an unusable graph, an index this reader cannot read, an unresolved target or an uncitable
+answer all come back as an *unavailable* outcome (required pauses work, optional degrades),
+never as an exception. Bad arguments (question, target, depth, budget) raise, but only once the
+graph is known to be usable, as the contract orders it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import apsw
+
+from ..base.errors import Corrupt, ReaderIncompatible, Refusal
+from ..base.records import record
+from ..generation.layout import Workspace
+from ..generation.status import graph_status
+from ..generation.store import read_current
+from ..index.ensure import open_index_for
+from ..query.answer import Answer, answer
+from ..query.questions import check_budget, check_depth, question
+from .authorization import Authorization
+from .documents import CitationChecker, build_documents
+from .packet import Uncitable, available_summary, build_packet, unavailable_summary
+
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import Any
+
+
+@record
+class Outcome:
+    summary: dict[str, Any]
+    packet: dict[str, Any] | None
+    answer: Answer | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.summary["status"] == "required_unavailable" else 0
+
+
+def _superseded(workspace: Workspace, generation: str) -> bool:
+    try:
+        return read_current(workspace).id != generation
+    except Refusal:
+        return False
+
+
+def ask(
+    workspace: Workspace,
+    question_name: str,
+    target: Any,
+    authorization: Authorization,
+    *,
+    revision: str = "HEAD",
+    depth: Any = None,
+    node_budget: Any = None,
+    now: datetime | None = None,
+    _retry: bool = True,
+) -> Outcome:
+
+    now = now or datetime.now(UTC)
+    required = authorization.policy.required
+    spec = question(question_name)
+
+    def unavailable(reason: str, detail: str, remediation: dict[str, Any] | None = None) -> Outcome:
+        return Outcome(unavailable_summary(required, reason, detail, remediation), None)
+
+    status = graph_status(workspace, revision, trust_seal=True)
+    if not status.usable or status.generation is None:
+        return unavailable(status.state, status.detail)
+    generation = status.generation
+    try:
+        connection = open_index_for(generation)
+    except ReaderIncompatible as refusal:
+        return unavailable(refusal.reason, refusal.message, refusal.remediation)
+    except (Refusal, FileNotFoundError) as refusal:
+        if _superseded(workspace, generation.id) and _retry:
+            # A concurrent refresh published a new generation and pruned this one: ask again.
+            return ask(
+                workspace, question_name, target, authorization, revision=revision, depth=depth,
+                node_budget=node_budget, now=now, _retry=False,
+            )
+        message = refusal.message if isinstance(refusal, Refusal) else "The index file disappeared."
+        # A graph.bin found edited while its index was checked is what status calls corrupt.
+        return unavailable("corrupt" if isinstance(refusal, Corrupt) else "unreadable", message)
+    try:
+        depth, node_budget = check_depth(depth, spec), check_budget(node_budget)
+        try:
+            result = answer(connection, spec, target, depth, node_budget)
+        except apsw.Error:
+            return unavailable("unreadable", "The index file is damaged; run `cm-graph index --rebuild`.")
+        if not result.resolved:
+            return unavailable("unresolved", "The target names no symbol or path in the graph.")
+        limits = authorization.policy.limits
+        try:
+            documents = build_documents(
+                result, CitationChecker(connection), limits["max_documents"],
+                limits["max_document_bytes"], limits["max_text_bytes"],
+            )
+        except apsw.Error:
+            return unavailable("unreadable", "The index file is damaged; run `cm-graph index --rebuild`.")
+    finally:
+        connection.close()
+    try:
+        packet = build_packet(result, documents, authorization, generation.manifest, now)
+    except Uncitable as refusal:
+        summary = unavailable_summary(required, "uncitable", refusal.message, next_action=refusal.next_action)
+        return Outcome(summary, None, result)
+    return Outcome(available_summary(result, packet, generation.manifest), packet, result)

@@ -1,0 +1,84 @@
+"""Run a question against an open index: resolve the target, walk, and report the flags.
+
+The walk itself is one SQL statement (``sql/walk.sql``); this module binds its parameters and
+turns its rows into plain values. It never reads git or the provider's JSON.
+"""
+
+from __future__ import annotations
+
+import json
+
+import apsw
+
+from ..base.errors import InvalidInput
+from ..base.records import record
+from ..base.rules import is_bounded_text
+from ..base.sqlfiles import query_sql
+from .questions import MAX_SEEDS, MAX_TARGET_CHARS, Question
+
+
+@record
+class Seeds:
+    nodes: tuple[int, ...]
+    overflow: bool
+
+
+@record
+class Step:
+    """One reported relationship: the edge crossed, between its own two endpoints."""
+
+    level: int
+    edge: int
+    origin: int
+    reached: int
+    seed: int
+
+
+@record
+class Walk:
+    steps: tuple[Step, ...]
+    over_budget: bool
+    depth_boundary: bool
+
+
+def resolve_seeds(connection: apsw.Connection, target: object, within: str | None = None) -> Seeds:
+    """The seeds ``target`` names (the seed's three tiers), only definitions under ``within``
+    when it is given (the operator's ``--in PATH``)."""
+    nodes = matching_nodes(connection, target, MAX_SEEDS + 1, within)
+    return Seeds(nodes[:MAX_SEEDS], len(nodes) > MAX_SEEDS)
+
+
+def matching_nodes(
+    connection: apsw.Connection, target: object, limit: int, within: str | None = None
+) -> tuple[int, ...]:
+    """Up to ``limit`` definitions ``target`` resolves to, in node order: the seeds are the first
+    eight; the operator's view counts the rest to say how many the seed bound dropped."""
+    if not is_bounded_text(target, MAX_TARGET_CHARS):
+        raise InvalidInput(
+            f"The target must be non-empty single-line text of at most {MAX_TARGET_CHARS} characters."
+        )
+    rows = connection.execute(
+        query_sql("resolve_target"), {"target": target, "limit": limit, "within": within}
+    ).fetchall()
+    return tuple(row[0] for row in rows)
+
+
+def walk(
+    connection: apsw.Connection, spec: Question, seeds: Seeds, depth: int, budget: int
+) -> Walk:
+    rows = connection.execute(
+        query_sql("walk"),
+        {
+            "seeds": json.dumps(list(seeds.nodes)),
+            "directions": json.dumps(list(spec.directions)),
+            "kinds": json.dumps(list(spec.kinds)),
+            "depth": depth,
+            "budget": budget,
+        },
+    ).fetchall()
+    steps = tuple(
+        Step(level, edge, origin, reached, seed)
+        for _, _, level, _, edge, origin, reached, seed in rows
+        if edge is not None
+    )
+    return Walk(steps, bool(rows[0][0]), bool(rows[0][1]))
