@@ -221,3 +221,16 @@ def test_a_reader_that_goes_away_is_no_traceback(tmp_path: Path, args: list[str]
     done = subprocess.run(["bash", "-c", f"set -o pipefail; {command}"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=60)
     assert "Traceback" not in done.stderr and done.returncode in (0, 1)
+
+
+def test_python_m_cm_graph_is_the_console_script(tmp_path: Path) -> None:
+    def module(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "cm_graph", *args], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120, check=False)
+
+    for args in (["--help"], ["version"]):
+        by_module, by_script = module(*args), cli(*args, cwd=tmp_path)
+        assert (by_module.returncode, by_module.stdout, by_module.stderr) == (0, by_script.stdout, "")
+    by_module, by_script = module("status", "--json"), cli("status", "--json", cwd=tmp_path)  # via typer
+    assert (by_module.returncode, by_module.stdout) == (by_script.returncode, by_script.stdout)
+    assert by_module.returncode != 0 and json.loads(by_module.stdout)
