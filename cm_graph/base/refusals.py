@@ -1,5 +1,5 @@
-"""The commands' one error boundary, without typer: a refusal becomes a reason code and one
-sentence on stderr (plus a JSON object on stdout with ``--json``) and exit code 1.
+"""The refusal a fault of the machine stands for: an operating system error or SQLite's own words,
+turned into a reason code and one sentence (the CLI's boundary, ``cli/boundary.py``, reports it).
 
 A damaged index surfaces from SQLite as ``apsw.Error`` anywhere a command reads it; it is reported
 as the ``unreadable`` refusal with the one remedy that works, never as a traceback. An operating
@@ -11,15 +11,10 @@ sentence that names no local path (``OSError.filename`` is never printed).
 from __future__ import annotations
 
 import errno
-from collections.abc import Callable
 
 import apsw
 
-from ..cli.output import print_json, print_refusal
 from .errors import Refusal
-
-REFUSED = 1
-
 
 # errno -> (reason, sentence). The sentence says what to do; the path stays out of it.
 OS_REFUSALS: dict[int, tuple[str, str]] = {
@@ -57,28 +52,3 @@ def refusal_for_sqlite_error(error: apsw.Error) -> Refusal:
         "An index file could not be opened (unwritable, missing or not a file); check the state directory.",
         reason="unreadable",
     )
-
-
-def report_refusal(refusal: Refusal, json_output: bool) -> int:
-    if json_output:
-        print_json({"status": "refused", "reason": refusal.reason, "detail": refusal.message})
-    print_refusal(refusal.reason, refusal.message)
-    return REFUSED
-
-
-def run_refusing(body: Callable[[], int | None], json_output: bool) -> int:
-    """The exit code ``body()`` returns (None counts as 0), or ``REFUSED`` once the refusal it
-    raised has been reported."""
-    try:
-        return body() or 0
-    except BrokenPipeError:
-        raise  # the reader went away: the entry point ends quietly, there is no one to tell
-    except (apsw.FullError, apsw.ReadOnlyError, apsw.CantOpenError) as error:
-        return report_refusal(refusal_for_sqlite_error(error), json_output)
-    except apsw.Error:
-        damaged = Refusal("An index file is damaged; run `cm-graph index --rebuild`.", reason="unreadable")
-        return report_refusal(damaged, json_output)
-    except Refusal as refusal:
-        return report_refusal(refusal, json_output)
-    except OSError as error:
-        return report_refusal(refusal_for_os_error(error), json_output)

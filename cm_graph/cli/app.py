@@ -27,7 +27,7 @@ from ..base.errors import InvalidInput, Refusal
 from ..base.git import changed_tracked_files
 from ..base.jsonio import dumps_canonical
 from ..base.privfs import read_regular_file, write_private_atomic
-from ..base.refusals import refusal_for_os_error, run_refusing
+from ..base.refusals import refusal_for_os_error
 from ..evidence.authorization import (
     POLICY_SCHEMA,
     mint_envelope,
@@ -40,6 +40,7 @@ from ..generation.store import read_current, read_generation, remove_graph_state
 from ..index.ensure import ensure_index, index_for, open_index_for, search_readiness
 from ..query.questions import check_budget, check_depth
 from ..query.questions import question as question_spec
+from .boundary import run_refusing
 from .output import print_json, print_refusal
 
 app = typer.Typer(

@@ -13,10 +13,10 @@ from pathlib import Path
 from ..base.errors import Refusal
 from ..base.jsonio import dumps_canonical
 from ..base.privfs import read_regular_file, write_private_atomic
-from ..base.refusals import run_refusing
 from ..evidence.ask import ask
 from ..evidence.authorization import MAX_AUTHORIZATION_BYTES, Authorization, parse_authorization
 from ..generation.layout import Workspace
+from .boundary import run_refusing
 from .output import print_json
 
 
