@@ -1,64 +1,119 @@
-"""Data flows one way: a lower stage never imports a higher one, and only the CLI layer uses rich."""
+"""The layers, as docs/architecture.md draws them: data flows one way through the stage packages.
+
+    base < generation < index < (provider | query) < evidence < (connections | audit) < cli
+
+A module may import its own stage and any lower one; the two sides of a pair never import each
+other; only cli/ talks to a terminal (typer, click, rich, stdout, stderr); only the export module
+speaks sqlite3/sqlite-utils. ruff's banned-api rule (pyproject.toml) holds the import part of the
+last two as code is written; this test holds all of it, lazy and TYPE_CHECKING imports included.
+"""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parent.parent / "cm_graph"
-# Lower index = lower stage. A module may import only modules of its own or a lower stage.
-STAGES = [
-    {"errors", "rules", "jsonio", "graphmodel", "resources", "output", "refusals", "records"},
-    {"privfs", "gitio", "manifest", "locking", "questions", "contract", "fixedroot", "providercache", "scope"},
-    {"layout", "artifact", "inventory", "jsonstream", "document", "indexdb", "storeshape", "scratch"},
-    {"generation", "importer", "publishing", "resolver", "indexseal", "indexrebind"},
-    {"status", "indexing", "provider", "provider_keeper", "sametree"},
-    {"building", "traversal", "answer", "documents"},
-    {"packet", "ask", "doctor", "audit", "diffing", "score", "export", "symbols", "suggest", "answerdata", "askview"},
-    {"connections"},
-    {"session"},
-    {"render"},
-    {"querycmd"},
-    {"cli"},
-    {"entry"},
-]
+# stage package -> rank; equal ranks are the two sides of a pair.
+RANKS = {
+    "base": 0,
+    "generation": 1,
+    "index": 2,
+    "provider": 3, "query": 3,
+    "evidence": 4,
+    "connections": 5, "audit": 5,
+    "cli": 6,
+}
+TERMINAL = {"typer", "click", "rich"}
+SQLITE_FAMILY = {"sqlite3", "sqlite_utils"}
+EXPORT_MODULE = "audit/export.py"
 
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def stage_of(path: Path) -> str | None:
+    """The stage package a module belongs to; None for cm_graph/__init__.py and __main__.py."""
+    parts = path.relative_to(PACKAGE).parts
+    return parts[0] if len(parts) > 1 else None
+
+
+def imported(path: Path) -> set[str]:
+    """Every module ``path`` imports, as an absolute dotted name (relative imports resolved)."""
+    package = ["cm_graph", *path.relative_to(PACKAGE).parts[:-1]]
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                found.add(node.module.split(".")[0])
-            else:
-                found.update(alias.name for alias in node.names)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
         elif isinstance(node, ast.Import):
-            found.update(alias.name.split(".")[0] for alias in node.names)
+            found.update(alias.name for alias in node.names)
     return found
 
 
-def _stage(module: str) -> int:
-    for index, members in enumerate(STAGES):
-        if module in members:
-            return index
-    raise AssertionError(f"cm_graph.{module} is not placed in a stage")
+def imported_stages(path: Path) -> set[str]:
+    return {name.split(".")[1] for name in imported(path) if name.startswith("cm_graph.") and
+            (PACKAGE / name.split(".")[1]).is_dir()}
 
 
-def test_every_module_is_placed_and_imports_only_downwards() -> None:
-    for path in sorted(PACKAGE.glob("*.py")):
-        if path.name == "__init__.py":
-            continue
-        module = path.stem
-        mine = _stage(module)
-        for imported in _imports(path) & {p.stem for p in PACKAGE.glob("*.py")}:
-            assert _stage(imported) <= mine, f"{module} imports higher-stage {imported}"
+def top_levels(path: Path) -> set[str]:
+    return {name.split(".")[0] for name in imported(path)}
 
 
-def test_rich_only_in_render_and_cli() -> None:
-    for path in sorted(PACKAGE.glob("*.py")):
-        if path.stem not in ("render", "cli"):
-            assert "rich" not in _imports(path), path.name
+def test_every_stage_package_is_ranked() -> None:
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert packages == set(RANKS), "place the new package in RANKS and in docs/architecture.md"
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_a_module_imports_only_its_own_stage_and_lower_ones(path: Path) -> None:
+    mine = stage_of(path)
+    # cm_graph/__main__.py stands above cli/ (it only calls the entry); __init__.py below everything
+    rank = {"__main__.py": RANKS["cli"] + 1, "__init__.py": -1}[path.name] if mine is None else RANKS[mine]
+    for other in imported_stages(path) - {mine}:
+        assert RANKS[other] < rank, (
+            f"{path.relative_to(PACKAGE)} ({mine}) imports {other}: "
+            + ("the two sides of a pair never import each other" if RANKS[other] == rank else "a higher stage")
+        )
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_cli_talks_to_a_terminal(path: Path) -> None:
+    if stage_of(path) == "cli":
+        return
+    assert not top_levels(path) & TERMINAL, f"{path.relative_to(PACKAGE)} imports a terminal library"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "sys":
+            assert node.attr not in ("stdout", "stderr", "__stdout__", "__stderr__"), (
+                f"{path.relative_to(PACKAGE)}:{node.lineno} writes to sys.{node.attr}; only cli/ does"
+            )
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            assert node.func.id != "print", f"{path.relative_to(PACKAGE)}:{node.lineno} prints; only cli/ does"
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_the_export_module_speaks_sqlite3(path: Path) -> None:
+    if path.relative_to(PACKAGE).as_posix() != EXPORT_MODULE:
+        assert not top_levels(path) & SQLITE_FAMILY, f"{path.relative_to(PACKAGE)} imports the sqlite3 family"
+
+
+def test_stage_init_files_stay_empty() -> None:
+    """An ``__init__.py`` runs on every import of its package: the fast start path pays for it."""
+    for stage in RANKS:
+        assert (PACKAGE / stage / "__init__.py").read_bytes() == b"", stage
+
+
+def test_sql_lives_beside_its_stage_under_a_unique_name() -> None:
+    """``query_sql(name)`` finds ``cm_graph/<stage>/sql/<name>.sql``: a name must say which file."""
+    names = [p.name for p in PACKAGE.glob("*/sql/*.sql")]
+    assert names and len(names) == len(set(names))
+    assert not (PACKAGE / "sql").exists()
 
 
 def test_cli_timeout_default_is_the_providers() -> None:
