@@ -40,8 +40,7 @@ from ..generation.store import read_current, read_generation, remove_graph_state
 from ..index.ensure import ensure_index, index_for, open_index_for, search_readiness
 from ..query.questions import check_budget, check_depth
 from ..query.questions import question as question_spec
-from .boundary import run_refusing
-from .output import print_json, print_refusal
+from .boundary import print_json, print_refusal, run_refusing
 
 app = typer.Typer(
     name="cm-graph",

@@ -1,20 +1,41 @@
-"""The commands' one error boundary, without typer: a refusal becomes a reason code and one
-sentence on stderr (plus a JSON object on stdout with ``--json``) and exit code 1; a damaged index
-(``apsw.Error``) and an operating system error become their refusals (``base/refusals.py``), never
-a traceback.
+"""The commands' one error boundary and the plain output every command needs, without typer or
+rich: JSON on stdout; a refusal becomes a reason code and one sentence on stderr (plus a JSON object
+on stdout with ``--json``) and exit code 1; a damaged index (``apsw.Error``) and an operating system
+error become their refusals (``base/refusals.py``), never a traceback.
+
+Kept apart from ``render`` so that ``--json`` runs and refusals never pay for importing rich.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 import apsw
 
 from ..base.errors import Refusal
+from ..base.jsonio import dumps_pretty
 from ..base.refusals import refusal_for_os_error, refusal_for_sqlite_error
-from .output import print_json, print_refusal
+
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import Any
 
 REFUSED = 1
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(dumps_pretty(value) + "\n")
+    sys.stdout.flush()
+
+
+def print_refusal(reason: str, message: str) -> None:
+    """``cm-graph: <reason>: <sentence>`` on stderr (bold red on a terminal)."""
+    line = f"cm-graph: {reason}: {message}"
+    if sys.stderr.isatty():
+        line = f"\033[1;31mcm-graph: {reason}\033[0m: {message}"
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def report_refusal(refusal: Refusal, json_output: bool) -> int:

@@ -16,8 +16,7 @@ from ..base.privfs import read_regular_file, write_private_atomic
 from ..evidence.ask import ask
 from ..evidence.authorization import MAX_AUTHORIZATION_BYTES, Authorization, parse_authorization
 from ..generation.layout import Workspace
-from .boundary import run_refusing
-from .output import print_json
+from .boundary import print_json, run_refusing
 
 
 def read_authorization(path: Path) -> Authorization:
