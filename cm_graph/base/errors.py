@@ -7,6 +7,24 @@ non-zero without a traceback.
 
 from __future__ import annotations
 
+# Every reason code a refusal or an unavailable answer can carry: one closed list, which
+# tests/test_vocabulary.py holds equal to the codes the source uses (docs/cli.md explains them).
+REASONS = frozenset({
+    # the graph's state (generation/status.py STATES)
+    "absent", "invalid", "oversized", "corrupt", "stale", "partial",
+    # the index and the reader
+    "unreadable", "reader_incompatible", "superseded",
+    # the question and the packet
+    "unresolved", "uncitable", "unauthorized", "unsafe_destination", "disconnected",
+    # builds and the provider
+    "busy", "current", "provider", "needs_attention", "not_configured",
+    # faults of the machine (base/refusals.py)
+    "read_only", "disk_full", "permission_denied", "not_a_file", "not_a_directory", "missing", "unsafe", "io",
+})
+
+# The one sentence for an index SQLite cannot read, wherever it surfaces.
+INDEX_DAMAGED = "The index file is damaged; run `cm-graph index --rebuild`."
+
 
 class Refusal(Exception):
     """An expected, explained failure: a stable reason code plus one sentence."""
@@ -90,3 +108,50 @@ class Unauthorized(Refusal):
     envelope does not name."""
 
     reason = "unauthorized"
+
+
+class ConnectionRefusal(Unauthorized):
+    """A connection cannot authorize this request (unknown, disconnected, or not covering it)."""
+
+    reason = "unauthorized"
+
+
+class BuildBusy(Refusal):
+    """Another build holds this checkout's lock past the wait."""
+
+    reason = "busy"
+
+
+class AlreadyCurrent(Refusal):
+    """``build`` found the graph already current for the revision (``refresh`` builds anyway)."""
+
+    reason = "current"
+
+
+class ProviderRefusal(Refusal):
+    """The pinned provider is missing, unverified, uncontained when containment is required, or
+    failed its run."""
+
+    reason = "provider"
+
+
+class FixedRootRefusal(Refusal):
+    """The provider's fixed run root cannot be made or held safely."""
+
+    reason = "provider"
+
+
+class IndexUnreadable(Refusal):
+    """An index file SQLite cannot open or read as ours."""
+
+    reason = "unreadable"
+
+
+class Uncitable(Refusal):
+    """No honest packet could be minted; ``next_action`` says what would change that."""
+
+    reason = "uncitable"
+
+    def __init__(self, message: str, next_action: str | None = None) -> None:
+        super().__init__(message)
+        self.next_action = next_action

@@ -9,14 +9,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import Refusal
+from .errors import BuildBusy
 from .privfs import FILE_MODE
 
 LOCK_WAIT_SECONDS = 35.0
-
-
-class BuildBusy(Refusal):
-    reason = "busy"
 
 
 @contextmanager

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import apsw
 
-from ..base.errors import Refusal
+from ..base.errors import INDEX_DAMAGED, Refusal
 from ..base.jsonio import dumps_pretty
 from ..base.refusals import refusal_for_os_error, refusal_for_sqlite_error
 
@@ -55,7 +55,7 @@ def run_refusing(body: Callable[[], int | None], json_output: bool) -> int:
     except (apsw.FullError, apsw.ReadOnlyError, apsw.CantOpenError) as error:
         return report_refusal(refusal_for_sqlite_error(error), json_output)
     except apsw.Error:
-        damaged = Refusal("An index file is damaged; run `cm-graph index --rebuild`.", reason="unreadable")
+        damaged = Refusal(INDEX_DAMAGED, reason="unreadable")
         return report_refusal(damaged, json_output)
     except Refusal as refusal:
         return report_refusal(refusal, json_output)

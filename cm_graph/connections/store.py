@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import InvalidInput, Refusal, Unauthorized
+from ..base.errors import ConnectionRefusal, InvalidInput, Refusal
 from ..base.git import checkout_root, resolve_revision
 from ..base.jsonio import dumps_canonical, loads_strict
 from ..base.locking import build_lock
@@ -53,10 +53,6 @@ EVIDENCE_FIELDS = (
     "kind", "retrieved_at", "source_revision", "source_built_at", "completeness",
     "truncated", "documents", "omissions",
 )
-
-
-class ConnectionRefusal(Unauthorized):
-    reason = "unauthorized"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 import apsw
 
-from ..base.errors import Corrupt, ReaderIncompatible, Refusal
+from ..base.errors import INDEX_DAMAGED, Corrupt, ReaderIncompatible, Refusal
 from ..base.records import record
 from ..generation.layout import Workspace
 from ..generation.status import graph_status
@@ -91,7 +91,7 @@ def ask(
         try:
             result = answer(connection, spec, target, depth, node_budget)
         except apsw.Error:
-            return unavailable("unreadable", "The index file is damaged; run `cm-graph index --rebuild`.")
+            return unavailable("unreadable", INDEX_DAMAGED)
         if not result.resolved:
             return unavailable("unresolved", "The target names no symbol or path in the graph.")
         limits = authorization.policy.limits
@@ -101,7 +101,7 @@ def ask(
                 limits["max_document_bytes"], limits["max_text_bytes"],
             )
         except apsw.Error:
-            return unavailable("unreadable", "The index file is damaged; run `cm-graph index --rebuild`.")
+            return unavailable("unreadable", INDEX_DAMAGED)
     finally:
         connection.close()
     try:

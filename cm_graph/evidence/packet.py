@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..base.errors import Refusal
+from ..base.errors import Refusal, Uncitable
 from ..base.jsonio import dumps_canonical
 from ..generation.manifest import Manifest
 from ..query.answer import Answer
@@ -22,16 +22,6 @@ if TYPE_CHECKING:
 
 PACKET_SCHEMA = "code_mower.contextPacket.v1"
 SUMMARY_SCHEMA = "code_mower.contextGraphQuery.v1"
-
-
-class Uncitable(Refusal):
-    """No honest packet could be minted; ``next_action`` says what would change that."""
-
-    reason = "uncitable"
-
-    def __init__(self, message: str, next_action: str | None = None) -> None:
-        super().__init__(message)
-        self.next_action = next_action
 
 
 _REAUTHORIZE = "Mint a fresh authorization for the current generation (`cm-graph auth init`) and retry."

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import apsw
 
-from ..base.errors import ReaderIncompatible, Refusal
+from ..base.errors import IndexUnreadable, ReaderIncompatible
 from ..base.records import record
 from ..base.sqlfiles import migration_files, schema_sql
 
@@ -37,10 +37,6 @@ class IndexReport:
     bytes: int = 0
     seconds: float = 0.0
     reused: bool = False
-
-
-class IndexUnreadable(Refusal):
-    reason = "unreadable"
 
 
 def configure(connection: apsw.Connection) -> None:

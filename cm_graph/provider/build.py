@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..base.errors import Refusal
+from ..base.errors import AlreadyCurrent, Refusal
 from ..base.git import PRIVATE_STATE, BlobReader, Census, read_census, refuse_partial_clone, resolve_revision
 from ..base.privfs import create_exclusive, ensure_private_dir
 from ..generation import artifact
@@ -35,10 +35,6 @@ from .sametree import refresh_same_tree
 
 # The progress stages a build reports, in order: census, materialise (with the file count),
 # provider running, pack, index; or census, same tree (no provider run), index.
-
-
-class AlreadyCurrent(Refusal):
-    reason = "current"
 
 
 @dataclass(frozen=True)

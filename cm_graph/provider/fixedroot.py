@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..base import locking
-from ..base.errors import Refusal
+from ..base.errors import FixedRootRefusal
 
 # The directories of the scratch dir the provider uses: the tree, its HOME and its TMPDIR.
 SCRATCH_PARTS = ("source", "home", "tmp")
@@ -47,10 +47,6 @@ RUN_ROOT = Path("/tmp/cm-graph-run")
 def fixed_root() -> Path:
     """Where the provider sees the scratch dir: the same path on every build of every user."""
     return RUN_ROOT
-
-
-class FixedRootRefusal(Refusal):
-    reason = "provider"
 
 
 def pin_mtimes(source: Path) -> None:

@@ -24,7 +24,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..base.errors import Refusal
+from ..base.errors import ProviderRefusal
 from ..generation.manifest import PINNED_PROVIDER, ProviderPin
 from ..index.graphmodel import normalise_distribution
 from .cache import ProviderCache
@@ -47,10 +47,6 @@ INSTALL_REMEDY = (
     "from the cm-graph checkout run `python -m pip install -e '.[provider,dev]'` "
     "(or `python -m pip install graphifyy==0.9.58`) with the interpreter that runs cm-graph."
 )
-
-
-class ProviderRefusal(Refusal):
-    reason = "provider"
 
 
 @dataclass(frozen=True)
