@@ -80,3 +80,51 @@ def test_the_damaged_index_sentence_is_spelled_once() -> None:
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and "is damaged;" in node.value:
                 spellings.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
     assert len(spellings) == 1 and spellings[0].startswith("base/errors.py:"), spellings
+
+
+# A limit with one name but two meanings is allowed only when the two are the same file read at two
+# stages for different purposes; each entry says why it is not one constant.
+SAME_NAME_APART = {
+    # generation/coverage.py reads the provider's inventory as evidence (16 MiB); provider/fixedroot.py
+    # only skips normalising an absurd one (256 MiB) and leaves the refusal to the coverage check.
+    "MAX_INVENTORY_BYTES",
+    # cli/app.py keeps a copy so that `cm-graph --help` does not load the provider module;
+    # test_architecture.py holds the two equal.
+    "DEFAULT_TIMEOUT_SECONDS",
+}
+SCHEMA_VALUE = r"(code_mower|cm_graph)\.[A-Za-z]+\.v[0-9]+"
+
+
+def module_constants() -> dict[str, list[str]]:
+    """UPPER_CASE names bound at module level to a literal (or arithmetic of literals) -> modules."""
+    defined: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                name = node.targets[0].id
+                literal = all(isinstance(n, ast.Constant | ast.BinOp | ast.operator) for n in ast.walk(node.value))
+                if name.isupper() and name != "TYPE_CHECKING" and literal:  # TYPE_CHECKING: typing unloaded
+                    defined.setdefault(name, []).append(str(path.relative_to(PACKAGE)))
+    return defined
+
+
+def test_each_schema_name_and_limit_is_defined_once() -> None:
+    twice = {name: where for name, where in module_constants().items() if len(where) > 1}
+    assert set(twice) == SAME_NAME_APART, twice
+
+
+def test_each_schema_string_is_written_once() -> None:
+    import re
+
+    seen: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and re.fullmatch(SCHEMA_VALUE, node.value):
+                seen.setdefault(node.value, []).append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert len(seen) > 10
+    assert {value: where for value, where in seen.items() if len(where) > 1} == {}

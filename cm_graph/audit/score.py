@@ -17,10 +17,10 @@ from ..base.errors import InvalidInput
 from ..base.git import count_lines, resolve_revision
 from ..base.jsonio import loads_strict
 from ..base.rules import PRIVATE_ROOTS, is_bounded_text, path_in_scope
+from ..evidence.documents import MAX_CITATIONS  # a packet's own limit
 
 QUALITY_SCHEMA = "code_mower.contextGraphQuality.v1"
 MAX_PACKET_BYTES = 262_144
-MAX_CITATIONS = 200
 GATE_RATE = 0.9
 # ASCII digits only: ``\d`` would take any Unicode decimal digit, so ``#L٣٣`` read as line 33
 # though no citation this project (or the provider) writes can carry one.

@@ -31,16 +31,16 @@ from ..generation.layout import Workspace
 from ..generation.status import graph_status
 from ..query.questions import QUESTION_NAMES
 from .storeshape import (
-    CONNECTION_SCHEMA,
     HANDLE,
     INDEX_SCHEMA,
+    LOCAL_CONNECTION_SCHEMA,
     MAX_ENTRIES,
     PROVIDER,
     check_connection_state,
     check_index,
 )
 
-SUMMARY_SCHEMA = "code_mower.contextConnectionSummary.v1"
+CONNECTION_SUMMARY_SCHEMA = "code_mower.contextConnectionSummary.v1"
 CONTEXT_SUMMARY_SCHEMA = "code_mower.contextSummary.v1"
 EVIDENCE_SCHEMA = "cm_graph.evidence.v1"
 MAX_STATE_BYTES = 262_144
@@ -136,7 +136,7 @@ class ConnectionStore:
         directory = self.root if at_root else self.directory_for(connection.name)
         ensure_private_dir(directory, private_from=self.root)
         write_private_atomic(directory / f"{connection.name}.json", dumps_canonical({
-            "schema": CONNECTION_SCHEMA,
+            "schema": LOCAL_CONNECTION_SCHEMA,
             "connection": connection.name,
             "provider": PROVIDER,
             "kind": "repository",
@@ -191,7 +191,7 @@ class ConnectionStore:
 
 def _summary(status: str, search: str, **extra: Any) -> dict[str, Any]:
     return {
-        "schema": SUMMARY_SCHEMA, "provider": PROVIDER, "kind": "repository", "status": status,
+        "schema": CONNECTION_SUMMARY_SCHEMA, "provider": PROVIDER, "kind": "repository", "status": status,
         "search": search, "memory": "unavailable", "credential_storage": "none", **extra,
     }
 

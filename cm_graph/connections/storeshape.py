@@ -16,7 +16,7 @@ from ..base.errors import InvalidInput
 from ..base.rules import bounded_text, is_bounded_text
 from ..evidence.authorization import string_list
 
-CONNECTION_SCHEMA = "code_mower.contextLocalGraphConnection.v1"
+LOCAL_CONNECTION_SCHEMA = "code_mower.contextLocalGraphConnection.v1"
 INDEX_SCHEMA = "code_mower.contextPacketIndex.v1"
 PROVIDER = "graphify"
 MAX_ENTRIES = 16
@@ -34,7 +34,7 @@ CORRUPT_INDEX = "The packet index is corrupt; disconnect and reconnect."
 
 def check_connection_state(value: Any, name: str) -> dict[str, Any]:
     """A saved ``code_mower.contextLocalGraphConnection.v1`` for ``name``, every field typed."""
-    if not isinstance(value, dict) or set(value) != STATE_KEYS or value["schema"] != CONNECTION_SCHEMA \
+    if not isinstance(value, dict) or set(value) != STATE_KEYS or value["schema"] != LOCAL_CONNECTION_SCHEMA \
             or value["connection"] != name or value["provider"] != PROVIDER \
             or value["kind"] != "repository" or value["state"] not in ("verified", "disconnected"):
         raise InvalidInput(UNSUPPORTED_STATE)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 POLICY_SCHEMA = "code_mower.contextPolicy.v1"
-CONNECTION_SCHEMA = "code_mower.contextConnection.v1"
+ENVELOPE_SCHEMA = "code_mower.contextConnection.v1"
 MAX_AUTHORIZATION_BYTES = 65_536
 AUTHORIZATION_SECONDS = 3600
 POLICY_LIMITS: dict[str, tuple[int, int]] = {  # name: (default, ceiling)
@@ -116,8 +116,8 @@ class Envelope:
 
 def parse_envelope(value: Any, now: datetime) -> Envelope:
     data = _exact(value, _ENVELOPE_KEYS, set(), "The connection envelope")
-    if data["schema"] != CONNECTION_SCHEMA:
-        raise InvalidInput(f"The connection envelope's schema must be {CONNECTION_SCHEMA}.")
+    if data["schema"] != ENVELOPE_SCHEMA:
+        raise InvalidInput(f"The connection envelope's schema must be {ENVELOPE_SCHEMA}.")
     if type(data["capability_version"]) is not int or data["capability_version"] != 1:
         raise InvalidInput("The connection envelope's capability_version must be 1.")
     kind = data["kind"]
@@ -205,7 +205,7 @@ def mint_envelope(
 
     """A local repository envelope for one generation, valid for an hour."""
     return {
-        "schema": CONNECTION_SCHEMA,
+        "schema": ENVELOPE_SCHEMA,
         "capability_version": 1,
         "connection": connection,
         "provider": provider,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 PACKET_SCHEMA = "code_mower.contextPacket.v1"
-SUMMARY_SCHEMA = "code_mower.contextGraphQuery.v1"
+QUERY_SUMMARY_SCHEMA = "code_mower.contextGraphQuery.v1"
 
 
 _REAUTHORIZE = "Mint a fresh authorization for the current generation (`cm-graph auth init`) and retry."
@@ -126,7 +126,7 @@ def available_summary(
     answer: Answer, packet: dict[str, Any], manifest: Manifest
 ) -> dict[str, Any]:
     return {
-        "schema": SUMMARY_SCHEMA,
+        "schema": QUERY_SUMMARY_SCHEMA,
         "status": "available",
         "dependent_work": "usable",
         "question": answer.question.name,
@@ -174,7 +174,7 @@ def unavailable_summary(
             "paused until then."
         )
     summary: dict[str, Any] = {
-        "schema": SUMMARY_SCHEMA,
+        "schema": QUERY_SUMMARY_SCHEMA,
         "status": "required_unavailable" if required else "optional_unavailable",
         "reason": reason,
         "dependent_work": "paused" if required else "usable",

@@ -352,7 +352,8 @@ def assess(
 
 
 def _is_manifest(entry: CensusEntry) -> bool:
-    return entry.path.rsplit("/", 1)[-1].lower() in scope.PACKAGE_MANIFESTS and entry.size <= scope.MAX_MANIFEST_BYTES
+    name = entry.path.rsplit("/", 1)[-1].lower()
+    return name in scope.PACKAGE_MANIFESTS and entry.size <= scope.MAX_PACKAGE_MANIFEST_BYTES
 
 
 MAX_UNCOVERED_LISTED = 10
@@ -370,7 +371,7 @@ def _digest_and_head(
     most 2 MB when the provider reads it, else the first 256 KiB)."""
     md5 = hashlib.md5(usedforsecurity=False)
     head = b""
-    budget = scope.MAX_MANIFEST_BYTES if keep_head == "whole" else _SNIFF_BYTES
+    budget = scope.MAX_PACKAGE_MANIFEST_BYTES if keep_head == "whole" else _SNIFF_BYTES
     for chunk in blobs.chunks(blob, size):
         md5.update(chunk)
         if keep_head and len(head) < budget:

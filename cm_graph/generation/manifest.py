@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..base.errors import InvalidInput, Oversized
+from ..base.git import MAX_TRACKED_BYTES  # the census's own limit
 from ..base.jsonio import dumps_canonical, loads_strict
 from ..base.records import record
 from ..base.rules import (
@@ -30,7 +31,6 @@ SCHEMA = "code_mower.contextGraphBuild.v1"
 MAX_MANIFEST_BYTES = 262_144
 MAX_ARTIFACT_BYTES = 268_435_456
 MAX_COUNT = 50_000
-MAX_TRACKED_BYTES = 536_870_912
 REQUIRED_OPTIONS = ("--code-only", "--no-cluster")
 REFUSED_OPTIONS = ("--cluster", "--no-code-only")
 MAX_OPTIONS = 16

@@ -36,7 +36,7 @@ ALWAYS_SKIPPED_FILES = frozenset({
 })
 # Package manifests: extracted by name, refused above this size ("manifest too large").
 PACKAGE_MANIFESTS = frozenset({"apm.yml", "apm.yaml", "pyproject.toml", "cargo.toml", "go.mod", "pom.xml"})
-MAX_MANIFEST_BYTES = 2_000_000
+MAX_PACKAGE_MANIFEST_BYTES = 2_000_000
 # Project XML (Lazarus packages, .slnx, MSBuild projects, XAML): refused above 2 MiB.
 PROJECT_XML_SUFFIXES = frozenset({".lpk", ".slnx", ".csproj", ".fsproj", ".vbproj", ".xaml"})
 MAX_PROJECT_XML_BYTES = 2 * 1024 * 1024
@@ -92,7 +92,7 @@ def scope_rule(path: str, size: int, *, admitted: bool | None, ignore_dirs: froz
         return rule
     if base in ALWAYS_SKIPPED_FILES:
         return SKIPPED_FILE
-    if base.lower() in PACKAGE_MANIFESTS and size > MAX_MANIFEST_BYTES:
+    if base.lower() in PACKAGE_MANIFESTS and size > MAX_PACKAGE_MANIFEST_BYTES:
         return SIZE_LIMIT
     if "." in base and base[base.rindex("."):].lower() in PROJECT_XML_SUFFIXES and size > MAX_PROJECT_XML_BYTES:
         return SIZE_LIMIT
