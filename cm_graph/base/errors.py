@@ -15,7 +15,7 @@ REASONS = frozenset({
     # the index and the reader
     "unreadable", "reader_incompatible", "superseded",
     # the question and the packet
-    "unresolved", "uncitable", "unauthorized", "unsafe_destination", "disconnected",
+    "unresolved", "uncitable", "unauthorized", "unsafe_destination", "disconnected", "budget_too_small",
     # builds and the provider
     "busy", "current", "provider", "needs_attention", "not_configured",
     # faults of the machine (base/refusals.py)

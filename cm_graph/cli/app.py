@@ -740,7 +740,7 @@ def _context_command(intent: str, summary: str) -> None:
         if json_output:
             sys.stdout.write(dumps(document) + "\n")
         else:
-            from ..context.view import print_context
+            from .context_view import print_context
             from .render import console
 
             print_context(console(), document)

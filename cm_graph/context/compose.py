@@ -20,7 +20,7 @@ from .coupling import coupled_with
 from .relations import CALLS, WALKS, used_relations
 from .resolve import Resolution, resolve
 from .sections import HOP_GROUPS, INTENTS, MAX_ITEMS, PRIMITIVES, coupling_section, filled, unavailable
-from .shape import ID_PLACEHOLDER, SCHEMA, CitationBook, answer_id, capability_id, listed, tag
+from .shape import CODE_CONTEXT_SCHEMA, ID_PLACEHOLDER, CitationBook, answer_id, capability_id, listed, tag
 from .walks import MAX_READ, walk
 
 NEXT_INTENT = {"how": "usage", "usage": "impact", "impact": "tests", "tests": "impact"}
@@ -61,7 +61,7 @@ def compose(
             if total > len(keep):
                 omissions.append({"section": name, "dropped": total - len(keep), "by": cut})
         document = {
-            "schema": SCHEMA, "status": "answered",
+            "schema": CODE_CONTEXT_SCHEMA, "status": "answered",
             "answer": _prose(anchor_item, sections),
             "intent": intent, "target": target,
             "anchors": [anchor_item],
@@ -297,7 +297,7 @@ def _unanswered(
         actions = [{"why": "a similar name", "command": f"cm-graph context {intent} {shlex.quote(s)}"}
                    for s in resolution.suggestions]
     document = {
-        "schema": SCHEMA, "status": resolution.status, "answer": text, "intent": intent, "target": target,
+        "schema": CODE_CONTEXT_SCHEMA, "status": resolution.status, "answer": text, "intent": intent, "target": target,
         "anchors": candidates, "candidates": {"shown": len(candidates), "total": resolution.total},
         "suggestions": list(resolution.suggestions), "sections": {}, "citations": book.entries,
         "capability_id": capability_id(intent, target), "answer_id": ID_PLACEHOLDER,

@@ -19,8 +19,8 @@ from ..base.records import record
 from ..base.rules import is_bounded_text
 from ..base.sqlfiles import context_sql, query_sql
 from ..index.graphmodel import callable_base
-from ..query.answer import similar_targets
 from ..query.questions import MAX_TARGET_CHARS
+from ..query.suggest import suggestions
 
 MAX_CANDIDATES = 12
 _READ = 500
@@ -48,14 +48,16 @@ def resolve(connection: apsw.Connection, target: object) -> Resolution:
             f"The target must be non-empty single-line text of at most {MAX_TARGET_CHARS} characters."
         )
     assert isinstance(target, str)
-    exact = [row[0] for row in connection.execute(query_sql("resolve_target"), {"target": target, "limit": _READ})]
+    bindings = {"target": target, "limit": _READ, "within": None}
+    exact = [row[0] for row in connection.execute(query_sql("resolve_target"), bindings)]
     if exact:
         files = _file_nodes(connection, exact, target)
         return _settle(files or exact, "path" if files else "label")
     for via, nodes in _qualified(connection, target):
         if nodes:
             return _settle(nodes, via)
-    return Resolution("unresolved", (), 0, "none", tuple(similar_targets(connection, target, MAX_CANDIDATES)))
+    ranked = dict.fromkeys(str(item["target"]) for item in suggestions(connection, target))
+    return Resolution("unresolved", (), 0, "none", tuple(ranked)[:MAX_CANDIDATES])
 
 
 def _settle(nodes: list[int], via: str) -> Resolution:

@@ -14,7 +14,7 @@ from typing import Any
 
 import apsw
 
-from ..base.errors import InvalidInput, Refusal
+from ..base.errors import INDEX_DAMAGED, InvalidInput, Refusal
 from ..base.git import GitFailure, resolve_revision
 from ..generation.layout import Workspace
 from ..generation.status import graph_status
@@ -48,7 +48,7 @@ def code_context(workspace: Workspace, intent: str, target: Any, *, max_chars: A
     try:
         return compose(connection, intent, target, graph, freshness, budget, history)
     except apsw.Error:
-        raise Refusal("The index file is damaged; run `cm-graph index --rebuild`.", reason="unreadable") from None
+        raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
     finally:
         connection.close()
         if history is not None:

@@ -90,24 +90,26 @@ def coupling_section(
               "max_changeset": int(params["max_changeset"]), "changesets_dropped": int(params["changesets_dropped"]),
               "min_revs": MIN_REVS, "min_shared": MIN_SHARED, "min_degree": MIN_DEGREE, "revs": revs}
     if status == "unavailable":
-        reason, detail = HISTORY_TRUNCATED
-        section = {"status": "unavailable", "reason": reason, "detail": detail, "shown": 0, "total": 0, "items": []}
+        section = _without_items("unavailable", *HISTORY_TRUNCATED)
     elif status == "insufficient_history":
         detail = (f"{path or 'Its file'} changed in {revs} of the {params['commits_read']} commits read; "
                   f"coupling needs at least {MIN_REVS}, so this is not evidence of no coupling.")
-        section = {"status": "empty", "reason": "insufficient_history", "detail": detail,
-                   "shown": 0, "total": 0, "items": []}
+        section = _without_items("empty", "insufficient_history", detail)
     elif total == 0 and explained:
         detail = f"All {explained} file(s) coupled with it have a graph path to it within depth 2."
-        section = {"status": "empty", "reason": "explained_by_graph", "detail": detail,
-                   "shown": 0, "total": 0, "items": []}
+        section = _without_items("empty", "explained_by_graph", detail)
     elif total == 0:
         hidden = " without a graph path between them" if name == "hidden_coupling" else ""
         detail = (f"No file changed together with it in at least {MIN_SHARED} commits at a degree of "
                   f"{MIN_DEGREE}% or more{hidden} ({revs} of {params['commits_read']} commits touch it).")
-        section = {"status": "empty", "reason": "below_thresholds", "detail": detail,
-                   "shown": 0, "total": 0, "items": []}
+        section = _without_items("empty", "below_thresholds", detail)
     else:
         section = filled(name, items, total, cut)
     section["parameters"] = window
     return section
+
+
+def _without_items(status: str, reason: str, detail: str) -> dict[str, Any]:
+    """A section that holds nothing, with the section reason code (the sections' own vocabulary,
+    not a refusal's) and its sentence."""
+    return {"status": status, "reason": reason, "detail": detail, "shown": 0, "total": 0, "items": []}

@@ -17,7 +17,7 @@ from ..base.jsonio import dumps_canonical
 from ..base.rules import citation_string
 from .resolve import normalise_target
 
-SCHEMA = "cm_graph.codeContext.v1"
+CODE_CONTEXT_SCHEMA = "cm_graph.codeContext.v1"
 LIST_HEAD = 6
 ID_PLACEHOLDER = "sha256:" + "0" * 64
 
