@@ -381,6 +381,8 @@ def markdown(document: dict[str, Any]) -> str:
     """One table per package: each step for cm-graph and Code Mower with the load beside it and
     Code Mower's time over cm-graph's; then the identity checks."""
     lines: list[str] = []
+    if not document["reference"].get("binary"):
+        lines += [f"Code Mower {REFERENCE_VERSION} columns skipped: {document['reference']['how']}.", ""]
     for result in document["results"]:
         ours, theirs = result["cm_graph"], result.get("code_mower", {})
         lines += [f"**{result['package'].replace('==', ' ')}** ({result['tracked_files']:,} files, "
@@ -456,7 +458,7 @@ def main() -> None:
     cache = args.cache_dir.resolve()
     cache.mkdir(parents=True, exist_ok=True)
     if args.no_reference:
-        binary, how = None, "skipped (--no-reference)"
+        binary, how = None, "--no-reference was given"
     else:
         binary, how = reference_bin(cache, args.reference_bin)
     log(f"reference: {how}")
