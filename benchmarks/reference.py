@@ -1,6 +1,9 @@
 """cm-graph side by side with the reference implementation, Code Mower 1.6.1 (issue 13, "Must show").
 
-    python benchmarks/reference.py requests==2.32.3 sympy==1.13.3 [--repeat 5] [--json-out F]
+    python benchmarks/reference.py requests==2.32.3 sympy==1.13.3 [--repeat 7] [--json-out F]
+        [--work-dir DIR]                                  (keep the checkouts and state dirs)
+    python benchmarks/reference.py --again F --work-dir DIR   (status and query once more, quieter)
+    python benchmarks/reference.py --markdown F               (the tables in docs/benchmarks.md)
 
 For each PyPI package (the one-commit wheel repositories of ``import_memory.prepare_corpus``,
 cached under ``--cache-dir``) this clones the corpus repository into a temp dir and, in one run on
@@ -275,7 +278,8 @@ def fast_steps(work: Path, target: str, reference: Path | None, repeat: int, san
     theirs = CodeMower(reference, repo, work / "pin.json")
     status = once(theirs.status(ref_state))
     if status["rc"] != 0 or not isinstance(status["out"], dict):
-        out["code_mower"] = {"status": brief(status)}
+        # e.g. its reader refuses a graph.json over its 64 MiB budget: no query to time
+        out["code_mower"] = {"status": brief(status, "query_reader")}
         return out
     ref_auth = theirs.authorization(cm_auth, status["out"]["build"]["generation"], work / "auth-ref.json")
     out["code_mower"] = {"status": median_of(theirs.status(ref_state), repeat),
@@ -377,10 +381,12 @@ def markdown(document: dict[str, Any]) -> str:
     """One table per package: each step for cm-graph and Code Mower with the load beside it and
     Code Mower's time over cm-graph's; then the identity checks."""
     lines: list[str] = []
+    if not document["reference"].get("binary"):
+        lines += [f"Code Mower {REFERENCE_VERSION} columns skipped: {document['reference']['how']}.", ""]
     for result in document["results"]:
         ours, theirs = result["cm_graph"], result.get("code_mower", {})
-        lines += [f"**{result['package'].replace('==', ' ')}** ({result['tracked_files']} files, "
-                  f"{ours['cold_build'].get('edges', '?')} edges; query target `{result['target']}`; "
+        lines += [f"**{result['package'].replace('==', ' ')}** ({result['tracked_files']:,} files, "
+                  f"{ours['cold_build'].get('edges', 0):,} edges; query target `{result['target']}`; "
                   f"one-file change in `{result['changed_file']}`)", "",
                   "| step | cm-graph | load | Code Mower 1.6.1 | load | Code Mower / cm-graph |",
                   "|---|---|---|---|---|---|"]
@@ -405,10 +411,12 @@ def markdown(document: dict[str, Any]) -> str:
                   f"against a cold build of that commit: "
                   f"{'**identical**' if ours['one_file_refresh_identical_to_cold'] else '**differs**'}."]
         if theirs:
+            packets = ("not compared (Code Mower answered no query)" if "query" not in theirs
+                       else "**identical**" if result.get("packets_identical") else "**differ**")
             lines.append(f"- Code Mower: same-tree refresh's artifact digest "
                          f"{'equals' if theirs.get('same_tree_refresh_same_digest_as_cold') else '**differs from**'}"
                          f" its cold build's; impact packets of the two (clock and generation id left out) "
-                         f"{'**identical**' if result.get('packets_identical') else '**differ**'}.")
+                         f"{packets}.")
         lines.append("")
     return "\n".join(lines)
 
@@ -450,7 +458,7 @@ def main() -> None:
     cache = args.cache_dir.resolve()
     cache.mkdir(parents=True, exist_ok=True)
     if args.no_reference:
-        binary, how = None, "skipped (--no-reference)"
+        binary, how = None, "--no-reference was given"
     else:
         binary, how = reference_bin(cache, args.reference_bin)
     log(f"reference: {how}")
