@@ -369,3 +369,24 @@ def test_the_installed_command_prints_the_in_process_bytes(g0_repo: Path, state_
         done = run_installed("context", intent, target, "--json", "--state-dir", state_dir, cwd=g0_repo)
         assert done.returncode == 0, done.stderr
         assert done.stdout == dumps(ask_context(workspace, intent, target)) + "\n"
+
+
+def test_the_rich_view_never_cuts_a_citation_at_80_columns(g0_repo: Path, state_dir: Path) -> None:
+    """At 80 columns a long path is folded onto the next line, never shortened with an ellipsis."""
+    import io
+
+    from rich.console import Console
+
+    from cm_graph.cli.context_view import _where, print_context
+
+    document = ask_context(published(g0_repo, state_dir, g0_graph()), "usage", G0_TARGETS["usage"])
+    assert document["citations"], "the test needs an answer with citations"
+    out = io.StringIO()
+    print_context(Console(file=out, width=80, color_system=None), document)
+    shown = out.getvalue()
+    assert "…" not in shown
+    folded = "".join(line.strip("│ ") for line in shown.splitlines())
+    shown_places = [_where(item)[0] for section in document["sections"].values() for item in section["items"]]
+    assert shown_places, "the test needs rows"
+    for place in shown_places:
+        assert place.replace(" ", "") in folded.replace(" ", ""), place

@@ -34,8 +34,9 @@ def print_context(out: Console, document: dict[str, Any]) -> None:
             out.print(Text(title, style="dim"))
             continue
         table = Table(title=Text(title), title_justify="left")
+        # A citation is folded onto the next line when narrow, never cut with an ellipsis.
         for column in ("", "name", "where", "how"):
-            table.add_column(column)
+            table.add_column(column, overflow="fold")
         for item in section["items"]:
             how = item.get("relation") or (f"shares {item['jaccard']}" if "jaccard" in item else "says")
             if "hop" in item:
