@@ -1050,6 +1050,26 @@ def test_uncitable_node_path_is_untraversable_not_a_refusal(repo: Path, state_di
     assert counts["code_nodes"] == len(g0_graph()["nodes"])
 
 
+UNSTATABLE_LABELS = ["{\n  program,\n  createCommand,\n} from './index.js'", "tab\there", "esc\x1b", "   "]
+
+
+@pytest.mark.parametrize("label", UNSTATABLE_LABELS)
+def test_a_label_no_sentence_can_state_is_untraversable_not_a_refusal(
+    repo: Path, state_dir: Path, label: str
+) -> None:
+    """The provider labels a multi-line destructured JavaScript import with its source text
+    (commander 12.1.0's esm.mjs): that record is not traversable, the rest of the graph is."""
+    graph = with_edges(
+        edge("n-import", "n-config", path="example_pkg/report.py", location="L6"),
+        nodes=[node("n-import", label, "example_pkg/report.py", "L4")],
+    )
+    loaded = load(repo, state_dir, graph)
+    assert "n-import" not in loaded.nodes
+    assert loaded.edges == G0_EDGES
+    assert _borders(loaded) == {"n-config"}
+    assert loaded.report.counts["untraversable_nodes"] == 1
+
+
 @pytest.mark.parametrize("path", UNCITABLE_PATHS)
 def test_uncitable_call_site_between_code_nodes_is_untraversable(
     repo: Path, state_dir: Path, path: str
@@ -1337,7 +1357,6 @@ def test_invalid_json_refuses(repo: Path, state_dir: Path, data: bytes) -> None:
         ("nodes", "label", ["parse_config"]),
         ("nodes", "label", "x" * 2000),
         ("nodes", "label", "x" * 513),
-        ("nodes", "label", "parse\nconfig"),
         ("nodes", "id", 7),
         ("nodes", "id", "x" * 513),
         ("nodes", "id", None),

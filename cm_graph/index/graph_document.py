@@ -328,16 +328,17 @@ class _RecordReader:
         path = "" if source_file in (None, "") else _record_path(source_file, "A node's source_file")
         if path and path_refused(path):
             raise Unreadable("A node of graph.json names a path outside the repository's scope.")
-        if path and not path_in_scope(path):
-            # A legal file name no citation can carry (a '#', a tab, ...): the seed's "not
-            # traversable at all". Its label is the file's own name, so it may hold the same
-            # characters; it is checked only as far as a required field is.
-            if not isinstance(record["label"], str) or not 0 < len(record["label"]) <= 512:
-                raise Unreadable("A node label must be non-empty text of at most 512 characters.")
+        label = record["label"]
+        if not isinstance(label, str) or not 0 < len(label) <= 512:
+            raise Unreadable("A node label must be non-empty text of at most 512 characters.")
+        if (path and not path_in_scope(path)) or not is_bounded_text(label, 512):
+            # A legal file name no citation can carry (a '#', a tab, ...), or a label no sentence
+            # can state on one line (the provider labels a multi-line destructured JavaScript
+            # import with its source text): the seed's "not traversable at all", for this record
+            # only, never a reason to refuse the whole graph.
             parse_location(record.get("source_location"), "A node")
             self.sink.add_untraversable(provider_id)
             return
-        label = bounded_text(record["label"], "A node label", 512, Unreadable)
         line = parse_location(record.get("source_location"), "A node")
         if path and not citation_in_scope(path, line):
             raise Unreadable("A node of graph.json names a path outside the repository's scope.")
