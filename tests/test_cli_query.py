@@ -528,7 +528,7 @@ def test_packet_into_a_missing_directory_is_a_clean_refusal(g0: Case) -> None:
 def test_packet_onto_a_directory_is_a_clean_refusal(g0: Case) -> None:
     auth = write_auth(g0, auth_document(g0))
     result = query(g0, auth, "--packet-out", g0.packet.parent)
-    assert_one_line_refusal(result, "unsafe_destination", "is not a regular file or symlink")
+    assert_one_line_refusal(result, "unsafe_destination", "is not a regular file")
     assert os.listdir(g0.packet.parent) == []
 
 
@@ -545,16 +545,24 @@ def _char_device(path: Path) -> None:
         pytest.skip("making a device node needs root (CAP_MKNOD)")
 
 
-@pytest.mark.parametrize("make", [_fifo, _char_device], ids=["fifo", "char-device"])
+def _link_to_a_fifo(path: Path) -> None:
+    """Like /dev/stdout (a symlink to /proc/self/fd/1, a pipe when piped): replacing the link
+    would break every process's /dev/stdout."""
+    _fifo(path.with_name("pipe"))
+    os.symlink("pipe", path)
+
+
+@pytest.mark.parametrize("make", [_fifo, _char_device, _link_to_a_fifo], ids=["fifo", "char-device", "link-to-fifo"])
 def test_packet_out_never_replaces_a_fifo_or_device(g0: Case, make: Callable[[Path], None]) -> None:
     make(g0.packet)
     before = os.lstat(g0.packet)
     auth = write_auth(g0, auth_document(g0))
     result = query(g0, auth, "--packet-out", g0.packet)
-    assert_one_line_refusal(result, "unsafe_destination", "is not a regular file or symlink")
+    assert_one_line_refusal(result, "unsafe_destination", "is not a regular file")
     after = os.lstat(g0.packet)
     assert (after.st_ino, after.st_mode, after.st_rdev) == (before.st_ino, before.st_mode, before.st_rdev)
-    assert os.listdir(g0.packet.parent) == ["packet.json"]  # no staging file left behind
+    expected = ["packet.json", "pipe"] if os.path.islink(g0.packet) else ["packet.json"]
+    assert sorted(os.listdir(g0.packet.parent)) == expected  # no staging file left behind
 
 
 def test_auth_init_out_never_replaces_a_fifo(g0: Case) -> None:
@@ -563,7 +571,7 @@ def test_auth_init_out_never_replaces_a_fifo(g0: Case) -> None:
     os.mkfifo(target)
     result = run("auth", "init", "--connection", "local-graph", "--repository", "owner/repo",
                  "--recipient", "claude:builder", *g0.where(), "--out", target)
-    assert_one_line_refusal(result, "unsafe_destination", "is not a regular file or symlink")
+    assert_one_line_refusal(result, "unsafe_destination", "is not a regular file")
     assert stat.S_ISFIFO(os.lstat(target).st_mode)
     assert sorted(os.listdir(g0.files)) == ["auth.json", "out"]
 

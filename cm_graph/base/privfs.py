@@ -108,21 +108,27 @@ def create_exclusive(path: Path) -> int:
 
 
 def check_replaceable(destination: Path) -> None:
-    """Refuse a destination that is neither absent, a regular file nor a symlink.
+    """Refuse a destination that is neither absent, a regular file nor a symlink to one.
 
     The seed replaces an existing destination rather than reopening it, which is right for a file
-    or a symlink (the link is replaced, its target untouched). A device node, FIFO, socket or
-    directory is something else the operator owns (as root, ``/dev/null`` itself): renaming over
-    it would destroy it, so nothing is written at all.
+    or a symlink to a file (the link is replaced, its target untouched). A device node, FIFO,
+    socket or directory is something else the operator owns (as root, ``/dev/null`` itself), and
+    so is a symlink that leads to one (``/dev/stdout`` -> ``/proc/self/fd/1``): renaming over it
+    would destroy it, so nothing is written at all. A dangling symlink is replaced.
     """
     try:
         mode = os.lstat(destination).st_mode
     except FileNotFoundError:
         return
-    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+    if stat.S_ISLNK(mode):
+        try:
+            mode = os.stat(destination).st_mode
+        except OSError:
+            return  # dangling (or a loop): nothing behind it to destroy
+    if not stat.S_ISREG(mode):
         raise UnsafeDestination(
-            "The output path exists and is not a regular file or symlink (a device, FIFO, socket or "
-            "directory); name a file instead."
+            "The output path exists and is not a regular file (a device, FIFO, socket, directory or a "
+            "symlink to one, such as /dev/stdout); name a file instead."
         )
 
 
