@@ -88,3 +88,12 @@ def test_an_empty_query_answer_says_there_is_nothing_within_the_bounds(g0_repo: 
     assert "no dependency relationship (calls, imports, references)" in summary["detail"]
     assert "depth 2 and node budget 40" in summary["detail"]
     assert "cm-graph ask symbol TARGET" in summary["next_action"]
+
+
+def test_an_unknown_revision_never_advises_removing_a_good_graph(g0_repo: Path, state_dir: Path) -> None:
+    publish(g0_repo, state_dir, g0_graph())
+    status = RUNNER.invoke(app, ["status", "--json", "--revision", "nosuchrev", *where(g0_repo, state_dir)])
+    value = json.loads(status.stdout)
+    assert status.exit_code == 1 and value["state"] == "invalid"
+    assert "remove" not in value["next_action"] and "revision" in value["next_action"]
+    assert RUNNER.invoke(app, ["status", "--json", *where(g0_repo, state_dir)]).exit_code == 0

@@ -167,7 +167,11 @@ def _judge(workspace: Workspace, revision: str, require_complete: bool, trust_se
     try:
         bound = resolve_revision(workspace.checkout, revision)
     except GitFailure as refusal:
-        return GraphStatus("invalid", refusal.message, generation)
+        # The graph is fine; the revision asked about is not: never advise removing it.
+        return GraphStatus(
+            "invalid", refusal.message, generation,
+            remedy="Check the revision (git rev-parse REVISION); the graph itself was not touched.",
+        )
     manifest = generation.manifest
     if (bound.commit, bound.tree) != (manifest.commit, manifest.tree):
         return GraphStatus(
