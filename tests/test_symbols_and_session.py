@@ -37,6 +37,13 @@ def test_symbols_of_a_bare_file_name_suggests_the_path(where: list[str]) -> None
     assert result.stderr.startswith("cm-graph: unresolved: ") and "Did you mean: pkg/other.py?" in result.stderr
 
 
+def test_symbols_of_a_blank_path_is_refused_not_the_pathless_stubs(where: list[str]) -> None:  # noqa: F811
+    for blank in ("", "/", "   "):
+        result = RUNNER.invoke(app, ["symbols", blank, *where])
+        assert result.exit_code == 1 and result.stdout == "", (blank, result.stdout)
+        assert result.stderr.startswith("cm-graph: invalid: "), result.stderr
+
+
 def test_session_init_writes_a_private_file_prepare_reads(tmp_path: Path) -> None:
     out = tmp_path / "work.session.json"
     made = RUNNER.invoke(app, [

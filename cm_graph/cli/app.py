@@ -400,8 +400,11 @@ def symbols_command(
     """List a file's definitions (label, kind, line) from the index, by line."""
     from ..query.suggest import suggestions
     from ..query.symbols import file_symbols
+    from ..base.rules import is_bounded_text
     from .render import console, print_symbols
 
+    if not is_bounded_text(path.strip("/"), 1024):
+        raise Refusal("Name a repository-relative file path (one line, not blank).", reason="invalid")
     workspace = Workspace.locate(repo_path, state_dir)
     generation = require_current(workspace, revision, require_complete=not allow_partial)
     connection = open_index_for(generation)
