@@ -1,6 +1,6 @@
 """Benchmarks for code_context (issue 16): latency per intent, caller recall/precision, coupling.
 
-    python benchmarks/context.py [--packages requests,axios,sympy] [--targets 200] [--out DIR]
+    python benchmarks/context.py [--packages requests,axios,rxjs,sympy] [--targets 200] [--out DIR]
 
 1. latency: for each prepared corpus package (``corpus.prepare_real``, cached under
    /tmp/cm-graph-bench), publish its provider output, open the index once and time
@@ -8,7 +8,8 @@
    resolves to one definition, in node order) plus the ten most-called ones; p50/p95/max.
 2. callers vs ground truth: for the ten most-called functions whose name is defined once in the
    commit (so a name-based truth is about them), a parser independent of the provider (Python:
-   an ``ast`` walk of the commit's files; JavaScript: ``acorn``, see js_truth.py) lists the
+   an ``ast`` walk of the commit's files; JavaScript/TypeScript: acorn and @babel/parser, see
+   js_truth.py) lists the
    definitions that call the name or pass it as an argument (a callback); the composed ``usage``
    callers and the seed's ``impact`` (hop 1, its ``calls`` relations) are scored against it
    (recall, precision).
@@ -217,11 +218,11 @@ def _lenient(sites: set[tuple[str, tuple[str, ...]]], claims: set[tuple[str, str
 
 
 def ground_truth(registry: str, repo: Path, cache: Path) -> GroundTruth:
-    """Python's ``ast`` for a PyPI package, ``acorn`` (js_truth.py) for an npm one."""
+    """Python's ``ast`` for a PyPI package, acorn/@babel/parser (js_truth.py) for an npm one."""
     if registry == "pypi":
         return GroundTruth("ast", _ast_definitions(repo), functools.partial(_ast_callers, repo))
     parsed = js_truth.parse_checkout(repo, cache)
-    return GroundTruth(f"{js_truth.ACORN} ({parsed.parsed} files, {len(parsed.unparsed)} unparsed)",
+    return GroundTruth(f"{js_truth.ACORN} + {js_truth.BABEL} ({parsed.parsed} files, {len(parsed.unparsed)} unparsed)",
                        parsed.definitions, parsed.callers, parsed.sites)
 
 
@@ -336,7 +337,7 @@ def coupling_speed(commits: int, scratch: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--packages", default="requests,axios,sympy")
+    parser.add_argument("--packages", default="requests,axios,rxjs,sympy")
     parser.add_argument("--targets", type=int, default=200)
     parser.add_argument("--commits", type=int, default=5000)
     parser.add_argument("--callers-only", action="store_true", help="skip coupling and latency")

@@ -1,10 +1,12 @@
-"""An independent caller ground truth for JavaScript: the ``acorn`` parser run over a commit.
+"""An independent caller ground truth for JavaScript and TypeScript: real parsers over a commit.
 
 ``benchmarks/context.py`` scores the composed ``usage`` callers and the seed's ``impact`` against a
 truth that does not come from the provider. For Python that is an ``ast`` walk; for JavaScript it
-is this: ``acorn`` (pinned, installed once with ``npm install --prefix <cache>/js-truth``) parses
-every tracked ``.js``/``.cjs``/``.mjs`` file of the checkout, and a small node script (written here
-at run time) walks each syntax tree, recording
+is this: ``acorn`` parses every tracked ``.js``/``.cjs``/``.mjs`` file of the checkout and
+``@babel/parser`` (``typescript`` and ``estree`` plugins: the same tree shapes) every ``.ts``/
+``.tsx``/``.mts``/``.cts`` one (both pinned, installed once with ``npm install --prefix
+<cache>/js-truth``), and a small node script (written here at run time) walks each syntax tree,
+recording
 
 * **definitions**: every name a function or class is defined under (function and class
   declarations, class methods, ``const f = () => ...`` / ``function`` expressions, object-literal
@@ -18,8 +20,8 @@ at run time) walks each syntax tree, recording
   their outer declaration.
 
 Limits (stated in docs/benchmarks.md): it is name-based (``obj.name(`` counts whatever ``obj``
-is, hence the targets are names defined once); TypeScript declaration files (``*.d.ts``) carry no
-bodies and are not parsed; a file acorn cannot parse is counted and skipped.
+is, hence the targets are names defined once); declaration files (``*.d.ts``, ``*.d.cts``)
+carry no bodies and are not parsed; a file the parser refuses is counted and skipped.
 """
 
 from __future__ import annotations
@@ -31,14 +33,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ACORN = "acorn@8.14.0"
+BABEL = "@babel/parser@7.26.3"  # TypeScript, as ESTree (its `estree` plugin), so one walker serves both
 MODULE_OWNER = "<module>"
-SUFFIXES = ("*.js", "*.cjs", "*.mjs")
+SUFFIXES = ("*.js", "*.cjs", "*.mjs", "*.ts", "*.tsx", "*.mts", "*.cts")
 
 WALKER = r"""
 const fs = require('fs');
 const path = require('path');
 const acorn = require(process.argv[2]);
-const repo = process.argv[3];
+const babel = require(process.argv[3]);
+const repo = process.argv[4];
 const files = JSON.parse(fs.readFileSync(0, 'utf8'));
 const definitions = {};
 const uses = [];
@@ -112,7 +116,12 @@ for (const file of files) {
   let tree = null;
   for (const sourceType of ['module', 'script']) {
     try {
-      tree = acorn.parse(text, {ecmaVersion: 'latest', sourceType, allowHashBang: true});
+      if (/\.[cm]?tsx?$/.test(file)) {
+        const plugins = ['estree', /x$/.test(file) ? 'jsx' : null, 'typescript', 'decorators-legacy'];
+        tree = babel.parse(text, {sourceType, plugins: plugins.filter(Boolean)}).program;
+      } else {
+        tree = acorn.parse(text, {ecmaVersion: 'latest', sourceType, allowHashBang: true});
+      }
       break;
     } catch (error) { tree = null; }
   }
@@ -144,26 +153,26 @@ class JsTruth:
         return {(path, chain) for path, chain, used, _ in self.uses if used == name}
 
 
-def install_acorn(cache: Path) -> Path:
-    """The pinned acorn package directory under ``cache`` (installed with npm once)."""
+def install_parsers(cache: Path) -> tuple[Path, Path]:
+    """The pinned acorn and @babel/parser package directories under ``cache`` (npm, once)."""
     prefix = cache / "js-truth"
-    package = prefix / "node_modules" / "acorn"
-    if not (package / "package.json").is_file():
+    packages = (prefix / "node_modules" / "acorn", prefix / "node_modules" / "@babel" / "parser")
+    if not all((p / "package.json").is_file() for p in packages):
         prefix.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-save", "--silent", ACORN], check=True,
-                       stdout=subprocess.DEVNULL)
-    return package
+        subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-save", "--silent", ACORN, BABEL],
+                       check=True, stdout=subprocess.DEVNULL)
+    return packages
 
 
 @functools.cache
 def parse_checkout(repo: Path, cache: Path) -> JsTruth:
     """Run the walker over every tracked JavaScript file of ``repo`` (one commit, clean)."""
-    acorn = install_acorn(cache)
-    listed = subprocess.run(["git", "-C", str(repo), "ls-files", *SUFFIXES], capture_output=True, text=True,
-                            check=True).stdout.split()
+    acorn, babel = install_parsers(cache)
+    listed = [path for path in subprocess.run(["git", "-C", str(repo), "ls-files", *SUFFIXES], capture_output=True,
+                                              text=True, check=True).stdout.split() if ".d." not in path]
     script = cache / "js-truth" / "walk_callers.cjs"
     script.write_text(WALKER, encoding="utf-8")
-    done = subprocess.run(["node", str(script), str(acorn), str(repo)], input=json.dumps(sorted(listed)),
+    done = subprocess.run(["node", str(script), str(acorn), str(babel), str(repo)], input=json.dumps(sorted(listed)),
                           capture_output=True, text=True, check=True)
     found = json.loads(done.stdout)
     uses = tuple((path, tuple(chain), name, kind) for path, chain, name, kind in found["uses"])

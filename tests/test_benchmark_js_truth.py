@@ -1,8 +1,9 @@
-"""benchmarks/js_truth.py, the JavaScript caller ground truth of benchmarks/context.py: acorn over
-a real one-commit repository finds calls, ``obj.name(...)``, ``new``, ``.call`` and callbacks,
-credits each to its nearest named definition (the enclosing ones kept for the lenient score),
-leaves out references that are not calls, reads tracked files only, and counts what it cannot
-parse. The lenient score accepts an enclosing definition but not the module for a nested site."""
+"""benchmarks/js_truth.py, the JavaScript/TypeScript caller ground truth of benchmarks/context.py:
+acorn and @babel/parser over a real one-commit repository find calls, ``obj.name(...)``,
+``new``, ``.call`` and callbacks (TypeScript too; declaration files are not read), credit each
+to its nearest named definition (the enclosing ones kept for the lenient score), leave out
+references that are not calls, read tracked files only, and count what they cannot parse. The
+lenient score accepts an enclosing definition but not the module for a nested site."""
 
 from __future__ import annotations
 
@@ -33,6 +34,14 @@ Thing.call(null);
 export default { helper };
 """
 USE = "import u from './util.js';\nfunction user() { return u.helper(3); }\n"
+TYPED = """\
+import { helper } from './util.js';
+export class Box<T> {
+  private readonly value: T;
+  constructor(value: T) { this.value = value; }
+  open(): T { return helper(this.value as unknown as T); }
+}
+"""
 
 
 def _repo(tmp_path: Path) -> Path:
@@ -40,6 +49,8 @@ def _repo(tmp_path: Path) -> Path:
     (repo / "lib").mkdir(parents=True)
     (repo / "lib" / "util.js").write_text(UTIL)
     (repo / "lib" / "use.js").write_text(USE)
+    (repo / "lib" / "typed.ts").write_text(TYPED)
+    (repo / "lib" / "typed.d.ts").write_text("export declare function helper(x: number): number;\n")
     (repo / "broken.js").write_text("function (\n")
     run = {"check": True, "capture_output": True}
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], **run)
@@ -59,12 +70,13 @@ def cache() -> Path:
 
 def test_callers_definitions_and_unparsed_files(tmp_path: Path, cache: Path) -> None:
     truth = js_truth.parse_checkout(_repo(tmp_path), cache)
-    assert truth.parsed == 2 and truth.unparsed == ("broken.js",)
+    assert truth.parsed == 3 and truth.unparsed == ("broken.js",)  # typed.d.ts is not read
     assert {name: truth.definitions[name] for name in ("helper", "Thing", "run", "outer", "inner", "arrow")} == {
         "helper": 1, "Thing": 1, "run": 1, "outer": 1, "inner": 1, "arrow": 1}
     # Calls, a method call through an object, a callback; not the export object; not untracked files.
     assert truth.callers("helper") == {("lib/util.js", "constructor"), ("lib/util.js", "run"),
-                                       ("lib/util.js", "inner"), ("lib/use.js", "user")}
+                                       ("lib/util.js", "inner"), ("lib/use.js", "user"), ("lib/typed.ts", "open")}
+    assert truth.definitions["helper"] == 1 and truth.definitions["open"] == 1
     assert truth.callers("Thing") == {("lib/util.js", "arrow"), ("lib/util.js", "<module>")}
     assert ("lib/util.js", ("<module>", "outer", "inner")) in truth.sites("helper")
 
