@@ -1,16 +1,18 @@
 """Benchmarks for code_context (issue 16): latency per intent, caller recall/precision, coupling.
 
-    python benchmarks/context.py [--packages requests,axios,sympy] [--targets 200] [--out DIR]
+    python benchmarks/context.py [--packages requests,axios,rxjs,sympy] [--targets 200] [--out DIR]
 
 1. latency: for each prepared corpus package (``corpus.prepare_real``, cached under
    /tmp/cm-graph-bench), publish its provider output, open the index once and time
    ``compose()`` in-process for every intent over ``--targets`` targets (every k-th symbol that
    resolves to one definition, in node order) plus the ten most-called ones; p50/p95/max.
-2. callers vs ground truth (Python packages): for the ten most-called functions whose name is
-   defined once in the commit (so a name-based truth is about them),
-   an ``ast`` walk of the commit's files (independent of the provider) lists the definitions that
-   call the name or pass it as an argument (a callback); the composed ``usage`` callers and the
-   seed's ``impact`` (hop 1, its ``calls`` relations) are scored against it (recall, precision).
+2. callers vs ground truth: for the ten most-called functions whose name is defined once in the
+   commit (so a name-based truth is about them), a parser independent of the provider (Python:
+   an ``ast`` walk of the commit's files; JavaScript/TypeScript: acorn and @babel/parser, see
+   js_truth.py) lists the
+   definitions that call the name or pass it as an argument (a callback); the composed ``usage``
+   callers and the seed's ``impact`` (hop 1, its ``calls`` relations) are scored against it
+   (recall, precision).
 3. change coupling: a synthetic repository of 5,000 commits (git fast-import), history built
    from scratch; seconds.
 """
@@ -28,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import corpus  # noqa: E402
+import js_truth  # noqa: E402
 
 FIXED_BUILT_AT = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 INTENTS = ("how", "usage", "impact", "tests")
@@ -133,7 +138,7 @@ def _budget_on_hubs(connection: Any, hubs: list[tuple[str, str, int]], graph: di
 
 def _ast_callers(repo: Path, name: str) -> set[tuple[str, str]]:
     """(path, enclosing definition) of every call of ``name`` (``name(...)`` or ``x.name(...)``) and
-    every argument passing ``name`` itself, in the commit's Python files (module level: the file)."""
+    every argument passing ``name`` itself, in the commit's Python files (top level: ``<module>``)."""
     found: set[tuple[str, str]] = set()
     for path, tree in _parsed(repo):
 
@@ -151,7 +156,7 @@ def _ast_callers(repo: Path, name: str) -> set[tuple[str, str]]:
                         found.add((path, owner))
                 visit(child, inner)
 
-        visit(tree, path.rsplit("/", 1)[-1])
+        visit(tree, js_truth.MODULE_OWNER)
     return found
 
 
@@ -180,19 +185,55 @@ def _ast_definitions(repo: Path) -> dict[str, int]:
 
 
 def _unit(label: str, path: str) -> tuple[str, str]:
+    """(path, definition name) of a node, as the ground truths name a caller: a module's own node
+    (labelled by its file name or its path, depending on the language) is ``<module>``."""
+    if label in (path, path.rsplit("/", 1)[-1]):
+        return path, js_truth.MODULE_OWNER
     base = label.lstrip(".")
     base = base[: base.index("(")] if "(" in base else base
     return path, base
 
 
-def callers_vs_truth(workspace: Any, top: list[tuple[str, str, int]]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class GroundTruth:
+    """An independent (provider-free) account of one checkout: how often each name is defined,
+    and who calls a name."""
+
+    parser: str
+    definitions: dict[str, int]
+    callers: Callable[[str], set[tuple[str, str]]]
+    sites: Callable[[str], set[tuple[str, tuple[str, ...]]]] | None = None  # for the lenient score
+
+
+def _lenient(sites: set[tuple[str, tuple[str, ...]]], claims: set[tuple[str, str]]) -> tuple[int, int]:
+    """(true callers found, claims right) when a claim may name any named definition enclosing a
+    call site (``<module>`` only for a top-level site)."""
+    found, right = set(), set()
+    for path, chain in sites:
+        accepted = {(path, owner) for owner in chain[1:]} or {(path, chain[0])}
+        if accepted & claims:
+            found.add((path, chain[-1]))
+            right |= accepted & claims
+    return len(found), len(right)
+
+
+def ground_truth(registry: str, repo: Path, cache: Path) -> GroundTruth:
+    """Python's ``ast`` for a PyPI package, acorn/@babel/parser (js_truth.py) for an npm one."""
+    if registry == "pypi":
+        return GroundTruth("ast", _ast_definitions(repo), functools.partial(_ast_callers, repo))
+    parsed = js_truth.parse_checkout(repo, cache)
+    return GroundTruth(f"{js_truth.ACORN} + {js_truth.BABEL} ({parsed.parsed} files, {len(parsed.unparsed)} unparsed)",
+                       parsed.definitions, parsed.callers, parsed.sites)
+
+
+def callers_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of: GroundTruth) -> dict[str, Any]:
     from cm_graph.context.relations import INCOMING, WALKS, WalkSpec
     from cm_graph.generation.status import require_current
     from cm_graph.index.ensure import open_index_for
     from cm_graph.query.answer import answer
     from cm_graph.query.questions import QUESTIONS
 
-    defined = _ast_definitions(workspace.checkout)
+    defined = truth_of.definitions
     # A name-based truth is only independent evidence for a name defined once in the commit.
     top = [t for t in top if defined.get(_unit(t[0], t[1])[1], 0) == 1][:10]
     totals = {"truth": 0, "composed": 0, "composed_hit": 0, "seed": 0, "seed_hit": 0, "calls_only": 0,
@@ -202,7 +243,7 @@ def callers_vs_truth(workspace: Any, top: list[tuple[str, str, int]]) -> dict[st
     try:
         for label, path, node in top:
             name = _unit(label, path)[1]
-            truth = _ast_callers(workspace.checkout, name)
+            truth = truth_of.callers(name)
             # Every caller the composed walk reaches (the section shows 12 of them; all are claims).
             composed = _reached(connection, node, WALKS["callers"])
             # The same walk over the seed's word alone (`calls`): what the richer map adds.
@@ -214,9 +255,17 @@ def callers_vs_truth(workspace: Any, top: list[tuple[str, str, int]]) -> dict[st
                    "seed": len(seed), "seed_hit": len(seed & truth),
                    "calls_only": len(calls_only), "calls_only_hit": len(calls_only & truth),
                    "composed_only": sorted(f"{p}::{n}" for p, n in composed - seed)[:5],
-                   "missed": sorted(f"{p}::{n}" for p, n in truth - composed)[:5]}
+                   "missed": sorted(f"{p}::{n}" for p, n in truth - composed)[:5],
+                   "wrong": sorted(f"{p}::{n}" for p, n in composed - truth)[:5]}
+            if truth_of.sites is not None:
+                sites = truth_of.sites(name)
+                row["lenient_composed_found"], row["lenient_composed_right"] = _lenient(sites, composed)
+                row["lenient_seed_found"], row["lenient_seed_right"] = _lenient(sites, seed)
+                for key in ("lenient_composed_found", "lenient_composed_right", "lenient_seed_found",
+                            "lenient_seed_right"):
+                    totals[key] = totals.get(key, 0) + row[key]
             rows.append(row)
-            for key in totals:
+            for key in ("truth", "composed", "composed_hit", "seed", "seed_hit", "calls_only", "calls_only_hit"):
                 totals[key] += row[key]
     finally:
         connection.close()
@@ -224,12 +273,20 @@ def callers_vs_truth(workspace: Any, top: list[tuple[str, str, int]]) -> dict[st
     def ratio(a: int, b: int) -> float | None:
         return round(a / b, 3) if b else None
 
-    return {"targets": rows, "recall_composed": ratio(totals["composed_hit"], totals["truth"]),
+    return {"truth": truth_of.parser, "targets": rows,
+            "recall_composed": ratio(totals["composed_hit"], totals["truth"]),
             "precision_composed": ratio(totals["composed_hit"], totals["composed"]),
             "recall_seed": ratio(totals["seed_hit"], totals["truth"]),
             "precision_seed": ratio(totals["seed_hit"], totals["seed"]),
             "recall_calls_only": ratio(totals["calls_only_hit"], totals["truth"]),
-            "precision_calls_only": ratio(totals["calls_only_hit"], totals["calls_only"]), "totals": totals}
+            "precision_calls_only": ratio(totals["calls_only_hit"], totals["calls_only"]),
+            **({"lenient": {
+                "recall_composed": ratio(totals["lenient_composed_found"], totals["truth"]),
+                "precision_composed": ratio(totals["lenient_composed_right"], totals["composed"]),
+                "recall_seed": ratio(totals["lenient_seed_found"], totals["truth"]),
+                "precision_seed": ratio(totals["lenient_seed_right"], totals["seed"])}}
+               if "lenient_seed_found" in totals else {}),
+            "totals": totals}
 
 
 def _reached(connection: Any, node: int, spec: Any) -> set[tuple[str, str]]:
@@ -280,7 +337,7 @@ def coupling_speed(commits: int, scratch: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--packages", default="requests,axios,sympy")
+    parser.add_argument("--packages", default="requests,axios,rxjs,sympy")
     parser.add_argument("--targets", type=int, default=200)
     parser.add_argument("--commits", type=int, default=5000)
     parser.add_argument("--callers-only", action="store_true", help="skip coupling and latency")
@@ -308,8 +365,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             measured = latency(workspace, opts.targets)
         entry: dict[str, Any] = {"language": package.language, "latency": measured["latency"]}
-        if package.registry == "pypi":
-            entry["callers"] = callers_vs_truth(workspace, measured["top"])
+        truth = ground_truth(package.registry, workspace.checkout, opts.cache)
+        entry["callers"] = callers_vs_truth(workspace, measured["top"], truth)
         results[f"{package.name} {package.version}"] = entry
         log(f"{package.name}: {json.dumps(entry)[:600]}")
     (opts.out / "results.json").write_text(json.dumps(results, indent=1))

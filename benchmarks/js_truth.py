@@ -1,0 +1,179 @@
+"""An independent caller ground truth for JavaScript and TypeScript: real parsers over a commit.
+
+``benchmarks/context.py`` scores the composed ``usage`` callers and the seed's ``impact`` against a
+truth that does not come from the provider. For Python that is an ``ast`` walk; for JavaScript it
+is this: ``acorn`` parses every tracked ``.js``/``.cjs``/``.mjs`` file of the checkout and
+``@babel/parser`` (``typescript`` and ``estree`` plugins: the same tree shapes) every ``.ts``/
+``.tsx``/``.mts``/``.cts`` one (both pinned, installed once with ``npm install --prefix
+<cache>/js-truth``), and a small node script (written here at run time) walks each syntax tree,
+recording
+
+* **definitions**: every name a function or class is defined under (function and class
+  declarations, class methods, ``const f = () => ...`` / ``function`` expressions, object-literal
+  functions and methods, ``x.f = function ...`` assignments, named function expressions), counted;
+* **uses**: ``(path, owners, name)`` for every call ``name(...)``, ``obj.name(...)``,
+  ``new name(...)``, ``name.call/apply/bind(...)``, and every identifier ``name`` passed as a call
+  argument (a callback), where ``owners`` are the enclosing *named* definitions, outermost first,
+  after ``<module>`` (anonymous callbacks and arrows belong to the function they are written in).
+  The strict caller is the nearest one; the lenient score also accepts an enclosing one, since
+  the provider names nested named callbacks (``function executor(...)`` inside a method) by
+  their outer declaration.
+
+Limits (stated in docs/benchmarks.md): it is name-based (``obj.name(`` counts whatever ``obj``
+is, hence the targets are names defined once); declaration files (``*.d.ts``, ``*.d.cts``)
+carry no bodies and are not parsed; a file the parser refuses is counted and skipped.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+ACORN = "acorn@8.14.0"
+BABEL = "@babel/parser@7.26.3"  # TypeScript, as ESTree (its `estree` plugin), so one walker serves both
+MODULE_OWNER = "<module>"
+SUFFIXES = ("*.js", "*.cjs", "*.mjs", "*.ts", "*.tsx", "*.mts", "*.cts")
+
+WALKER = r"""
+const fs = require('fs');
+const path = require('path');
+const acorn = require(process.argv[2]);
+const babel = require(process.argv[3]);
+const repo = process.argv[4];
+const files = JSON.parse(fs.readFileSync(0, 'utf8'));
+const definitions = {};
+const uses = [];
+const unparsed = [];
+
+function keyName(key) {
+  if (!key) return null;
+  if (key.type === 'Identifier') return key.name;
+  if (key.type === 'PrivateIdentifier') return key.name;
+  if (key.type === 'Literal' && typeof key.value === 'string') return key.value;
+  return null;
+}
+const isFunction = (n) => n && (n.type === 'FunctionExpression' || n.type === 'ArrowFunctionExpression');
+
+// The name a node defines, if it is a named function, class or method.
+function definedName(node) {
+  switch (node.type) {
+    case 'FunctionDeclaration': case 'ClassDeclaration': case 'ClassExpression':
+      return node.id ? node.id.name : null;
+    case 'FunctionExpression':
+      return node.id ? node.id.name : null;
+    case 'MethodDefinition': case 'PropertyDefinition':
+      return (node.value && (isFunction(node.value) || node.type === 'MethodDefinition')) ? keyName(node.key) : null;
+    case 'Property':
+      return isFunction(node.value) ? keyName(node.key) : null;
+    case 'VariableDeclarator':
+      if (node.id.type !== 'Identifier' || !node.init) return null;
+      return (isFunction(node.init) || node.init.type === 'ClassExpression') ? node.id.name : null;
+    case 'AssignmentExpression':
+      if (!isFunction(node.right)) return null;
+      if (node.left.type === 'Identifier') return node.left.name;
+      if (node.left.type === 'MemberExpression' && !node.left.computed) return keyName(node.left.property);
+      return null;
+    default:
+      return null;
+  }
+}
+
+function calledName(callee) {
+  if (callee.type === 'Identifier') return callee.name;
+  if (callee.type === 'MemberExpression' && !callee.computed) {
+    const property = keyName(callee.property);
+    if (['call', 'apply', 'bind'].includes(property) && callee.object.type === 'Identifier') return callee.object.name;
+    return property;
+  }
+  return null;
+}
+
+function visit(node, owner, file) {
+  if (!node || typeof node.type !== 'string') return;
+  const defined = definedName(node);
+  if (defined !== null) definitions[defined] = (definitions[defined] || 0) + 1;
+  if (node.type === 'CallExpression' || node.type === 'NewExpression') {
+    const name = calledName(node.callee);
+    if (name !== null) uses.push([file, owner, name, 'call']);
+    for (const argument of node.arguments) {
+      if (argument.type === 'Identifier') uses.push([file, owner, argument.name, 'argument']);
+    }
+  }
+  const inner = defined !== null ? owner.concat([defined]) : owner;
+  for (const key of Object.keys(node)) {
+    if (key === 'type' || key === 'start' || key === 'end') continue;
+    const value = node[key];
+    if (Array.isArray(value)) for (const child of value) visit(child, inner, file);
+    else if (value && typeof value === 'object') visit(value, inner, file);
+  }
+}
+
+for (const file of files) {
+  const text = fs.readFileSync(path.join(repo, file), 'utf8');
+  let tree = null;
+  for (const sourceType of ['module', 'script']) {
+    try {
+      if (/\.[cm]?tsx?$/.test(file)) {
+        const plugins = ['estree', /x$/.test(file) ? 'jsx' : null, 'typescript', 'decorators-legacy'];
+        tree = babel.parse(text, {sourceType, plugins: plugins.filter(Boolean)}).program;
+      } else {
+        tree = acorn.parse(text, {ecmaVersion: 'latest', sourceType, allowHashBang: true});
+      }
+      break;
+    } catch (error) { tree = null; }
+  }
+  if (tree === null) { unparsed.push(file); continue; }
+  visit(tree, ['<module>'], file);
+}
+process.stdout.write(JSON.stringify({definitions, uses, unparsed, parsed: files.length - unparsed.length}));
+"""
+
+
+@dataclass(frozen=True)
+class JsTruth:
+    """What the parser found in one checkout."""
+
+    definitions: dict[str, int]
+    uses: tuple[tuple[str, tuple[str, ...], str, str], ...]
+    parsed: int
+    unparsed: tuple[str, ...]
+
+    def callers(self, name: str) -> set[tuple[str, str]]:
+        """(path, owner) of every definition (or module top level) that calls or passes ``name``:
+        the nearest enclosing named definition."""
+        return {(path, chain[-1]) for path, chain, used, _ in self.uses if used == name}
+
+    def sites(self, name: str) -> set[tuple[str, tuple[str, ...]]]:
+        """(path, enclosing named definitions, outermost first) of every use of ``name``: a caller
+        named at a coarser granularity (the outer function of a nested named callback) is still
+        about this site."""
+        return {(path, chain) for path, chain, used, _ in self.uses if used == name}
+
+
+def install_parsers(cache: Path) -> tuple[Path, Path]:
+    """The pinned acorn and @babel/parser package directories under ``cache`` (npm, once)."""
+    prefix = cache / "js-truth"
+    packages = (prefix / "node_modules" / "acorn", prefix / "node_modules" / "@babel" / "parser")
+    if not all((p / "package.json").is_file() for p in packages):
+        prefix.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-save", "--silent", ACORN, BABEL],
+                       check=True, stdout=subprocess.DEVNULL)
+    return packages
+
+
+@functools.cache
+def parse_checkout(repo: Path, cache: Path) -> JsTruth:
+    """Run the walker over every tracked JavaScript file of ``repo`` (one commit, clean)."""
+    acorn, babel = install_parsers(cache)
+    listed = [path for path in subprocess.run(["git", "-C", str(repo), "ls-files", *SUFFIXES], capture_output=True,
+                                              text=True, check=True).stdout.split() if ".d." not in path]
+    script = cache / "js-truth" / "walk_callers.cjs"
+    script.write_text(WALKER, encoding="utf-8")
+    done = subprocess.run(["node", str(script), str(acorn), str(babel), str(repo)], input=json.dumps(sorted(listed)),
+                          capture_output=True, text=True, check=True)
+    found = json.loads(done.stdout)
+    uses = tuple((path, tuple(chain), name, kind) for path, chain, name, kind in found["uses"])
+    return JsTruth(found["definitions"], uses, found["parsed"], tuple(found["unparsed"]))
