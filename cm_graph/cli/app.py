@@ -398,9 +398,9 @@ def symbols_command(
     json_output: Json = False,
 ) -> None:
     """List a file's definitions (label, kind, line) from the index, by line."""
+    from ..base.rules import is_bounded_text
     from ..query.suggest import suggestions
     from ..query.symbols import file_symbols
-    from ..base.rules import is_bounded_text
     from .render import console, print_symbols
 
     if not is_bounded_text(path.strip("/"), 1024):
