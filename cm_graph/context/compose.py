@@ -274,7 +274,7 @@ def _next_actions(
         actions.append({"why": "items were dropped to fit the budget",
                         "command": f"cm-graph context {intent} {shlex.quote(target)} --max-chars {max_chars * 2}"})
     follow = NEXT_INTENT[intent]
-    actions.append({"why": f"then ask {follow}", "command": f"cm-graph context {follow} {shlex.quote(target)}"})
+    actions.append({"why": f"then the {follow} intent", "command": f"cm-graph context {follow} {shlex.quote(target)}"})
     return actions
 
 
