@@ -6,6 +6,22 @@ from pathlib import Path
 import pytest
 
 from .g0 import make_g0_repo
+from .helpers import provider_missing
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The one provider skip guard: a test marked ``provider`` (the marker on the test, its
+    module or one of its parameters) is skipped, with the reason, when the pinned provider is not
+    installed and verified beside this interpreter; no test file checks for it on its own."""
+    if not any(item.get_closest_marker("provider") for item in items):
+        return
+    missing = provider_missing()
+    if missing is None:
+        return
+    skip = pytest.mark.skip(reason=f"pinned provider unavailable: {missing}")
+    for item in items:
+        if item.get_closest_marker("provider"):
+            item.add_marker(skip)
 
 
 @pytest.fixture

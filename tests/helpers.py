@@ -12,9 +12,11 @@ import os
 import subprocess
 import sys
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from cm_graph.base.errors import Refusal
 from cm_graph.base.git import BlobReader, read_census, resolve_revision
 from cm_graph.generation import artifact
 from cm_graph.generation.coverage import assess, read_inventory
@@ -22,6 +24,7 @@ from cm_graph.generation.layout import Workspace
 from cm_graph.generation.manifest import PINNED_PROVIDER, ProviderPin
 from cm_graph.generation.store import publish as publish_generation
 from cm_graph.provider.publish import make_manifest_factory
+from cm_graph.provider.run import default_executable, verify_provider
 
 FIXED_DATE = "2026-01-01T12:00:00+00:00"
 FIXED_BUILT_AT = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -154,3 +157,14 @@ def run_installed(*args: Any, cwd: Path) -> subprocess.CompletedProcess[str]:
         [str(CM_GRAPH), *(str(arg) for arg in args)], cwd=cwd, env=env,
         capture_output=True, text=True, timeout=120, check=False,
     )
+
+
+@cache
+def provider_missing() -> str | None:
+    """Why the pinned provider cannot run here (its refusal's sentence), or None when it can: the
+    one check behind the ``provider`` marker (conftest.py skips a marked test on it), asked once."""
+    try:
+        verify_provider(default_executable())
+    except Refusal as refusal:
+        return refusal.message
+    return None

@@ -198,10 +198,6 @@ REAL_PACKAGE = {
 
 @pytest.mark.provider
 def test_suggestions_on_a_graph_the_real_provider_built(tmp_path: Path) -> None:
-    from .test_audits import PROVIDER_MISSING
-
-    if PROVIDER_MISSING is not None:
-        pytest.skip(f"pinned provider unavailable: {PROVIDER_MISSING}")
     repo = make_repo(tmp_path / "repo", REAL_PACKAGE)
     where = ["--repo-path", str(repo), "--state-dir", str(tmp_path / "state")]
     built = RUNNER.invoke(app, ["build", "--json", *where])

@@ -37,33 +37,16 @@ import apsw
 import pytest
 from typer.testing import CliRunner, Result
 
-from cm_graph.base.errors import Refusal
 from cm_graph.cli.app import app
 from cm_graph.generation.layout import Workspace
 from cm_graph.generation.store import ARTIFACT_NAME, read_current
 from cm_graph.index.format import INDEX_TABLES
-from cm_graph.provider.run import default_executable, verify_provider
 
 from .g0 import g0_graph
 from .helpers import commit_all, git, make_repo, publish, write_files
 
 RUNNER = CliRunner()
 WIDE = {"COLUMNS": "200"}
-
-
-def _provider_missing() -> str | None:
-    try:
-        verify_provider(default_executable())
-    except Refusal as refusal:
-        return refusal.message
-    return None
-
-
-PROVIDER_MISSING = _provider_missing()
-needs_provider = [
-    pytest.mark.provider,
-    pytest.mark.skipif(PROVIDER_MISSING is not None, reason=f"pinned provider unavailable: {PROVIDER_MISSING}"),
-]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -227,8 +210,6 @@ class History:
 @pytest.fixture(scope="module")
 def history(tmp_path_factory: pytest.TempPathFactory) -> History:
     """Three commits of a small package, each built by the real provider; all generations kept."""
-    if PROVIDER_MISSING is not None:
-        pytest.skip(f"pinned provider unavailable: {PROVIDER_MISSING}")
     base = tmp_path_factory.mktemp("history")
     case = Case(make_repo(base / "repo", {**PACKAGE_V1}), base / "state")
     generations = [run_json("build", *case.where())["generation"]]
@@ -246,7 +227,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> History:
 # --------------------------------------------------------------------------- reproducibility
 
 
-@pytest.mark.parametrize("source", ["g0", pytest.param("provider", marks=needs_provider)])
+@pytest.mark.parametrize("source", ["g0", pytest.param("provider", marks=pytest.mark.provider)])
 def test_index_rebuilt_elsewhere_is_byte_identical(
     source: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:

@@ -54,19 +54,6 @@ GENERATION = re.compile(r"[0-9a-f]{32}")
 INDEX_TABLES = ("nodes", "edges", "adjacency", "census", "exclusions", "undeclared_endpoints", "counts")
 
 
-def _real_provider_ready() -> bool:
-    try:
-        verify_provider(default_executable())
-    except Refusal:
-        return False
-    return True
-
-
-needs_provider = pytest.mark.skipif(
-    not _real_provider_ready(),
-    reason="the pinned provider graphifyy==0.9.58 is not installed beside this interpreter; "
-    "install it with: pip install -e '.[provider]'",
-)
 needs_bwrap = pytest.mark.skipif(not BWRAP.exists(), reason="bubblewrap (/usr/bin/bwrap) is not installed")
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 
@@ -300,7 +287,6 @@ def assert_untouched(workspace: Workspace, before: str) -> None:
 
 
 @pytest.mark.provider
-@needs_provider
 def test_build_status_refresh_and_prune(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", ijson_files())
     state = tmp_path / "state"
@@ -358,7 +344,6 @@ def test_build_status_refresh_and_prune(tmp_path: Path) -> None:
 
 
 @pytest.mark.provider
-@needs_provider
 def test_new_commit_is_stale_and_tampering_is_corrupt(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", ijson_files())
     state = tmp_path / "state"
@@ -392,7 +377,6 @@ def test_new_commit_is_stale_and_tampering_is_corrupt(tmp_path: Path) -> None:
 
 
 @pytest.mark.provider
-@needs_provider
 @pytest.mark.parametrize(
     ("extra", "completeness", "because", "unsupported"),
     [
@@ -429,7 +413,6 @@ def test_uncovered_inputs_make_a_partial_build(
 
 
 @pytest.mark.provider
-@needs_provider
 def test_two_builds_of_one_commit_differ_only_in_generation_identity(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", ijson_files())
     state = tmp_path / "state"
@@ -474,7 +457,6 @@ def test_two_builds_of_one_commit_differ_only_in_generation_identity(tmp_path: P
 
 
 @pytest.mark.provider
-@needs_provider
 @needs_bwrap
 def test_sandbox_required_is_contained_and_off_is_not(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", ijson_files())
@@ -490,7 +472,6 @@ def test_sandbox_required_is_contained_and_off_is_not(tmp_path: Path) -> None:
 
 
 @pytest.mark.provider
-@needs_provider
 def test_doctor_reports_checks_with_and_without_a_build(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", ijson_files())
     state = tmp_path / "state"

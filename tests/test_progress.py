@@ -20,7 +20,7 @@ import pytest
 from cm_graph.generation.store import read_current
 
 from .helpers import commit_all, make_repo
-from .test_lifecycle import baseline, ijson_files, install_provider, needs_provider, where
+from .test_lifecycle import baseline, ijson_files, install_provider, where
 
 __all__ = ["baseline"]  # the fixture, used by name below
 
@@ -48,7 +48,6 @@ def run_with_stderr_on_a_terminal(*args: str) -> tuple[int, bytes, bytes]:
     return child.wait(timeout=60), stdout, ANSI.sub(b"", bytes(shown))
 
 
-@needs_provider
 @pytest.mark.provider
 def test_a_terminal_shows_each_stage_and_json_or_a_pipe_shows_nothing(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", ijson_files())

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from cm_graph.provider.run import bwrap_path, default_executable
+from cm_graph.provider.run import bwrap_path
 
 from .helpers import make_repo
 
@@ -30,7 +30,6 @@ START_WITHIN_SECONDS = 60.0
 
 pytestmark = [
     pytest.mark.provider,
-    pytest.mark.skipif(default_executable() is None, reason="the pinned provider is not installed"),
     pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc"),
 ]
 

@@ -31,9 +31,9 @@ from cm_graph.provider.fixedroot import fixed_root
 from cm_graph.provider.run import ProviderRefusal, verify_provider
 
 from .helpers import commit_all, git, make_repo, write_files
-from .test_lifecycle import BWRAP, artifact_members, cli, ijson_files, install_provider, needs_provider, where
+from .test_lifecycle import BWRAP, artifact_members, cli, ijson_files, install_provider, where
 
-pytestmark = [pytest.mark.provider, needs_provider]
+pytestmark = [pytest.mark.provider]
 
 FAILS_IF_RUN = "import sys\nsys.exit(3)\n"
 

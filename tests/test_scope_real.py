@@ -22,7 +22,7 @@ from cm_graph.generation.store import read_current
 
 from .g0 import g0_graph
 from .helpers import commit_all, git, make_repo, write_output
-from .test_lifecycle import cli, needs_provider, where
+from .test_lifecycle import cli, where
 
 OK = "def ok():\n    return 1\n"
 # Inputs the provider never dispatches, by its own rules, with the rule cm-graph must name.
@@ -56,7 +56,6 @@ def _sources(graph: dict[str, Any]) -> set[str]:
 
 
 @pytest.mark.provider
-@needs_provider
 def test_scope_exclusions_empty_inputs_and_tracked_ignored_files(tmp_path: Path) -> None:
     files: dict[str, str | bytes] = {path: OK for path in OUT_OF_SCOPE}
     files["web/package-lock.json"] = "{}\n"
@@ -116,7 +115,6 @@ def test_scope_exclusions_empty_inputs_and_tracked_ignored_files(tmp_path: Path)
 
 
 @pytest.mark.provider
-@needs_provider
 def test_a_file_the_provider_fails_on_stays_missing_with_a_next_action(tmp_path: Path) -> None:
     # Invalid TOML: the provider's manifest extractor errors ("manifest parse error"), which is
     # not its empty rule; Terraform: dispatched, but the pinned install lacks its grammar.
@@ -156,7 +154,6 @@ def test_a_file_the_provider_fails_on_stays_missing_with_a_next_action(tmp_path:
 
 
 @pytest.mark.provider
-@needs_provider
 def test_different_exclusions_give_generations_that_differ(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"pkg/ok.py": OK, "vendor/dep.py": "def dep():\n    return 2\n"})
     state = tmp_path / "state"

@@ -125,7 +125,7 @@ def _exit_status(pid: int) -> int:
 
 def _read_until_eof(fd: int, deadline: float) -> bytes:
     """All of ``fd`` until EOF; TimeoutError once ``deadline`` passes, even while data flows."""
-    chunks = []
+    chunks: list[bytes] = []
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     while True:

@@ -23,6 +23,15 @@ else:
         return lambda decorator: decorator
 
 
+if TYPE_CHECKING:
+    def replaced(value: T, **changes: object) -> T:
+        """``value`` with the named fields changed (type checkers see a frozen dataclass, which
+        has no ``_replace``; at run time a record is a named tuple, which has)."""
+else:
+    def replaced(value, **changes):
+        return value._replace(**changes)
+
+
 @dataclass_transform(frozen_default=True)
 def record(cls: type[T]) -> type[T]:
     """The class ``cls`` as a tuple subclass: fields in annotation order, trailing defaults, value

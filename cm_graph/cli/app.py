@@ -410,7 +410,7 @@ def symbols_command(
     connection = open_index_for(generation)
     try:
         listed = file_symbols(connection, path.strip("/"))
-        near = [] if listed else [item["text"] for item in suggestions(connection, path) if item["why"] == "path"]
+        near = [] if listed else [str(item["text"]) for item in suggestions(connection, path) if item["why"] == "path"]
     finally:
         connection.close()
     if not listed:

@@ -14,9 +14,10 @@ from typing import Any
 import apsw
 
 from ..base.sqlfiles import context_sql, query_sql
+from ..base.sqlrows import fetch_rows
 from ..evidence.documents import CitationChecker
 from .budget import fit
-from .coupling import coupled_with
+from .coupling import coupled_with, read_params
 from .relations import CALLS, WALKS, used_relations
 from .resolve import Resolution, resolve
 from .sections import HOP_GROUPS, INTENTS, MAX_ITEMS, PRIMITIVES, coupling_section, filled, unavailable
@@ -55,7 +56,8 @@ def compose(
             cut = ("max_chars" if dropped[name] else "read_limit" if read_limited
                    else "max_items" if shown[name] < total else None)
             if coupling:
-                sections[name] = coupling_section(name, *coupling[0], keep, total, cut)
+                status, params, path, revs, explained = coupling[0]
+                sections[name] = coupling_section(name, status, params, path, revs, explained, keep, total, cut)
             else:
                 sections[name] = filled(name, keep, total, cut)
             if total > len(keep):
@@ -147,10 +149,10 @@ def _reaching(step: Any, by_node: dict[int, Any], nodes: dict[int, dict[str, Any
 
 
 def _similar(connection: apsw.Connection, node: int) -> tuple[list[dict[str, Any]], int, bool]:
-    rows = connection.execute(
+    rows = fetch_rows(connection.execute(
         context_sql("similar_by_callees"),
         {"anchor": node, "relations": json.dumps(list(CALLS)), "limit": MAX_READ + 1},
-    ).fetchall()
+    ), tuple[int, int, int, int])
     limited = len(rows) > MAX_READ
     rows = rows[:MAX_READ]
     nodes = _describe(connection, [row[0] for row in rows[:MAX_ITEMS]])
@@ -165,7 +167,10 @@ def _similar(connection: apsw.Connection, node: int) -> tuple[list[dict[str, Any
 def _rationale(
     connection: apsw.Connection, node: int, *, concepts_only: bool
 ) -> tuple[list[dict[str, Any]], int, bool]:
-    rows = connection.execute(context_sql("rationale_of"), {"node": node, "limit": MAX_READ + 1}).fetchall()
+    rows = fetch_rows(
+        connection.execute(context_sql("rationale_of"), {"node": node, "limit": MAX_READ + 1}),
+        tuple[str, int, str, int],
+    )
     limited = len(rows) > MAX_READ
     items = [{"text": text, "truncated": bool(truncated), "path": path, "line": line}
              for path, line, text, truncated in rows[:MAX_READ]
@@ -176,7 +181,7 @@ def _rationale(
 def _coupling(connection: apsw.Connection, history: apsw.Connection, path: str, *, hidden: bool) -> tuple[Any, ...]:
     found = coupled_with(history, path) if path else None
     if found is None:
-        params = dict(history.execute("SELECT name, value FROM params").fetchall())
+        params = read_params(history)
         return [], 0, False, ("insufficient_history", params, path, 0, 0)
     pairs = list(found.pairs)
     explained = 0

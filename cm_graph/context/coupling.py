@@ -30,6 +30,7 @@ from ..base.git import run_git
 from ..base.privfs import temp_sibling
 from ..base.records import record
 from ..base.sqlfiles import context_sql
+from ..base.sqlrows import fetch_rows, fetch_value
 from ..index.format import configure
 
 WINDOW_COMMITS = 5000
@@ -175,7 +176,7 @@ def _reusable_history(
         except Refusal:
             continue
         try:
-            old = dict(connection.execute("SELECT name, value FROM params").fetchall())
+            old = read_params(connection)
             if old.get("commit") == commit or int(old["commits_read"]) >= int(old["window_commits"]) or (
                 old["window_commits"], old["max_changeset"]) != (str(window), str(MAX_CHANGESET)) or run_git(
                 checkout, "merge-base", "--is-ancestor", old["commit"], commit, check=False
@@ -198,7 +199,7 @@ def _reusable_history(
 def open_history(path: Path) -> apsw.Connection:
     try:
         connection = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_NOFOLLOW)
-        if connection.execute("PRAGMA application_id").fetchall()[0][0] != HISTORY_APPLICATION_ID:
+        if fetch_value(connection.execute("PRAGMA application_id"), int) != HISTORY_APPLICATION_ID:
             connection.close()
             raise Refusal("The history file was not written by cm-graph.", reason="unreadable")
     except apsw.Error:
@@ -214,11 +215,16 @@ class Coupling:
     pairs: tuple[tuple[str, int, int, int, int], ...]  # (other, shared, revs_path, revs_other, degree)
 
 
+def read_params(history: apsw.Connection) -> dict[str, str]:
+    """The parameters a history file was computed with (``params``: name and value, both text)."""
+    return dict(fetch_rows(history.execute("SELECT name, value FROM params"), tuple[str, str]))
+
+
 def coupled_with(history: apsw.Connection, path: str) -> Coupling:
-    params = dict(history.execute("SELECT name, value FROM params").fetchall())
+    params = read_params(history)
     if params.get("shallow") == "1":
         return Coupling("unavailable", params, 0, ())
-    rows = history.execute("SELECT n FROM revs WHERE path = ?", (path,)).fetchall()
+    rows = fetch_rows(history.execute("SELECT n FROM revs WHERE path = ?", (path,)), tuple[int])
     revs = rows[0][0] if rows else 0
     if revs < MIN_REVS:
         return Coupling("insufficient_history", params, revs, ())

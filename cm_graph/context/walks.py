@@ -16,6 +16,7 @@ import apsw
 
 from ..base.records import record
 from ..base.sqlfiles import context_sql
+from ..base.sqlrows import fetch_rows
 from .relations import WalkSpec
 
 MAX_READ = 2000
@@ -51,11 +52,11 @@ def walk(connection: apsw.Connection, anchors: tuple[int, ...], spec: WalkSpec) 
     for hop in range(1, spec.depth + 1):
         if not frontier:
             break
-        rows = connection.execute(
+        rows = fetch_rows(connection.execute(
             context_sql("neighbours"),
             {"frontier": json.dumps(frontier), "direction": spec.direction,
              "relations": json.dumps(list(spec.relations)), "limit": MAX_READ - read + 1},
-        ).fetchall()
+        ), tuple[int, int, int, str, str, str, int | None])
         if len(rows) > MAX_READ - read:
             rows, limited = rows[: MAX_READ - read], True
         read += len(rows)

@@ -12,6 +12,7 @@ import apsw
 
 from ..base.rules import citation_in_scope, citation_string
 from ..base.sqlfiles import query_sql
+from ..base.sqlrows import fetch_rows
 from ..query.answer import Answer, Node, Relation
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
@@ -36,7 +37,9 @@ class CitationChecker:
         if not citation_in_scope(path, line):
             return False
         if path not in self._lines:
-            rows = self._connection.execute(query_sql("census_lines"), {"path": path}).fetchall()
+            rows = fetch_rows(
+                self._connection.execute(query_sql("census_lines"), {"path": path}), tuple[int | None]
+            )
             self._lines[path] = -1 if not rows else rows[0][0]
         lines = self._lines[path]
         if lines == -1:

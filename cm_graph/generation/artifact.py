@@ -14,7 +14,7 @@ import os
 import tarfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from ..base.errors import Corrupt, InvalidInput, Oversized, Unreadable
 from .manifest import MAX_ARTIFACT_BYTES
@@ -95,7 +95,7 @@ def file_digest(handle: BinaryIO, limit: int) -> tuple[int, str]:
 class BoundedMember(io.RawIOBase):
     """A read-only view of one tar member that refuses to deliver more than it declared."""
 
-    def __init__(self, stream: BinaryIO, declared: int, budget: int) -> None:
+    def __init__(self, stream: IO[bytes], declared: int, budget: int) -> None:
         self._stream = stream
         self._declared = declared
         self._budget = budget

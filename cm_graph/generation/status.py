@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..base.errors import Absent, Corrupt, GitFailure, InvalidInput, Oversized, Refusal, Unsafe
 from ..base.git import checkout_root, has_commit, resolve_revision
 from ..base.privfs import read_private_bytes
-from ..base.records import record
+from ..base.records import record, replaced
 from .layout import Workspace
 from .scratch import sweep_stale_scratch
 from .store import Generation, read_attempt, read_current
@@ -139,7 +139,7 @@ def graph_status(
         status = _judge(workspace, revision, require_complete, trust_seal)
         if status.usable or _pointer_bytes(workspace) == pointer:
             break
-    return status._replace(attempt=read_attempt(workspace))
+    return replaced(status, attempt=read_attempt(workspace))
 
 
 def _pointer_bytes(workspace: Workspace) -> bytes | None:

@@ -15,6 +15,7 @@ import apsw
 
 from ..base.errors import ReaderIncompatible, Refusal, Stale
 from ..base.git import resolve_revision
+from ..base.sqlrows import fetch_rows
 from ..generation.layout import Workspace
 from ..generation.scratch import sweep_stale_scratch
 from ..generation.status import GraphStatus
@@ -67,7 +68,7 @@ def _reusable(path: Path, generation: Generation) -> dict[str, int] | None:
     if connection is None:
         return None
     try:
-        return dict(connection.execute("SELECT name, value FROM counts").fetchall())
+        return dict(fetch_rows(connection.execute("SELECT name, value FROM counts"), tuple[str, int]))
     except apsw.Error:
         return None
     finally:

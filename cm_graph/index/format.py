@@ -14,6 +14,7 @@ import apsw
 from ..base.errors import IndexUnreadable, ReaderIncompatible
 from ..base.records import record
 from ..base.sqlfiles import migration_files, schema_sql
+from ..base.sqlrows import fetch_value
 
 APPLICATION_ID = 0x636D6772
 # Every table of schema.sql, in the order audits compare them and exports write them.
@@ -73,7 +74,7 @@ def _qualify(sql: str, schema: str) -> str:
 
 def apply_migrations(connection: apsw.Connection) -> None:
     """Bring a database from its ``user_version`` up to ``SCHEMA_VERSION``."""
-    current = connection.execute("PRAGMA user_version").fetchall()[0][0]
+    current = fetch_value(connection.execute("PRAGMA user_version"), int)
     for path in migration_files():
         number = int(path.name[:4])
         if number > current:

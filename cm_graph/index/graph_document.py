@@ -11,7 +11,7 @@ nodes, edges), so the same bad document always gets the same refusal.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Protocol
+from typing import Any, Literal, Protocol
 
 from ..base.errors import ReaderIncompatible, Refusal, Unreadable
 from ..base.rules import (
@@ -26,7 +26,7 @@ from ..base.rules import (
 )
 from ..generation.manifest import ProviderPin
 from . import graphmodel
-from .jsonstream import ArrayStream, JsonStreamError, TopLevelReader, container_depth
+from .jsonstream import ArrayStream, ByteStream, JsonStreamError, TopLevelReader, container_depth
 
 MAX_NODES = 200_000
 MAX_EDGES = 500_000
@@ -105,8 +105,8 @@ class _RecordReader:
         self.reviewed = graphmodel.is_reviewed_provider(provider.distribution, provider.version)
         self.counts = {name: 0 for name in _LIST_KEYS}
         self.errors: dict[str, Refusal] = {}
-        self._lines: dict[Any, int | None | bool] = {None: None, "": None}
-        self._paths: dict[Any, str | bool] = {None: "", "": ""}
+        self._lines: dict[Any, int | None | Literal[False]] = {None: None, "": None}
+        self._paths: dict[Any, str | Literal[False]] = {None: "", "": ""}
         self._path_facts: dict[str, tuple[bool, str]] = {}
 
     def accept(self, list_name: str, record: Any) -> None:
@@ -143,7 +143,7 @@ class _RecordReader:
             return False
         return True
 
-    def _line_of(self, location: Any) -> int | None | bool:
+    def _line_of(self, location: Any) -> int | None | Literal[False]:
         """The line of a well-formed ``source_location``, None for none, False for anything else
         (remembered: a graph repeats few distinct locations)."""
         try:
@@ -158,7 +158,7 @@ class _RecordReader:
             self._lines[location] = answer
         return answer
 
-    def _path_of(self, source_file: Any) -> str | bool:
+    def _path_of(self, source_file: Any) -> str | Literal[False]:
         """The citable path a ``source_file`` names ('' for none), False when it is not bounded
         text or not in the repository's scope (remembered, like ``_line_of``)."""
         try:
@@ -167,7 +167,9 @@ class _RecordReader:
             pass
         if type(source_file) is not str:
             return False
-        answer = source_file if is_bounded_text(source_file, 1024) and path_in_scope(source_file) else False
+        answer: str | Literal[False] = (
+            source_file if is_bounded_text(source_file, 1024) and path_in_scope(source_file) else False
+        )
         if len(self._paths) < _CACHE_LIMIT:
             self._paths[source_file] = answer
         return answer
@@ -428,7 +430,7 @@ def _type_tag(value: Any) -> str:
 
 
 def read_document(
-    stream: BinaryIO, *, commit: str, provider: ProviderPin, sink: GraphSink
+    stream: ByteStream, *, commit: str, provider: ProviderPin, sink: GraphSink
 ) -> DocumentShape:
     """Read one ``graph.json`` from ``stream`` into ``sink`` and return its shape.
 

@@ -25,6 +25,7 @@ from ..base.errors import Corrupt, Refusal, Unreadable
 from ..base.git import BlobReader, Census, read_census, refuse_partial_clone
 from ..base.privfs import ensure_private_dir, fsync_dir
 from ..base.sqlfiles import query_sql
+from ..base.sqlrows import fetch_rows
 from ..generation import artifact
 from ..generation.scratch import scratch_owner
 from ..generation.store import Generation, storage_refusal
@@ -332,7 +333,8 @@ def _stage_and_write(
                     resolved = 0
                 if resolved < staged:
                     resolver.resolve(connection, resolved + 1, staged)
-                return _write_tables(connection, generation, shape, census, checkout)
+                counts = _write_tables(connection, generation, shape, census, checkout)
+            return counts  # after the commit (a return inside the block reads, to a checker, as maybe swallowed)
         except Exception:
             census.wait()
             census.result()
@@ -399,7 +401,7 @@ def _write_tables(
     bindings = {"edge_list": shape.edge_list}
     if connection.execute(query_sql("find_untraversable_duplicates")).fetchall():
         raise Unreadable("graph.json declares two code nodes with the same id.")
-    bad_site = connection.execute(query_sql("count_site_errors"), bindings).fetchall()
+    bad_site = fetch_rows(connection.execute(query_sql("count_site_errors"), bindings), tuple[str])
     if bad_site:
         raise Unreadable(bad_site[0][0])
     connection.execute(query_sql("classify_edges"), bindings)
@@ -471,7 +473,7 @@ def _tallies(
     (
         code_nodes, sourceless_nodes, incomplete_nodes, edges, edge_records, call_sites,
         undeclared_endpoints, excluded_nodes, untraversable_nodes, untraversable_call_sites,
-    ) = connection.execute(query_sql("tally_index"), {"edge_list": shape.edge_list}).fetchall()[0]
+    ) = fetch_rows(connection.execute(query_sql("tally_index"), {"edge_list": shape.edge_list}), tuple[int, ...])[0]
     return {
         "raw_nodes": shape.raw_nodes,
         "raw_edges": shape.raw_edges,

@@ -27,11 +27,19 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import chain
-from typing import Any, BinaryIO
+from typing import Any, Protocol
 
 CHUNK_CHARS = 1 << 20
+
+
+class ByteStream(Protocol):
+    """What the reader needs of its input: ``read``, up to ``size`` bytes (b"" at the end). A file,
+    a tar member, or the artifact's bounded view of one (``artifact.BoundedMember``)."""
+
+    def read(self, size: int, /) -> bytes: ...
+
 _WHITESPACE = " \t\n\r"
 # A decode error this close to the end of the window may just be a value cut by the window.
 _BOUNDARY_SLACK = 16
@@ -65,7 +73,8 @@ def _refuse_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-_SCAN = _DECODER.scan_once
+# typeshed does not declare it, but JSONDecoder.__init__ sets ``scan_once`` (json/decoder.py).
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
 def _raw_suspects(data: bytes, text: str) -> list[int]:
@@ -121,7 +130,7 @@ class TopLevelReader:
     iterate (or leave; the reader drains it), so no top-level array is ever held whole.
     """
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: ByteStream) -> None:
         self._stream = stream
         self._text = codecs.getincrementaldecoder("utf-8")()
         self._buffer = ""

@@ -25,6 +25,7 @@ import apsw
 from ..base.errors import Refusal
 from ..base.privfs import ensure_private_dir, fsync_dir
 from ..base.sqlfiles import query_sql
+from ..base.sqlrows import fetch_rows
 from ..generation.scratch import scratch_owner
 from ..generation.store import Generation, storage_refusal
 from .format import APPLICATION_ID, SCHEMA_VERSION, IndexReport, configure
@@ -119,13 +120,14 @@ def _rewrite_generation_row(reused: Generation, staged: Generation, path: Path) 
             or connection.execute("PRAGMA idx.user_version").fetchall() != [(SCHEMA_VERSION,)]
         ):
             return None
-        rows = connection.execute("SELECT generation, document_format FROM idx.generation").fetchall()
+        rows = fetch_rows(connection.execute("SELECT generation, document_format FROM idx.generation"),
+                          tuple[str, str])
         if len(rows) != 1 or rows[0][0] != reused.id:
             return None
         with connection:
             connection.execute("DELETE FROM idx.generation")
             connection.execute(query_sql("insert_generation"), generation_row(staged, rows[0][1]))
-        return dict(connection.execute("SELECT name, value FROM idx.counts").fetchall())
+        return dict(fetch_rows(connection.execute("SELECT name, value FROM idx.counts"), tuple[str, int]))
     except apsw.FullError:
         raise
     except apsw.Error:

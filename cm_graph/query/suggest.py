@@ -15,6 +15,7 @@ from __future__ import annotations
 import apsw
 
 from ..base.sqlfiles import query_sql
+from ..base.sqlrows import fetch_rows
 from .symbols import describe
 
 MAX_SUGGESTIONS = 5
@@ -41,10 +42,10 @@ def _methods(connection: apsw.Connection, target: str) -> list[dict[str, object]
     name = name.removesuffix("()")
     if not name or not name.isidentifier():
         return []
-    rows = connection.execute(
+    rows = fetch_rows(connection.execute(
         query_sql("suggest_methods"),
         {"name": name, "container": container if dot and container else None, "limit": MAX_SUGGESTIONS},
-    ).fetchall()
+    ), tuple[int])
     described = describe(connection, [row[0] for row in rows])
     found = []
     for row in rows:

@@ -14,6 +14,7 @@ from ..base.errors import InvalidInput
 from ..base.records import record
 from ..base.rules import is_bounded_text
 from ..base.sqlfiles import query_sql
+from ..base.sqlrows import fetch_rows
 from .questions import MAX_SEEDS, MAX_TARGET_CHARS, Question
 
 
@@ -57,16 +58,18 @@ def matching_nodes(
         raise InvalidInput(
             f"The target must be non-empty single-line text of at most {MAX_TARGET_CHARS} characters."
         )
-    rows = connection.execute(
+    rows = fetch_rows(connection.execute(
         query_sql("resolve_target"), {"target": target, "limit": limit, "within": within}
-    ).fetchall()
+    ), tuple[int])
     return tuple(row[0] for row in rows)
 
 
 def walk(
     connection: apsw.Connection, spec: Question, seeds: Seeds, depth: int, budget: int
 ) -> Walk:
-    rows = connection.execute(
+    # The relationship columns are NULL together (the one row of a walk that reports nothing),
+    # so testing ``edge`` is enough.
+    rows = fetch_rows(connection.execute(
         query_sql("walk"),
         {
             "seeds": json.dumps(list(seeds.nodes)),
@@ -75,7 +78,7 @@ def walk(
             "depth": depth,
             "budget": budget,
         },
-    ).fetchall()
+    ), tuple[int, int, int, int, int | None, int, int, int])
     steps = tuple(
         Step(level, edge, origin, reached, seed)
         for _, _, level, _, edge, origin, reached, seed in rows
