@@ -8,6 +8,7 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from cm_graph.cli.app import app
@@ -35,6 +36,18 @@ def test_symbols_of_a_bare_file_name_suggests_the_path(where: list[str]) -> None
     result = RUNNER.invoke(app, ["symbols", "other.py", *where])
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr.startswith("cm-graph: unresolved: ") and "Did you mean: pkg/other.py?" in result.stderr
+
+
+def test_symbols_takes_a_path_as_a_shell_user_types_it(where: list[str], monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    repo = Path(where[where.index("--repo-path") + 1])
+    spellings = ["./pkg/other.py", "pkg//other.py", str(repo / "pkg" / "other.py")]
+    for spelling in spellings:
+        result = RUNNER.invoke(app, ["symbols", spelling, "--json", *where])
+        assert result.exit_code == 0, (spelling, result.stderr)
+        assert json.loads(result.stdout)["path"] == "pkg/other.py"
+    monkeypatch.chdir(repo / "pkg")
+    inside = RUNNER.invoke(app, ["symbols", "other.py", "--json", *where])
+    assert inside.exit_code == 0 and json.loads(inside.stdout)["path"] == "pkg/other.py", inside.stderr
 
 
 def test_symbols_of_a_blank_path_is_refused_not_the_pathless_stubs(where: list[str]) -> None:  # noqa: F811

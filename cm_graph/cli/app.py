@@ -409,7 +409,12 @@ def symbols_command(
     generation = require_current(workspace, revision, require_complete=not allow_partial)
     connection = open_index_for(generation)
     try:
-        listed = file_symbols(connection, path.strip("/"))
+        listed: list[dict[str, object]] = []
+        for candidate in _repository_paths(workspace.checkout, path):
+            listed = file_symbols(connection, candidate)
+            if listed:
+                path = candidate
+                break
         near = [] if listed else [str(item["text"]) for item in suggestions(connection, path) if item["why"] == "path"]
     finally:
         connection.close()
@@ -417,9 +422,21 @@ def symbols_command(
         hint = f" Did you mean: {'; '.join(near)}?" if near else ""
         raise Refusal(f"The graph has no definition in that file.{hint}", reason="unresolved")
     if json_output:
-        print_json({"schema": "cm_graph.symbols.v1", "path": path.strip("/"), "symbols": listed})
+        print_json({"schema": "cm_graph.symbols.v1", "path": path, "symbols": listed})
     else:
-        print_symbols(console(), path.strip("/"), listed)
+        print_symbols(console(), path, listed)
+
+
+def _repository_paths(checkout: Path, given: str) -> list[str]:
+    """The repository-relative spellings a user's path can mean, in order: as written (``./``,
+    ``..`` and slashes normalised), then from the current directory (an absolute path, or a
+    path typed inside a subdirectory of the checkout)."""
+    spellings = [os.path.normpath(given.strip("/") or ".")]
+    try:
+        spellings.append(Path(os.path.abspath(given)).relative_to(checkout).as_posix())
+    except ValueError:
+        pass
+    return list(dict.fromkeys(s for s in spellings if s not in (".", "") and not s.startswith("..")))
 
 
 auth_app = typer.Typer(help="Authorization files for `cm-graph query`.", no_args_is_help=True)
