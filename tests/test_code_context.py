@@ -390,3 +390,25 @@ def test_the_rich_view_never_cuts_a_citation_on_a_narrow_terminal(g0_repo: Path,
     for place in places:  # folded at 60 columns, every piece of it is still printed
         tail = place.rsplit("#", 1)[-1]
         assert f"#{tail}" in shown or tail in shown, place
+
+
+def test_two_same_named_definitions_in_one_file_are_told_apart_by_line(g0_repo: Path, state_dir: Path) -> None:
+    """zod's lib/types.d.ts declares ZodString twice: `path::name` stays ambiguous, and each
+    candidate's next action names it with its line, which resolves to that one."""
+    graph = g0_graph()
+    graph["nodes"] += [node("n-dup-a", "dup", "example_pkg/config.py", "L3"),
+                       node("n-dup-b", "dup", "example_pkg/config.py", "L5")]
+    workspace = published(g0_repo, state_dir, graph)
+    ambiguous = ask_context(workspace, "usage", "example_pkg/config.py::dup")
+    assert ambiguous["status"] == "ambiguous"
+    commands = [action["command"] for action in ambiguous["next_actions"]]
+    assert [c for c in commands if "::dup" in c] == [
+        "cm-graph context usage 'example_pkg/config.py::dup#L3'",
+        "cm-graph context usage 'example_pkg/config.py::dup#L5'",
+    ]
+    for line in (3, 5):
+        for spelling in (f"example_pkg/config.py::dup#L{line}", f"example_pkg/config.py#L{line}"):
+            chosen = ask_context(workspace, "usage", spelling)
+            assert chosen["status"] == "answered", spelling
+            assert [(a["path"], a["line"]) for a in chosen["anchors"]] == [("example_pkg/config.py", line)]
+    assert ask_context(workspace, "usage", "example_pkg/config.py::dup#L4")["status"] == "unresolved"

@@ -294,8 +294,10 @@ def _unanswered(
     if resolution.status == "ambiguous":
         text = (f"`{target}` names {resolution.total} definitions; name one as path::name "
                 f"({listed([tag(c['label'], c['cite']) for c in candidates], resolution.total)}).")
-        actions = [{"why": f"the one in {c['path']}", "command": f"cm-graph context {intent} "
-                    + shlex.quote(f"{c['path']}::{c['label']}")} for c in candidates if c["path"]]
+        spelled = [f"{c['path']}::{c['label']}" for c in candidates]
+        actions = [{"why": f"the one in {c['path']}", "command": f"cm-graph context {intent} " + shlex.quote(
+                    f"{name}#L{c['line']}" if spelled.count(name) > 1 and c.get("line") else name)}
+                   for c, name in zip(candidates, spelled, strict=True) if c["path"]]
     else:
         hint = f" Similar names: {', '.join(resolution.suggestions)}." if resolution.suggestions else ""
         text = f"`{target}` names no symbol or path in this graph.{hint}"

@@ -11,6 +11,7 @@ leading dot (the pinned provider labels methods ``.name()``). More than one defi
 from __future__ import annotations
 
 import json
+import re
 
 import apsw
 
@@ -23,6 +24,7 @@ from ..query.questions import MAX_TARGET_CHARS
 from ..query.suggest import suggestions
 
 MAX_CANDIDATES = 12
+_LINE_SUFFIX = re.compile(r"(.+)#L([1-9][0-9]{0,8})", re.ASCII)
 _READ = 500
 
 
@@ -31,7 +33,7 @@ class Resolution:
     status: str  # resolved | ambiguous | unresolved
     anchors: tuple[int, ...]  # the one anchor, or the first MAX_CANDIDATES candidates
     total: int  # how many candidates there were (at least, when the read stopped)
-    via: str  # label | path | path_name | owner_name | module_name | method | none
+    via: str  # label | path | path_line | path_name | owner_name | module_name | method | none
     suggestions: tuple[str, ...] = ()
 
 
@@ -81,6 +83,15 @@ def _named(connection: apsw.Connection, name: str) -> list[tuple[int, str]]:
 
 def _qualified(connection: apsw.Connection, target: str):  # type: ignore[no-untyped-def]
     """(via, nodes) for each qualified reading of the target, in the order they are tried."""
+    located = _LINE_SUFFIX.fullmatch(target)
+    if located:  # path::name#L<n> or path#L<n>: the definition at that line
+        place, line = located.group(1), int(located.group(2))
+        path, _, name = place.rpartition("::") if "::" in place else (place, "", "")
+        rows = connection.execute(context_sql("nodes_at_line"), {"path": path, "line": line, "limit": _READ})
+        wanted = {name.strip(), callable_base(name.strip()) or name.strip()} - {""}
+        yield "path_line", [node for node, label in rows
+                            if not wanted or {label, label.lstrip("."), callable_base(label) or label} & wanted]
+        return
     if "::" in target:
         path, _, name = target.rpartition("::")
         name = name.strip()
