@@ -38,9 +38,3 @@ def query_sql(name: str) -> str:
     beside its modules, and a name is unique across stages (tests hold it)."""
     [path] = _PACKAGE.glob(f"*/sql/{name}.sql")
     return path.read_text(encoding="utf-8")
-
-
-@cache
-def context_sql(name: str) -> str:
-    """One statement from ``cm_graph/context/sql/<name>.sql`` (the code_context package's own)."""
-    return (_PACKAGE / "context" / "sql" / f"{name}.sql").read_text(encoding="utf-8")

@@ -316,15 +316,6 @@ def print_answer_data(out: Console, data: dict[str, Any]) -> None:
     say(f"omissions: {', '.join(data['omissions']) or 'none'}")
 
 
-def print_suggestions(out: Console, target: str, suggestions: list[dict[str, Any]]) -> None:
-    """An unresolved name's "did you mean" list (suggest.suggestions), best first."""
-    out.print(_literal(f"{target}: names no symbol or path in the graph."))
-    if suggestions:
-        out.print(_literal("did you mean:"))
-        for item in suggestions:
-            out.print(_literal(f"  {item['text']}"))
-
-
 def print_symbols(out: Console, path: str, symbols: list[dict[str, Any]]) -> None:
     """``cm-graph symbols PATH``: a file's definitions by line."""
     table = Table(title=_literal(f"{path}: {len(symbols)} definitions"), title_justify="left")

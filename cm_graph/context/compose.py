@@ -13,7 +13,7 @@ from typing import Any
 
 import apsw
 
-from ..base.sqlfiles import context_sql, query_sql
+from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..evidence.documents import CitationChecker
 from .budget import fit
@@ -108,7 +108,7 @@ def _section(
     steps = list(reach.steps)
     by_node = {s.reached: s for s in steps if s.reached != s.origin}  # a self-loop leads nowhere
     if name == "tests":
-        rows = connection.execute(context_sql("tests_among"), {"nodes": json.dumps([s.reached for s in steps])})
+        rows = connection.execute(query_sql("tests_among"), {"nodes": json.dumps([s.reached for s in steps])})
         tests = {row[0] for row in rows}
         steps = [s for s in steps if s.reached in tests]
     # Only what can be shown is described: a hub's thousands of callers are counted, not built.
@@ -150,7 +150,7 @@ def _reaching(step: Any, by_node: dict[int, Any], nodes: dict[int, dict[str, Any
 
 def _similar(connection: apsw.Connection, node: int) -> tuple[list[dict[str, Any]], int, bool]:
     rows = fetch_rows(connection.execute(
-        context_sql("similar_by_callees"),
+        query_sql("similar_by_callees"),
         {"anchor": node, "relations": json.dumps(list(CALLS)), "limit": MAX_READ + 1},
     ), tuple[int, int, int, int])
     limited = len(rows) > MAX_READ
@@ -168,7 +168,7 @@ def _rationale(
     connection: apsw.Connection, node: int, *, concepts_only: bool
 ) -> tuple[list[dict[str, Any]], int, bool]:
     rows = fetch_rows(
-        connection.execute(context_sql("rationale_of"), {"node": node, "limit": MAX_READ + 1}),
+        connection.execute(query_sql("rationale_of"), {"node": node, "limit": MAX_READ + 1}),
         tuple[str, int, str, int],
     )
     limited = len(rows) > MAX_READ
@@ -186,7 +186,7 @@ def _coupling(connection: apsw.Connection, history: apsw.Connection, path: str, 
     pairs = list(found.pairs)
     explained = 0
     if hidden and pairs:
-        rows = connection.execute(context_sql("file_neighbourhood"), {"path": path, "limit": MAX_READ})
+        rows = connection.execute(query_sql("file_neighbourhood"), {"path": path, "limit": MAX_READ})
         near = {row[0] for row in rows}
         unexplained = [pair for pair in pairs if pair[0] not in near and pair[0] != path]
         pairs, explained = unexplained, len(pairs) - len(unexplained)

@@ -29,7 +29,7 @@ from ..base.errors import Refusal
 from ..base.git import run_git
 from ..base.privfs import temp_sibling
 from ..base.records import record
-from ..base.sqlfiles import context_sql
+from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows, fetch_value
 from ..index.format import configure
 
@@ -143,7 +143,7 @@ def _write(destination: Path, params: dict[str, str], commits: list[tuple[str, t
         try:
             configure(connection)
             connection.execute("PRAGMA page_size = 4096")
-            connection.execute(context_sql("history_schema"))
+            connection.execute(query_sql("history_schema"))
             with connection:
                 connection.executemany("INSERT INTO params VALUES (?, ?)", sorted(params.items()))
                 numbered = [(seq, sha) for seq, (sha, _) in enumerate(commits)]
@@ -230,7 +230,7 @@ def coupled_with(history: apsw.Connection, path: str) -> Coupling:
         return Coupling("insufficient_history", params, revs, ())
     found = []
     for other, shared, revs_path, revs_other in history.execute(
-        context_sql("coupled_with"), {"path": path, "min_shared": MIN_SHARED}
+        query_sql("coupled_with"), {"path": path, "min_shared": MIN_SHARED}
     ):
         mean2 = revs_path + revs_other  # twice the mean, so the tests stay in integers
         degree = shared * 200 // mean2

@@ -18,7 +18,7 @@ import apsw
 from ..base.errors import InvalidInput
 from ..base.records import record
 from ..base.rules import is_bounded_text
-from ..base.sqlfiles import context_sql, query_sql
+from ..base.sqlfiles import query_sql
 from ..index.graphmodel import callable_base
 from ..query.questions import MAX_TARGET_CHARS
 from ..query.suggest import suggestions
@@ -77,7 +77,7 @@ def _file_nodes(connection: apsw.Connection, nodes: list[int], target: str) -> l
 
 
 def _named(connection: apsw.Connection, name: str) -> list[tuple[int, str]]:
-    rows = connection.execute(context_sql("nodes_named"), {"name": name, "limit": _READ})
+    rows = connection.execute(query_sql("nodes_named"), {"name": name, "limit": _READ})
     return [(row[0], row[1]) for row in rows]
 
 
@@ -87,7 +87,7 @@ def _qualified(connection: apsw.Connection, target: str):  # type: ignore[no-unt
     if located:  # path::name#L<n> or path#L<n>: the definition at that line
         place, line = located.group(1), int(located.group(2))
         path, _, name = place.rpartition("::") if "::" in place else (place, "", "")
-        rows = connection.execute(context_sql("nodes_at_line"), {"path": path, "line": line, "limit": _READ})
+        rows = connection.execute(query_sql("nodes_at_line"), {"path": path, "line": line, "limit": _READ})
         wanted = {name.strip(), callable_base(name.strip()) or name.strip()} - {""}
         yield "path_line", [node for node, label in rows
                             if not wanted or {label, label.lstrip("."), callable_base(label) or label} & wanted]
@@ -102,7 +102,7 @@ def _qualified(connection: apsw.Connection, target: str):  # type: ignore[no-unt
         owner, _, name = bare.rstrip("()").rpartition(".")
         named = _named(connection, name)
         owned = [row[0] for row in connection.execute(
-            context_sql("owners_of"), {"nodes": json.dumps([n for n, _ in named]), "owner": owner.rsplit(".", 1)[-1]}
+            query_sql("owners_of"), {"nodes": json.dumps([n for n, _ in named]), "owner": owner.rsplit(".", 1)[-1]}
         )]
         yield "owner_name", owned
         module = owner.replace(".", "/")

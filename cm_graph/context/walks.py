@@ -15,7 +15,7 @@ import json
 import apsw
 
 from ..base.records import record
-from ..base.sqlfiles import context_sql
+from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from .relations import WalkSpec
 
@@ -53,7 +53,7 @@ def walk(connection: apsw.Connection, anchors: tuple[int, ...], spec: WalkSpec) 
         if not frontier:
             break
         rows = fetch_rows(connection.execute(
-            context_sql("neighbours"),
+            query_sql("neighbours"),
             {"frontier": json.dumps(frontier), "direction": spec.direction,
              "relations": json.dumps(list(spec.relations)), "limit": MAX_READ - read + 1},
         ), tuple[int, int, int, str, str, str, int | None])

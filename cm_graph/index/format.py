@@ -11,10 +11,11 @@ from pathlib import Path
 
 import apsw
 
-from ..base.errors import IndexUnreadable, ReaderIncompatible
+from ..base.errors import IndexUnreadable, ReaderIncompatible, Refusal
 from ..base.records import record
 from ..base.sqlfiles import migration_files, schema_sql
 from ..base.sqlrows import fetch_value
+from ..generation.store import storage_refusal
 
 APPLICATION_ID = 0x636D6772
 # Every table of schema.sql, in the order audits compare them and exports write them.
@@ -116,3 +117,11 @@ def configure_readonly(connection: apsw.Connection) -> None:
     connection.config(apsw.SQLITE_DBCONFIG_DQS_DML, 0)
     connection.config(apsw.SQLITE_DBCONFIG_DQS_DDL, 0)
     connection.execute("PRAGMA query_only = ON")
+
+
+def index_write_refusal(error: apsw.FullError | OSError) -> Refusal:
+    """Writing an index failed on the machine (SQLite's full disk, or any OS error): the one
+    refusal every index writer (a derivation, a rebind) reports, naming no path."""
+    if isinstance(error, apsw.FullError):
+        return Refusal("The disk filled up while the index was written; free space and try again.", reason="disk_full")
+    return storage_refusal(error, "writing the index")

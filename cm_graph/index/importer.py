@@ -28,9 +28,9 @@ from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..generation import artifact
 from ..generation.scratch import scratch_owner
-from ..generation.store import Generation, storage_refusal
+from ..generation.store import Generation
 from . import resolver
-from .format import IndexReport, configure, create_schema
+from .format import IndexReport, configure, create_schema, index_write_refusal
 from .graph_document import CodeNode, DocumentShape, EdgeRecord, read_document
 from .resolver import EndpointResolver
 
@@ -247,7 +247,7 @@ def build_index(
         with scratch_owner(generation.workspace) as token:
             return _build_owned(generation, destination, token, started, trust_artifact_seal, seal)
     except OSError as error:  # the owner record itself could not be made (or removed)
-        raise storage_refusal(error, "writing the index") from None
+        raise index_write_refusal(error) from None
 
 
 def _build_owned(
@@ -267,12 +267,8 @@ def _build_owned(
         if seal:
             write_seal(generation, destination, token=token)
         size = os.stat(destination).st_size
-    except apsw.FullError:
-        raise Refusal(
-            "The disk filled up while the index was written; free space and try again.", reason="disk_full"
-        ) from None
-    except OSError as error:
-        raise storage_refusal(error, "writing the index") from None
+    except (apsw.FullError, OSError) as error:
+        raise index_write_refusal(error) from None
     finally:
         for path in (*scratch.files(), temp_path, Path(f"{temp_path}-journal")):
             try:

@@ -22,13 +22,12 @@ from pathlib import Path
 
 import apsw
 
-from ..base.errors import Refusal
 from ..base.privfs import ensure_private_dir, fsync_dir
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..generation.scratch import scratch_owner
-from ..generation.store import Generation, storage_refusal
-from .format import APPLICATION_ID, SCHEMA_VERSION, IndexReport, configure
+from ..generation.store import Generation
+from .format import APPLICATION_ID, SCHEMA_VERSION, IndexReport, configure, index_write_refusal
 from .seal import copy_if_sealed, write_seal
 
 # Header fields a write transaction moves (https://sqlite.org/fileformat.html#the_database_header).
@@ -65,12 +64,8 @@ def rebind_index(reused: Generation, staged: Generation, destination: Path) -> I
                         os.unlink(path)
                     except OSError:
                         pass
-    except apsw.FullError:
-        raise Refusal(
-            "The disk filled up while the index was written; free space and try again.", reason="disk_full"
-        ) from None
-    except OSError as error:
-        raise storage_refusal(error, "writing the index") from None
+    except (apsw.FullError, OSError) as error:
+        raise index_write_refusal(error) from None
     return IndexReport(
         generation=staged.id, commit=staged.manifest.commit, path=destination, counts=counts,
         bytes=os.stat(destination).st_size, seconds=time.perf_counter() - started,
