@@ -51,7 +51,7 @@ def literal_reasons(tree: ast.AST) -> set[str]:
             for keyword in node.keywords:
                 if keyword.arg == "reason":
                     text(keyword.value)
-            if isinstance(node.func, ast.Name) and node.func.id in ("unavailable", "unavailable_summary") and node.args:
+            if isinstance(node.func, ast.Name) and node.func.id in ("unavailable", "unavailable_outcome") and node.args:
                 text(node.args[0] if node.func.id == "unavailable" else (node.args[1] if len(node.args) > 1 else None))
         elif isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values, strict=True):

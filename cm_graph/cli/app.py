@@ -874,6 +874,7 @@ def context_fetch_command(
         load_authorized,
         render_evidence,
     )
+    from ..evidence.outcome import exit_code
     from .render import console, print_evidence, print_mapping
 
     store = ConnectionStore(_state_root(state_dir))
@@ -891,7 +892,7 @@ def context_fetch_command(
         else:
             print_mapping(console(), f"Context: {outcome['status']}", outcome)
         print_refusal(refusal.reason, refusal.message)
-        raise typer.Exit(1 if required else 0) from None
+        raise typer.Exit(exit_code(outcome)) from None
     evidence = render_evidence(packet)
     if json_output:
         sys.stdout.write(evidence.decode("utf-8") + "\n")

@@ -13,6 +13,7 @@ from typing import Any
 from ..base.errors import InvalidInput, Refusal
 from ..base.jsonio import loads_strict
 from ..base.rules import bounded_text, identifier
+from ..evidence.outcome import Wording, exit_code, unavailable_outcome
 from .store import ConnectionStore, consuming_revision, fetch, guided_recipient
 
 SESSION_SCHEMA = "cm_graph.session.v1"
@@ -81,30 +82,27 @@ def prepare(
         )
         return summary, 0
     except Refusal as refusal:
-        return unavailable(required, refusal.reason, refusal.message, stage="preparing"), (1 if required else 0)
+        outcome = unavailable(required, refusal.reason, refusal.message, stage="preparing")
+        return outcome, exit_code(outcome)
 
 
-_NEXT_ACTIONS = {
-    "unauthorized": "Check the connection (connected, recipient and repository approved) and that the "
-                    "work is in the checkout the graph was built for, then prepare again.",
-    "unresolved": "Name a symbol as the provider labels it, or a repository-relative path, then prepare again.",
-    "superseded": "The graph was rebuilt after this packet was prepared; prepare again with --refresh.",
-    "uncitable": "Nothing in the graph could be cited for this target; ask another question or target, or "
-                 "continue with ordinary repository tools.",
-}
+# What a guided session's caller is told to do when the evidence is unavailable
+# (evidence/outcome.py); ``context fetch`` reads packets prepared here and says the same.
+SESSION_WORDING = Wording(
+    by_reason={
+        "unauthorized": "Check the connection (connected, recipient and repository approved) and that the "
+                        "work is in the checkout the graph was built for, then prepare again.",
+        "unresolved": "Name a symbol as the provider labels it, or a repository-relative path, then prepare again.",
+        "superseded": "The graph was rebuilt after this packet was prepared; prepare again with --refresh.",
+        "uncitable": "Nothing in the graph could be cited for this target; ask another question or target, or "
+                     "continue with ordinary repository tools.",
+    },
+    otherwise="Refresh or build the local graph for this revision, then prepare again.",
+    carry_on="Continue with ordinary repository tools.",
+    owner_action=True,
+)
 
 
-def unavailable(required: bool, reason: str, detail: str, **extra: Any) -> dict[str, Any]:
-    if required:
-        return {
-            "status": "required_unavailable", "dependent_work": "paused", "owner_action": True,
-            "reason": reason, "detail": detail,
-            "next_action": _NEXT_ACTIONS.get(
-                reason, "Refresh or build the local graph for this revision, then prepare again."
-            ),
-            **extra,
-        }
-    return {
-        "status": "optional_unavailable", "dependent_work": "usable", "reason": reason, "detail": detail,
-        "next_action": "Continue with ordinary repository tools.", **extra,
-    }
+def unavailable(required: bool, reason: str, detail: str, *, stage: str) -> dict[str, Any]:
+    """A session's unavailable outcome at ``stage`` (preparing, fetching)."""
+    return unavailable_outcome(required, reason, detail, SESSION_WORDING, stage=stage)

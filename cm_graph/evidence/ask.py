@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 import apsw
 
 from ..base.errors import INDEX_DAMAGED, Corrupt, ReaderIncompatible, Refusal
-from ..base.records import record
+from ..base.records import record, replaced
 from ..generation.layout import Workspace
 from ..generation.status import graph_status
 from ..generation.store import read_current
@@ -23,7 +23,8 @@ from ..query.answer import Answer, answer
 from ..query.questions import check_budget, check_depth, question
 from .authorization import Authorization
 from .documents import CitationChecker, build_documents
-from .packet import Uncitable, available_summary, build_packet, unavailable_summary
+from .outcome import exit_code, unavailable_outcome
+from .packet import QUERY_SUMMARY_SCHEMA, QUERY_WORDING, Uncitable, available_summary, build_packet
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ class Outcome:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.summary["status"] == "required_unavailable" else 0
+        return exit_code(self.summary)
 
 
 def _superseded(workspace: Workspace, generation: str) -> bool:
@@ -65,8 +66,9 @@ def ask(
     required = authorization.policy.required
     spec = question(question_name)
 
-    def unavailable(reason: str, detail: str, remediation: dict[str, Any] | None = None) -> Outcome:
-        return Outcome(unavailable_summary(required, reason, detail, remediation), None)
+    def unavailable(reason: str, detail: str, **advice: Any) -> Outcome:
+        summary = unavailable_outcome(required, reason, detail, QUERY_WORDING, schema=QUERY_SUMMARY_SCHEMA, **advice)
+        return Outcome(summary, None)
 
     status = graph_status(workspace, revision, trust_seal=True)
     if not status.usable or status.generation is None:
@@ -75,7 +77,7 @@ def ask(
     try:
         connection = open_index_for(generation)
     except ReaderIncompatible as refusal:
-        return unavailable(refusal.reason, refusal.message, refusal.remediation)
+        return unavailable(refusal.reason, refusal.message, remediation=refusal.remediation)
     except (Refusal, FileNotFoundError) as refusal:
         if _superseded(workspace, generation.id) and _retry:
             # A concurrent refresh published a new generation and pruned this one: ask again.
@@ -107,6 +109,5 @@ def ask(
     try:
         packet = build_packet(result, documents, authorization, generation.manifest, now)
     except Uncitable as refusal:
-        summary = unavailable_summary(required, "uncitable", refusal.message, next_action=refusal.next_action)
-        return Outcome(summary, None, result)
+        return replaced(unavailable("uncitable", refusal.message, next_action=refusal.next_action), answer=result)
     return Outcome(available_summary(result, packet, generation.manifest), packet, result)

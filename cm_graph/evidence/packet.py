@@ -15,6 +15,7 @@ from ..query.answer import Answer
 from ..query.questions import MAX_DEPTH
 from .authorization import Authorization, binding_expiry, parse_envelope
 from .documents import Documents
+from .outcome import Wording, available_outcome
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
 if TYPE_CHECKING:
@@ -125,63 +126,37 @@ def _assemble(
 def available_summary(
     answer: Answer, packet: dict[str, Any], manifest: Manifest
 ) -> dict[str, Any]:
-    return {
-        "schema": QUERY_SUMMARY_SCHEMA,
-        "status": "available",
-        "dependent_work": "usable",
-        "question": answer.question.name,
-        "generation": manifest.generation,
-        "graph_generation": manifest.generation,
-        "source_revision": manifest.commit,
-        "seeds": len(answer.seeds),
-        "relations": len(answer.relations),
-        "ambiguous": answer.ambiguous,
-        "documents": len(packet["documents"]),
-        "completeness": packet["completeness"],
-        "generation_completeness": manifest.completeness,
-        "query_completeness": packet["completeness"],
-        "truncated": packet["truncated"],
-        "omissions": packet["omissions"],
-        "recipients": packet["binding"]["recipients"],
-    }
+    return available_outcome(
+        schema=QUERY_SUMMARY_SCHEMA,
+        question=answer.question.name,
+        generation=manifest.generation,
+        graph_generation=manifest.generation,
+        source_revision=manifest.commit,
+        seeds=len(answer.seeds),
+        relations=len(answer.relations),
+        ambiguous=answer.ambiguous,
+        documents=len(packet["documents"]),
+        completeness=packet["completeness"],
+        generation_completeness=manifest.completeness,
+        query_completeness=packet["completeness"],
+        truncated=packet["truncated"],
+        omissions=packet["omissions"],
+        recipients=packet["binding"]["recipients"],
+    )
 
 
-NEXT_ACTIONS = {
-    "unresolved": "Check the target: name a symbol as the provider labels it, or a repository-relative path.",
-    "uncitable": (
-        "Nothing in this answer could be cited against the bound commit under this authorization; "
-        "check the authorization (generation, expiry) or ask a different question."
-    ),
-    "reader_incompatible": "Refresh the graph with the pinned provider, or upgrade cm-graph.",
-    "unreadable": "Remove and rebuild the graph with the pinned provider; report it if it recurs.",
-}
-
-
-def unavailable_summary(
-    required: bool, reason: str, detail: str, remediation: dict[str, Any] | None = None,
-    next_action: str | None = None,
-) -> dict[str, Any]:
-
-    if not required:
-        next_action = "Carry on with ordinary repository tools; no graph context is attached."
-    elif next_action is not None:
-        next_action = next_action + " Dependent work is paused until then."
-    elif reason in NEXT_ACTIONS:
-        next_action = NEXT_ACTIONS[reason] + " Dependent work is paused until then."
-    else:
-        next_action = (
-            "Refresh or build the local graph for this revision and retry; dependent work is "
-            "paused until then."
-        )
-    summary: dict[str, Any] = {
-        "schema": QUERY_SUMMARY_SCHEMA,
-        "status": "required_unavailable" if required else "optional_unavailable",
-        "reason": reason,
-        "dependent_work": "paused" if required else "usable",
-        "detail": detail,
-        "next_action": next_action,
-    }
-    if remediation is not None:
-        summary["remediation"] = remediation
-        summary["next_action"] = remediation.get("action", next_action)
-    return summary
+# What a query's caller is told to do when the evidence is unavailable (evidence/outcome.py).
+QUERY_WORDING = Wording(
+    by_reason={
+        "unresolved": "Check the target: name a symbol as the provider labels it, or a repository-relative path.",
+        "uncitable": (
+            "Nothing in this answer could be cited against the bound commit under this authorization; "
+            "check the authorization (generation, expiry) or ask a different question."
+        ),
+        "reader_incompatible": "Refresh the graph with the pinned provider, or upgrade cm-graph.",
+        "unreadable": "Remove and rebuild the graph with the pinned provider; report it if it recurs.",
+    },
+    otherwise="Refresh or build the local graph for this revision and retry; dependent work is paused until then.",
+    carry_on="Carry on with ordinary repository tools; no graph context is attached.",
+    paused=" Dependent work is paused until then.",
+)
