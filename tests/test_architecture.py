@@ -118,7 +118,7 @@ def test_sql_lives_beside_its_stage_under_a_unique_name() -> None:
 
 def test_cli_timeout_default_is_the_providers() -> None:
     """The CLI keeps its own copy so that `cm-graph --help` does not load the provider module."""
-    from cm_graph.cli import app as cli
+    from cm_graph.cli import graph_commands as cli
     from cm_graph.provider import run as provider
 
     assert cli.DEFAULT_TIMEOUT_SECONDS == provider.DEFAULT_TIMEOUT_SECONDS

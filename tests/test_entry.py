@@ -42,19 +42,19 @@ def test_overview_lists_every_command_with_its_own_summary() -> None:
         (name, first_line(GROUP.get_command(context, name).help))  # type: ignore[attr-defined, union-attr]
         for name in GROUP.list_commands(context)  # type: ignore[attr-defined]
     ]
-    assert sorted(entry.COMMANDS) == sorted(typer_commands)
+    assert [(command.name, command.summary) for command in entry.COMMANDS] == typer_commands
     assert first_line(GROUP.help) == entry.SUMMARY
     overview = entry.overview()
-    for name, summary in entry.COMMANDS:
-        assert f"  {name} " in overview and summary in overview
+    for command in entry.COMMANDS:
+        assert f"  {command.name} " in overview and command.summary in overview
 
 
 def test_query_options_match_the_typer_command() -> None:
     options = {param.opts[0]: param for param in QUERY.params}
     options.pop("--help", None)
     assert set(options) == set(entry.QUERY_OPTIONS)
-    for flag, (name, kind) in entry.QUERY_OPTIONS.items():
-        param = options[flag]
+    for flag, option in entry.QUERY_OPTIONS.items():
+        name, kind, param = option.parameter, option.kind, options[flag]
         assert param.name == name and len(param.opts) == 1 and not param.secondary_opts
         assert param.is_flag == (kind == "flag")
         assert param.required == (name in entry.QUERY_REQUIRED)
@@ -62,6 +62,31 @@ def test_query_options_match_the_typer_command() -> None:
             assert tuple(param.type.choices) == QUESTION_NAMES  # type: ignore[attr-defined]
         if kind == "int":
             assert param.type.name == "int"
+
+
+def test_typer_takes_the_query_options_help_from_the_table() -> None:
+    options = {param.opts[0]: param for param in QUERY.params}
+    for flag, option in entry.QUERY_OPTIONS.items():
+        assert options[flag].help == option.help, flag
+
+
+def test_every_command_is_one_table_row_and_its_group_module() -> None:
+    """The typer app registers exactly the table's rows, each from the module and attribute the
+    row names: a command group is added by a row and a module, never by editing ``app.py``."""
+    import importlib
+
+    from cm_graph.cli import app as assembler
+
+    for command in entry.COMMANDS:
+        target = getattr(importlib.import_module(f"cm_graph.cli.{command.module}"), command.attribute)
+        if isinstance(target, typer.Typer):
+            registered = [group for group in app.registered_groups if group.name == command.name]
+            assert [group.typer_instance for group in registered] == [target], command.name
+        else:
+            registered = [info for info in app.registered_commands if info.name == command.name]
+            assert [info.callback for info in registered] == [target], command.name
+    assert len(app.registered_commands) + len(app.registered_groups) == len(entry.COMMANDS)
+    assert "@app." not in Path(assembler.__file__).read_text(encoding="utf-8")
 
 
 def typer_parse(args: list[str]) -> dict[str, Any] | None:
@@ -93,7 +118,7 @@ def query_args(draw: st.DrawFn) -> list[str]:
     flags = draw(st.lists(st.sampled_from([*entry.QUERY_OPTIONS, "--help", "--nope", "stray"]), max_size=9))
     args: list[str] = []
     for flag in flags:
-        kind = entry.QUERY_OPTIONS.get(flag, ("", "flag"))[1]
+        kind = entry.QUERY_OPTIONS[flag].kind if flag in entry.QUERY_OPTIONS else "flag"
         value = draw(VALUES[kind])
         if value is None:
             args.append(flag)
@@ -114,7 +139,7 @@ def test_every_list_the_fast_parser_accepts_parses_the_same_in_typer(args: list[
         return  # typer parses it and reports the usage error itself
     slow = typer_parse(args)
     assert slow is not None, args
-    paths = {name for name, kind in entry.QUERY_OPTIONS.values() if kind == "path"}
+    paths = {option.parameter for option in entry.QUERY_OPTIONS.values() if option.kind == "path"}
     slow = {k: (Path(v) if k in paths else v) for k, v in slow.items()}  # typer's own conversion
     slow["target"] = slow["target"][0]  # typer collects --target as a list to refuse a repeat
     assert without_defaults(fast) == without_defaults(slow)

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from cm_graph.base.errors import Refusal
-from cm_graph.cli.entry import COMMANDS
+from cm_graph.cli.command_table import COMMANDS
 from cm_graph.generation.layout import Workspace
 from cm_graph.provider.run import default_executable, verify_provider
 
@@ -201,7 +201,7 @@ def test_every_command_on_a_read_only_state_root(tmp_path: Path) -> None:
     world = make_world(tmp_path)
     auth, session, out = world.authorization(), world.session(), world.graph_output()
     table = ro_table(world, auth, session, out)
-    assert {words.split()[0] for words in table} == {name for name, _ in COMMANDS}, "a command is missing"
+    assert {words.split()[0] for words in table} == {command.name for command in COMMANDS}, "a command is missing"
     with read_only(world.state):
         for words, (args, expected, stdin) in table.items():
             done = world.run(*args, stdin=stdin)

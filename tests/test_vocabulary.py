@@ -88,7 +88,7 @@ SAME_NAME_APART = {
     # generation/coverage.py reads the provider's inventory as evidence (16 MiB); provider/fixedroot.py
     # only skips normalising an absurd one (256 MiB) and leaves the refusal to the coverage check.
     "MAX_INVENTORY_BYTES",
-    # cli/app.py keeps a copy so that `cm-graph --help` does not load the provider module;
+    # cli/graph_commands.py keeps a copy so that `cm-graph --help` does not load the provider module;
     # test_architecture.py holds the two equal.
     "DEFAULT_TIMEOUT_SECONDS",
 }

@@ -4,7 +4,8 @@ typer, click and rich cost about 100 ms of imports per process, many times the i
 start. Agents call ``cm-graph query`` in a loop and ``cm-graph --help`` to find their way, so
 those two are answered here from the standard library and the question path alone; every other
 command, every ``--help`` of a command and every argument list this parser is not sure about goes
-to the typer application, which stays the one authority on usage and its errors.
+to the typer application, which stays the one authority on usage and its errors. Both read the
+commands and the query options from one table, ``command_table.py``.
 """
 
 from __future__ import annotations
@@ -13,53 +14,12 @@ import os
 import sys
 from pathlib import Path
 
-SUMMARY = "Offline, bounded questions over a per-generation SQLite index of a Graphify code graph."
-
-# (command, one-line help) in the typer application's order; tests hold the two equal.
-COMMANDS: tuple[tuple[str, str], ...] = (
-    ("index", "Build (or reuse) the SQLite index of the current generation and print its metadata."),
-    ("build", "Run the pinned provider on REVISION, publish the generation and index it."),
-    ("refresh", "Like build, but also when the graph is already current."),
-    ("query", "Answer one bounded question; stdout gets metadata only, the evidence goes to --packet-out."),
-    ("ask", "Show an answer's relationships on the terminal, for the operator (no packet is written)."),
-    ("status", "Say whether the checkout's graph is usable for REVISION, and whether search is ready."),
-    ("remove", "Delete this checkout's graph state: generations and indexes."),
-    ("doctor", "Check the provider install and pin, containment, state privacy, generation and index."),
-    ("audit", "Re-derive a generation's index and compare it with the stored one, byte for byte."),
-    ("diff", "What changed in the code graph between two generations: nodes, relationships, files."),
-    ("export", "Write a canonical, sorted text dump of an index to stdout (for diff, sqlite-utils, sqlite3)."),
-    ("score", "Score a packet's citations against a checkout: resolution rate, revision state, gate."),
-    ("connect", "Register this checkout's graph as a local connection (no credential, no network)."),
-    ("connection-status", "Whether the connection could authorize evidence now; exit 0 only when it could."),
-    ("disconnect", "Disconnect and purge the connection's packets."),
-    ("version", "Print the installed cm-graph version."),
-    ("symbols", "List a file's definitions (label, kind, line) from the index, by line."),
-    ("auth", "Authorization files for `cm-graph query`."),
-    ("session", "Guided sessions."),
-    ("context", "Code context for an agent (how, usage, impact, tests), and evidence from connections."),
-)
-
-# ``cm-graph query`` options: flag -> (parameter, kind). Kinds: "question" (one of
-# questions.QUESTION_NAMES), "text", "path", "int", "flag". Tests hold this equal to the typer command.
-QUERY_OPTIONS: dict[str, tuple[str, str]] = {
-    "--question": ("question", "question"),
-    "--target": ("target", "text"),
-    "--authorization": ("authorization", "path"),
-    "--packet-out": ("packet_out", "path"),
-    "--revision": ("revision", "text"),
-    "--depth": ("depth", "int"),
-    "--node-budget": ("node_budget", "int"),
-    "--repo-path": ("repo_path", "path"),
-    "--state-dir": ("state_dir", "path"),
-    "--show": ("show", "flag"),
-    "--json": ("json_output", "flag"),
-}
-QUERY_REQUIRED = ("question", "target", "authorization")
+from .command_table import COMMANDS, QUERY_OPTIONS, QUERY_REQUIRED, SUMMARY
 
 
 def overview() -> str:
     """``cm-graph --help``: usage, what the tool is for, and every command."""
-    width = max(len(name) for name, _ in COMMANDS)
+    width = max(len(command.name) for command in COMMANDS)
     lines = [
         "Usage: cm-graph [OPTIONS] COMMAND [ARGS]...",
         "",
@@ -69,7 +29,7 @@ def overview() -> str:
         "  --help  Show this message and exit.",
         "",
         "Commands:",
-        *(f"  {name.ljust(width)}  {summary}" for name, summary in COMMANDS),
+        *(f"  {command.name.ljust(width)}  {command.summary}" for command in COMMANDS),
         "",
         "Run `cm-graph COMMAND --help` for a command's options.",
     ]
@@ -86,7 +46,7 @@ def parse_query(args: list[str]) -> dict[str, object] | None:
         flag, equals, inline = args[position].partition("=")
         if flag not in QUERY_OPTIONS:
             return None
-        parameter, kind = QUERY_OPTIONS[flag]
+        parameter, kind = QUERY_OPTIONS[flag].parameter, QUERY_OPTIONS[flag].kind
         if parameter in values:
             return None
         position += 1

@@ -1,0 +1,97 @@
+"""The command table: every ``cm-graph`` command and every ``query`` option, once, without typer.
+
+Two readers need the same facts and must not drift apart. The fast entry (``entry.py``) answers
+``cm-graph --help`` and parses well-formed ``query`` argument lists from this table alone, because
+loading typer costs many times the interpreter's start; the typer application (``app.py``)
+registers each command from it, with the same summary as its help. So a command's name, summary
+and home are written here and nowhere else, and adding a command group is one row here plus its
+module under ``cli/``.
+"""
+
+from __future__ import annotations
+
+from ..base.records import record
+
+SUMMARY = "Offline, bounded questions over a per-generation SQLite index of a Graphify code graph."
+
+
+@record
+class Command:
+    """One top-level command: ``attribute`` of ``cli/<module>.py`` is its function, or the
+    ``typer.Typer`` of a group of subcommands."""
+
+    name: str
+    summary: str
+    module: str
+    attribute: str
+
+
+# In the order ``cm-graph --help`` lists them (typer lists a group of subcommands after the
+# single commands, so groups stay last).
+COMMANDS: tuple[Command, ...] = (
+    Command("index", "Build (or reuse) the SQLite index of the current generation and print its metadata.",
+            "graph_commands", "index_command"),
+    Command("build", "Run the pinned provider on REVISION, publish the generation and index it.",
+            "graph_commands", "build_command"),
+    Command("refresh", "Like build, but also when the graph is already current.", "graph_commands", "refresh_command"),
+    Command("query", "Answer one bounded question; stdout gets metadata only, the evidence goes to --packet-out.",
+            "question_commands", "query_command"),
+    Command("ask", "Show an answer's relationships on the terminal, for the operator (no packet is written).",
+            "question_commands", "ask_command"),
+    Command("status", "Say whether the checkout's graph is usable for REVISION, and whether search is ready.",
+            "graph_commands", "status_command"),
+    Command("remove", "Delete this checkout's graph state: generations and indexes.",
+            "graph_commands", "remove_command"),
+    Command("doctor", "Check the provider install and pin, containment, state privacy, generation and index.",
+            "audit_commands", "doctor_command"),
+    Command("audit", "Re-derive a generation's index and compare it with the stored one, byte for byte.",
+            "audit_commands", "audit_command"),
+    Command("diff", "What changed in the code graph between two generations: nodes, relationships, files.",
+            "audit_commands", "diff_command"),
+    Command("export", "Write a canonical, sorted text dump of an index to stdout (for diff, sqlite-utils, sqlite3).",
+            "audit_commands", "export_command"),
+    Command("score", "Score a packet's citations against a checkout: resolution rate, revision state, gate.",
+            "audit_commands", "score_command"),
+    Command("connect", "Register this checkout's graph as a local connection (no credential, no network).",
+            "connection_commands", "connect_command"),
+    Command("connection-status", "Whether the connection could authorize evidence now; exit 0 only when it could.",
+            "connection_commands", "connection_status_command"),
+    Command("disconnect", "Disconnect and purge the connection's packets.",
+            "connection_commands", "disconnect_command"),
+    Command("version", "Print the installed cm-graph version.", "audit_commands", "version_command"),
+    Command("symbols", "List a file's definitions (label, kind, line) from the index, by line.",
+            "question_commands", "symbols_command"),
+    Command("auth", "Authorization files for `cm-graph query`.", "connection_commands", "auth_app"),
+    Command("session", "Guided sessions.", "connection_commands", "session_app"),
+    Command("context", "Code context for an agent (how, usage, impact, tests), and evidence from connections.",
+            "context_commands", "context_app"),
+)
+
+
+@record
+class QueryOption:
+    """One ``cm-graph query`` option. ``kind`` says how the fast parser reads its value:
+    "question" (one of ``questions.QUESTION_NAMES``), "text", "path", "int" or "flag"."""
+
+    flag: str
+    parameter: str
+    kind: str
+    help: str
+
+
+QUERY_OPTIONS: dict[str, QueryOption] = {option.flag: option for option in (
+    QueryOption("--question", "question", "question", "The bounded question to ask."),
+    QueryOption("--target", "target", "text", "A symbol name or a repository-relative path (once)."),
+    QueryOption("--authorization", "authorization", "path",
+                "JSON file: connection envelope, policy, repository, work_item."),
+    QueryOption("--packet-out", "packet_out", "path", "Where to write the evidence packet (0600, atomic)."),
+    QueryOption("--revision", "revision", "text", "The revision the answer must be about."),
+    QueryOption("--depth", "depth", "int", "Hop limit, 1..4 (default per question)."),
+    QueryOption("--node-budget", "node_budget", "int", "Relationship budget, 1..200 (default 40)."),
+    QueryOption("--repo-path", "repo_path", "path", "A directory inside the checkout (default: cwd)."),
+    QueryOption("--state-dir", "state_dir", "path",
+                "Private state root (default: $CM_GRAPH_HOME or ~/.local/share/cm-graph)."),
+    QueryOption("--show", "show", "flag", "Also render the relationships on stderr for the operator."),
+    QueryOption("--json", "json_output", "flag", "Print one JSON object on stdout."),
+)}
+QUERY_REQUIRED = ("question", "target", "authorization")

@@ -1,0 +1,130 @@
+"""``cm-graph context``: code context for an agent (one subcommand per intent), the change-coupling
+``history`` it can draw on, and ``fetch`` of evidence a guided session prepared.
+
+Registered from the command table (``command_table.py``), which gives the group its name and help.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..base.errors import Refusal
+from ..base.refusals import refusal_for_os_error
+from ..generation.layout import Workspace
+from .boundary import print_json, print_refusal
+from .command_kit import (
+    Connection,
+    Json,
+    RepoPath,
+    StateDir,
+    refusals_exit,
+    state_root,
+)
+
+context_app = typer.Typer(no_args_is_help=True)  # its help is the command table's
+
+
+MaxChars = Annotated[int | None, typer.Option("--max-chars", help="Character budget of the JSON answer.")]
+
+
+def _context_command(intent: str, summary: str) -> None:
+    """Register ``cm-graph context INTENT TARGET`` (one subcommand per intent)."""
+
+    @context_app.command(intent, help=summary)
+    @refusals_exit
+    def command(
+        target: Annotated[str, typer.Argument(help="A symbol, Class.method, module.func, path::name or a path.")],
+        max_chars: MaxChars = None,
+        repo_path: RepoPath = None,
+        state_dir: StateDir = None,
+        json_output: Json = False,
+    ) -> None:
+        from ..context.run import code_context
+        from ..context.shape import dumps
+
+        workspace = Workspace.locate(repo_path, state_dir)
+        document = code_context(workspace, intent, target, max_chars=max_chars)
+        if json_output:
+            sys.stdout.write(dumps(document) + "\n")
+        else:
+            from .context_view import print_context
+            from .render import console
+
+            print_context(console(), document)
+        if document["status"] != "answered":
+            print_refusal(document["status"], document["answer"])
+            raise typer.Exit(1)
+
+
+@context_app.command("history")
+@refusals_exit
+def context_history_command(repo_path: RepoPath = None, state_dir: StateDir = None, json_output: Json = False) -> None:
+    """Build the change coupling of the current generation from its commit's git ancestry."""
+    from ..context.run import build_history_for
+
+    summary = build_history_for(Workspace.locate(repo_path, state_dir))
+    if json_output:
+        print_json(summary)
+    else:
+        from .render import console, print_mapping
+
+        print_mapping(console(), "Change-coupling history built", summary)
+
+
+for _intent, _summary in (
+    ("how", "How it works: what it calls (depth 2) and defines, with citations."),
+    ("usage", "Where it is used: callers with call sites, references, tests, similar code."),
+    ("impact", "What breaks if it changes: transitive callers by hop, and the tests that reach it."),
+    ("tests", "The tests that reach it, each with its reaching path."),
+):
+    _context_command(_intent, _summary)
+
+
+@context_app.command("fetch")
+@refusals_exit
+def context_fetch_command(
+    connection: Connection,
+    handle: Annotated[str, typer.Option("--handle", help="The packet handle prepare printed.")],
+    recipient: Annotated[str, typer.Option("--recipient", help="Who is reading, host:role.")],
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """Re-authorize and print the evidence for RECIPIENT (identical for every approved one)."""
+    from ..connections.session import unavailable
+    from ..connections.store import (
+        ConnectionStore,
+        consuming_revision,
+        entry_required,
+        load_authorized,
+        render_evidence,
+    )
+    from ..evidence.outcome import exit_code
+    from .render import console, print_evidence, print_mapping
+
+    store = ConnectionStore(state_root(state_dir))
+    try:
+        revision = consuming_revision(Path.cwd())
+        packet = load_authorized(store, connection, handle, recipient, revision)
+    except (Refusal, OSError) as caught:
+        # A fault of the machine (read-only or full store) is unavailable evidence like any
+        # other refusal: paused under a required policy, degraded under an optional one.
+        refusal = caught if isinstance(caught, Refusal) else refusal_for_os_error(caught)
+        required = entry_required(store, connection, handle)
+        outcome = unavailable(required, refusal.reason, refusal.message, stage="fetching")
+        if json_output:
+            print_json(outcome)
+        else:
+            print_mapping(console(), f"Context: {outcome['status']}", outcome)
+        print_refusal(refusal.reason, refusal.message)
+        raise typer.Exit(exit_code(outcome)) from None
+    evidence = render_evidence(packet)
+    if json_output:
+        sys.stdout.write(evidence.decode("utf-8") + "\n")
+    else:
+        print_evidence(console(), packet)
+
+

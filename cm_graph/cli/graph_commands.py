@@ -1,0 +1,272 @@
+"""The local graph's life: ``build`` and ``refresh`` publish a generation, ``index`` derives its
+SQLite index, ``status`` says whether it is usable for a revision, ``remove`` deletes it.
+
+Registered from the command table (``command_table.py``), which gives each command its name and help.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from ..generation.coverage import Coverage
+    from ..generation.manifest import Manifest
+    from ..index.format import IndexReport
+
+from ..base.errors import Refusal
+from ..base.git import changed_tracked_files
+from ..generation.layout import Workspace
+from ..generation.status import graph_status
+from ..generation.store import read_current, read_generation, remove_graph_state
+from ..index.ensure import ensure_index, index_for, search_readiness
+from .boundary import print_json
+from .command_kit import (
+    Json,
+    RepoPath,
+    Revision,
+    StateDir,
+    edits_note,
+    refusals_exit,
+)
+
+
+@refusals_exit
+def index_command(
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    revision: Revision = None,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Derive the index again even if one is readable.")] = False,
+    json_output: Json = False,
+) -> None:
+    from .render import console, print_mapping
+
+    workspace = Workspace.locate(repo_path, state_dir)
+    report = ensure_index(workspace, revision, rebuild=rebuild)
+    summary = {
+        "status": "reused" if report.reused else "indexed",
+        "generation": report.generation,
+        "source_revision": report.commit,
+        **report.counts,
+        "index_bytes": report.bytes,
+        "elapsed_seconds": round(report.seconds, 3),
+    }
+    if json_output:
+        print_json(summary)
+    else:
+        print_mapping(console(), f"Index {summary['status']}", summary)
+
+
+class SandboxMode(StrEnum):
+    auto = "auto"
+    required = "required"
+    off = "off"
+
+
+Sandbox = Annotated[
+    SandboxMode, typer.Option("--sandbox", help="Containment for the provider: auto, required or off.")
+]
+
+
+KeepPrevious = Annotated[bool, typer.Option("--keep-previous", help="Keep older generations.")]
+
+
+BuildRevision = Annotated[str, typer.Option("--revision", help="The revision to build (default HEAD).")]
+DEFAULT_TIMEOUT_SECONDS = 900.0  # the provider's default deadline (provider.DEFAULT_TIMEOUT_SECONDS)
+
+
+Timeout = Annotated[float, typer.Option("--timeout", help="Seconds the provider may run.")]
+
+
+Exclude = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude", metavar="GLOB",
+        help="Leave matching tracked files out (vendored or generated code); repeatable. A glob over the "
+        "repository-relative path (* also crosses /), or a directory.",
+    ),
+]
+
+
+def _exclusions(globs: list[str] | None) -> tuple[str, ...]:
+    """The ``--exclude`` globs, each non-empty single-line relative text (else a usage error)."""
+    from ..base.rules import is_bounded_text
+
+    for glob in globs or ():
+        if not glob.strip("/") or not is_bounded_text(glob, 1024) or glob.startswith("/"):
+            raise typer.BadParameter("each --exclude GLOB must be non-empty, single-line and relative.")
+    return tuple(globs or ())
+
+
+def _build_summary(manifest: Manifest, coverage: Coverage, report: IndexReport) -> dict[str, Any]:
+    summary: dict[str, Any] = {
+        "status": "published",
+        "usable": manifest.completeness == "complete",
+        "generation": manifest.generation,
+        "source_revision": manifest.commit,
+        "tree": manifest.tree,
+        "provider": manifest.provider.requirement,
+        "built_at": manifest.built_at,
+        "completeness": manifest.completeness,
+        "tracked_files": manifest.tracked_files,
+        "indexed_files": manifest.indexed_files,
+        "unsupported_inputs": manifest.unsupported_inputs,
+        "graph_bytes": manifest.graph_bytes,
+        "code_nodes": report.counts.get("code_nodes", 0),
+        "edges": report.counts.get("edges", 0),
+        "index_bytes": report.bytes,
+    }
+    summary["scope_exclusions"] = dict(sorted(coverage.scope_exclusions.items()))
+    summary["empty_inputs"] = coverage.empty_inputs
+    if coverage.exclude:
+        summary["exclude"] = coverage.exclude
+    if coverage.notes:
+        summary["partial_because"] = coverage.notes
+    if coverage.uncovered_inputs:
+        summary["uncovered_inputs"] = coverage.uncovered_inputs
+    return summary
+
+
+def _run_build(
+    *, refresh: bool, from_graph: Path | None, repo_path: Path | None, state_dir: Path | None,
+    revision: str, keep_previous: bool, sandbox: str, timeout: float, json_output: bool,
+    exclude: tuple[str, ...] = (),
+) -> None:
+    from ..provider.build import build
+    from ..provider.publish import publish_provider_output
+    from ..provider.run import default_executable, verify_provider
+    from .render import build_progress, console, print_mapping
+
+    workspace = Workspace.locate(repo_path, state_dir)
+    if from_graph is not None:
+        manifest, coverage = publish_provider_output(
+            workspace, from_graph, revision=revision, keep_previous=keep_previous, exclude=exclude
+        )
+        summary = _build_summary(manifest, coverage, index_for(read_generation(workspace, manifest.generation)))
+    else:
+        provider = verify_provider(default_executable())
+        before = _current_id(workspace)
+        try:
+            with build_progress(console(stderr=True), enabled=not json_output) as progress:
+                result = build(
+                    workspace, provider, revision=revision, refresh=refresh,
+                    keep_previous=keep_previous, sandbox=str(sandbox), timeout=timeout, progress=progress,
+                    exclude=exclude,
+                )
+        except KeyboardInterrupt:
+            sys.stderr.write(f"cm-graph: interrupted; {_kept_after_interrupt(workspace, before)}\n")
+            raise typer.Exit(130) from None
+        summary = _build_summary(result.manifest, result.coverage, result.index)
+        summary["contained"] = result.run.contained
+        summary["extract_seconds"] = round(result.run.seconds, 3)
+    if json_output:
+        print_json(summary)
+    else:
+        print_mapping(console(), "Generation published", summary)
+    if not summary["usable"]:
+        raise typer.Exit(1)
+
+
+def _current_id(workspace: Workspace) -> str | None:
+    try:
+        return read_current(workspace).id
+    except Refusal:
+        return None
+
+
+def _kept_after_interrupt(workspace: Workspace, before: str | None) -> str:
+    """One clause saying what an interrupted build left: the build only ever moves the
+    ``current`` pointer by a whole publish, so comparing it with what was current before says it."""
+    after = _current_id(workspace)
+    if after is not None and after != before:
+        return f"generation {after} was published and is current; its index is derived on first use."
+    if before is not None:
+        return f"nothing of this build was kept; generation {before} is still current."
+    return "nothing was kept; this checkout has no generation."
+
+
+@refusals_exit
+def build_command(
+    from_graph: Annotated[
+        Path | None,
+        typer.Option("--from-graph", help="Publish an existing graphify-out/ instead of running the provider."),
+    ] = None,
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    revision: BuildRevision = "HEAD",
+    keep_previous: KeepPrevious = False,
+    sandbox: Sandbox = SandboxMode.auto,
+    timeout: Timeout = DEFAULT_TIMEOUT_SECONDS,
+    exclude: Exclude = None,
+    json_output: Json = False,
+) -> None:
+    _run_build(
+        refresh=False, from_graph=from_graph, repo_path=repo_path, state_dir=state_dir,
+        revision=revision, keep_previous=keep_previous, sandbox=sandbox, timeout=timeout,
+        json_output=json_output, exclude=_exclusions(exclude),
+    )
+
+
+@refusals_exit
+def refresh_command(
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    revision: BuildRevision = "HEAD",
+    keep_previous: KeepPrevious = False,
+    sandbox: Sandbox = SandboxMode.auto,
+    timeout: Timeout = DEFAULT_TIMEOUT_SECONDS,
+    exclude: Exclude = None,
+    json_output: Json = False,
+) -> None:
+    _run_build(
+        refresh=True, from_graph=None, repo_path=repo_path, state_dir=state_dir,
+        revision=revision, keep_previous=keep_previous, sandbox=sandbox, timeout=timeout,
+        json_output=json_output, exclude=_exclusions(exclude),
+    )
+
+
+@refusals_exit
+def status_command(
+    revision: Annotated[str, typer.Option("--revision", help="The revision to check against.")] = "HEAD",
+    allow_partial: Annotated[bool, typer.Option("--allow-partial", help="Treat a partial build as usable.")] = False,
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    from .render import console, print_status
+
+    workspace = Workspace.locate(repo_path, state_dir)
+    status = graph_status(workspace, revision, require_complete=not allow_partial)
+    value = status.to_json(search_readiness(status))
+    changed = changed_tracked_files(workspace.checkout) if status.generation is not None else 0
+    if changed:
+        additions = value.setdefault("cm_graph", {})
+        additions["changed_tracked_files"] = changed
+        additions["working_tree"] = edits_note(changed)
+    if json_output:
+        print_json(value)
+    else:
+        print_status(console(), value)
+    raise typer.Exit(0 if status.usable and value["search"] == "available" else 1)
+
+
+@refusals_exit
+def remove_command(
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    from .render import console
+
+    workspace = Workspace.locate(repo_path, state_dir)
+    removed = remove_graph_state(workspace)
+    value = {"schema": "code_mower.contextGraphRemove.v1", "removed": removed}
+    if json_output:
+        print_json(value)
+    else:
+        console().print("Removed local graph state." if removed else "No local graph state to remove.")
+
