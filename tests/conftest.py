@@ -7,6 +7,7 @@ import pytest
 
 from .g0 import make_g0_repo
 from .helpers import provider_missing
+from .support.cases import Case, new_case
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -33,6 +34,12 @@ def state_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def g0_repo(tmp_path: Path) -> Path:
     return make_g0_repo(tmp_path / "repo")
+
+
+@pytest.fixture
+def case(g0_repo: Path, state_dir: Path, tmp_path: Path) -> Case:
+    """G0, nothing published yet, with a directory for the test's own files."""
+    return new_case(g0_repo, state_dir, tmp_path)
 
 
 @pytest.fixture(autouse=True)

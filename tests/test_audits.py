@@ -23,69 +23,39 @@ What is checked:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
 import sqlite3
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import apsw
 import pytest
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
-from cm_graph.cli.app import app
 from cm_graph.generation.layout import Workspace
 from cm_graph.generation.store import ARTIFACT_NAME, read_current
 from cm_graph.index.format import INDEX_TABLES
 
 from .g0 import g0_graph
 from .helpers import commit_all, git, make_repo, publish, write_files
-
-RUNNER = CliRunner()
-WIDE = {"COLUMNS": "200"}
-
+from .support.cli import WIDE, assert_one_line_refusal, invoke, where
+from .support.files import mode, sha256
 
 # --------------------------------------------------------------------------- helpers
 
 
 def run(*args: Any, env: dict[str, str] | None = None) -> Result:
-    """Invoke the app; a traceback (an exception other than an exit) fails the test."""
-    result = RUNNER.invoke(app, [str(arg) for arg in args], env=env or WIDE)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise AssertionError(f"cm-graph raised instead of refusing: {result.exception!r}") from result.exception
-    assert "Traceback" not in result.stdout and "Traceback" not in result.stderr
-    return result
+    """Invoke the app with wide tables (audit reports are read row by row)."""
+    return invoke(*args, env=env or WIDE)
 
 
 def run_json(*args: Any, code: int = 0) -> dict[str, Any]:
     result = run(*args, "--json")
     assert result.exit_code == code, (result.stdout, result.stderr)
     return json.loads(result.stdout)
-
-
-def assert_one_line_refusal(result: Result, reason: str, words: str) -> None:
-    assert result.exit_code == 1
-    assert result.stdout == ""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith(f"cm-graph: {reason}: "), lines[0]
-    assert words in lines[0], lines[0]
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def mode(path: Path) -> int:
-    return stat.S_IMODE(os.lstat(path).st_mode)
-
-
-def where(repo: Path, state: Path) -> list[str]:
-    return ["--repo-path", str(repo), "--state-dir", str(state)]
 
 
 @dataclass(frozen=True)

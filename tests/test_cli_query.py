@@ -17,22 +17,19 @@ import json
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import apsw
 import pytest
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
 from cm_graph.base.jsonio import dumps_canonical
-from cm_graph.cli.app import app
 from cm_graph.evidence.authorization import mint_envelope
-from cm_graph.generation.layout import Workspace
 from cm_graph.generation.manifest import MAX_ARTIFACT_BYTES, REQUIRED_OPTIONS, ProviderPin
 from cm_graph.generation.status import STATES
-from cm_graph.generation.store import ARTIFACT_NAME, read_current
+from cm_graph.generation.store import ARTIFACT_NAME
 from cm_graph.index.format import SCHEMA_VERSION
 
 from .askkit import RECIPIENTS, policy
@@ -48,9 +45,10 @@ from .helpers import (
     run_installed,
     write_output,
 )
-
-RUNNER = CliRunner()
-WIDE = {"COLUMNS": "200"}
+from .support.cases import Case
+from .support.cli import WIDE, assert_one_line_refusal
+from .support.cli import invoke as run
+from .support.files import mode
 
 # The §2.13 summary keys of an available answer, and of an unavailable one.
 AVAILABLE_KEYS = {
@@ -70,37 +68,6 @@ REVIEWED_ELSEWHERE = ProviderPin("graphifyy", "0.9.60", "ab" * 32, REQUIRED_OPTI
 
 
 # --------------------------------------------------------------------------- set-up helpers
-
-
-@dataclass(frozen=True)
-class Case:
-    """A G0 checkout, its state root, and where this test keeps its own files."""
-
-    repo: Path
-    state: Path
-    files: Path
-
-    @property
-    def workspace(self) -> Workspace:
-        return Workspace.locate(self.repo, self.state)
-
-    @property
-    def generation(self) -> str:
-        return read_current(self.workspace).id
-
-    @property
-    def packet(self) -> Path:
-        return self.files / "out" / "packet.json"
-
-    def where(self) -> list[str]:
-        return ["--repo-path", str(self.repo), "--state-dir", str(self.state)]
-
-
-@pytest.fixture
-def case(g0_repo: Path, state_dir: Path, tmp_path: Path) -> Case:
-    files = tmp_path / "files"
-    (files / "out").mkdir(parents=True)
-    return Case(g0_repo, state_dir, files)
 
 
 @pytest.fixture
@@ -137,15 +104,6 @@ def write_auth(case: Case, document: dict[str, Any] | bytes, name: str = "auth.j
     return path
 
 
-def run(*args: Any, env: dict[str, str] | None = None) -> Result:
-    """Invoke the app; a traceback (an exception other than an exit) fails the test."""
-    result = RUNNER.invoke(app, [str(arg) for arg in args], env=env)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise AssertionError(f"cm-graph raised instead of refusing: {result.exception!r}") from result.exception
-    assert "Traceback" not in result.stdout and "Traceback" not in result.stderr
-    return result
-
-
 def query(
     case: Case, auth: Path, *extra: Any, question: str = "impact", target: str = "parse_config",
     env: dict[str, str] | None = None,
@@ -163,19 +121,6 @@ def assert_metadata_only(stdout: str, case: Case) -> None:
     for path in {case.repo, case.state, case.files, case.repo.parent}:
         for spelling in {str(path), os.path.realpath(path)}:
             assert spelling not in stdout, spelling
-
-
-def assert_one_line_refusal(result: Result, reason: str, words: str) -> None:
-    assert result.exit_code == 1
-    assert result.stdout == ""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith(f"cm-graph: {reason}: "), lines[0]
-    assert words in lines[0], lines[0]
-
-
-def mode(path: Path) -> int:
-    return stat.S_IMODE(os.lstat(path).st_mode)
 
 
 def published_generation_dir(case: Case) -> Path:

@@ -911,7 +911,7 @@ def _regular(name: str) -> tarfile.TarInfo:
     return tarfile.TarInfo(name)
 
 
-def _good_graph_bytes() -> bytes:
+def _g0_bytes() -> bytes:
     return json.dumps(g0_graph()).encode()
 
 
@@ -931,18 +931,18 @@ def _directory(name: str) -> tarfile.TarInfo:
 ARTIFACTS: dict[str, Callable[[], bytes]] = {
     "no graph.json member": lambda: _tar([_regular("manifest.json")], {"manifest.json": b"{}"}),
     "graph.json in a subdirectory": lambda: _tar(
-        [_regular("out/graph.json")], {"out/graph.json": _good_graph_bytes()}
+        [_regular("out/graph.json")], {"out/graph.json": _g0_bytes()}
     ),
     "empty tar": lambda: _tar([], {}),
     "gzip-compressed tar": lambda: gzip.compress(
-        _tar([_regular("graph.json")], {"graph.json": _good_graph_bytes()}), mtime=0
+        _tar([_regular("graph.json")], {"graph.json": _g0_bytes()}), mtime=0
     ),
     "symlinked graph.json": lambda: _tar(
-        [_symlink("graph.json"), _regular("other.json")], {"other.json": _good_graph_bytes()}
+        [_symlink("graph.json"), _regular("other.json")], {"other.json": _g0_bytes()}
     ),
     "graph.json is a directory": lambda: _tar([_directory("graph.json")], {}),
     "not a tar": lambda: b"\x00not a tar archive at all" * 40,
-    "bare graph.json": _good_graph_bytes,
+    "bare graph.json": _g0_bytes,
 }
 
 
@@ -955,7 +955,7 @@ def test_artifact_without_a_readable_graph_member_is_unreadable(
 
 def test_hand_built_artifact_with_graph_member_loads(repo: Path, state_dir: Path) -> None:
     """The control for the artifact cases: the same path with a proper member indexes fine."""
-    payload = _tar([_regular("graph.json")], {"graph.json": _good_graph_bytes()})
+    payload = _tar([_regular("graph.json")], {"graph.json": _g0_bytes()})
     workspace = publish_artifact(repo, state_dir, payload)
     assert read_index(ensure_index(workspace)).edges == G0_EDGES
 
@@ -1272,10 +1272,6 @@ def test_edges_are_numbered_in_identity_order(repo: Path, state_dir: Path) -> No
 
 
 # --- malformed streams -------------------------------------------------------------------------
-
-
-def _g0_bytes() -> bytes:
-    return json.dumps(g0_graph()).encode()
 
 
 @pytest.mark.parametrize("cut", [1, 10, 0.25, 0.5, 0.9, -2, -1])

@@ -9,7 +9,6 @@ its staged edges in batches (the resolver's WAL path).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +28,7 @@ from cm_graph.provider.sametree import publish_same_tree
 
 from .g0 import edge, g0_graph, node
 from .helpers import code_paths, commit_all, git, inventory_for, make_repo, numbered_lines, write_output
+from .support.files import sha256
 
 
 def large_graph() -> tuple[dict[str, str], dict]:
@@ -56,10 +56,6 @@ def two_same_tree_generations(tmp_path: Path, files: dict[str, str], graph: dict
     return read_generation(workspace, first.generation), read_generation(workspace, second.generation)
 
 
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 @pytest.mark.parametrize("shape", ["small", "large"])
 def test_rebound_index_is_byte_identical_to_a_fresh_derivation(tmp_path: Path, shape: str) -> None:
     if shape == "small":
@@ -76,7 +72,7 @@ def test_rebound_index_is_byte_identical_to_a_fresh_derivation(tmp_path: Path, s
     report = rebind_index(reused, staged, rebound_path)
     assert report is not None, "the reused generation's sealed index serves the rebind"
     assert rebound_path.read_bytes() == fresh.read_bytes()
-    assert digest(rebound_path) != digest(reused.workspace.index_path(reused.id)), "its generation row is new"
+    assert sha256(rebound_path) != sha256(reused.workspace.index_path(reused.id)), "its generation row is new"
     assert index_is_sealed(staged, rebound_path, full=True)
     with apsw.Connection(str(rebound_path), flags=apsw.SQLITE_OPEN_READONLY) as connection:
         (row,) = connection.execute("SELECT generation, commit_id, built_at FROM generation").fetchall()

@@ -47,6 +47,7 @@ from cm_graph.provider.run import ProviderRefusal, default_executable, run_provi
 
 from .g0 import g0_graph
 from .helpers import commit_all, git, make_repo, publish, write_files
+from .support.cli import where
 
 BWRAP = Path("/usr/bin/bwrap")
 PIN_VERSION = "0.9.58"
@@ -94,10 +95,6 @@ def cli(*args: str) -> Ran:
     except ValueError:
         out = result.stdout
     return Ran(result.exit_code, out, result.stderr)
-
-
-def where(repo: Path, state: Path) -> list[str]:
-    return ["--repo-path", str(repo), "--state-dir", str(state)]
 
 
 def leftovers(workspace: Workspace) -> list[str]:

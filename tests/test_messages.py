@@ -18,13 +18,10 @@ from cm_graph.provider.run import ProviderRefusal, verify_provider
 from .askkit import ask_graph
 from .g0 import g0_graph
 from .helpers import git, publish
+from .support.cli import where
 
 RUNNER = CliRunner()
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-
-
-def where(repo: Path, state: Path) -> list[str]:
-    return ["--repo-path", str(repo), "--state-dir", str(state)]
 
 
 def test_outside_a_work_tree_status_ask_and_doctor_say_so(tmp_path: Path, state_dir: Path) -> None:

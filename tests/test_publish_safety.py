@@ -27,6 +27,7 @@ from cm_graph.provider.run import verify_provider
 
 from .g0 import g0_graph
 from .helpers import CM_GRAPH, code_paths, inventory_for, run_installed, write_output
+from .support.cli import where
 from .test_lifecycle import assert_untouched, baseline, install_provider, ok_body  # noqa: F401 - a fixture
 
 
@@ -34,10 +35,6 @@ def read_attempt(workspace: Workspace):  # type: ignore[no-untyped-def]
     """The generation the ``attempt`` pointer names (read as a file: the layout is the contract)."""
     path = workspace.directory / "attempt"
     return read_generation(workspace, path.read_text().strip()) if path.exists() else None
-
-
-def where(repo: Path, state: Path) -> list[str]:
-    return ["--repo-path", str(repo), "--state-dir", str(state)]
 
 
 def good_output(repo: Path, directory: Path) -> Path:

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from typer.testing import CliRunner
 
 from cm_graph.cli.app import app
@@ -51,13 +50,6 @@ def assert_reference_shape(value: dict[str, Any], reader: str) -> None:
     assert readiness["search"] == value["search"]
     expected = {RENAMED.get(key, key) for key in SHAPE["query_reader"][reader]}
     assert set(readiness) == expected
-
-
-@pytest.fixture
-def case(g0_repo: Path, state_dir: Path, tmp_path: Path) -> Case:
-    files = tmp_path / "files"
-    (files / "out").mkdir(parents=True)
-    return Case(g0_repo, state_dir, files)
 
 
 def test_current_status_has_the_reference_shape(case: Case) -> None:
