@@ -36,12 +36,13 @@ import pytest
 from typer.testing import Result
 
 from cm_graph.generation.layout import Workspace
-from cm_graph.generation.store import ARTIFACT_NAME, read_current
+from cm_graph.generation.store import ARTIFACT_NAME
 from cm_graph.index.format import INDEX_TABLES
 
 from .g0 import g0_graph
 from .helpers import commit_all, git, make_repo, publish, write_files
-from .support.cli import WIDE, assert_one_line_refusal, invoke, where
+from .support.cases import Checkout as Case
+from .support.cli import WIDE, assert_one_line_refusal, invoke
 from .support.files import mode, sha256
 
 # --------------------------------------------------------------------------- helpers
@@ -56,27 +57,6 @@ def run_json(*args: Any, code: int = 0) -> dict[str, Any]:
     result = run(*args, "--json")
     assert result.exit_code == code, (result.stdout, result.stderr)
     return json.loads(result.stdout)
-
-
-@dataclass(frozen=True)
-class Case:
-    repo: Path
-    state: Path
-
-    @property
-    def workspace(self) -> Workspace:
-        return Workspace.locate(self.repo, self.state)
-
-    @property
-    def generation(self) -> str:
-        return read_current(self.workspace).id
-
-    @property
-    def index(self) -> Path:
-        return self.workspace.index_path(self.generation)
-
-    def where(self) -> list[str]:
-        return where(self.repo, self.state)
 
 
 @pytest.fixture

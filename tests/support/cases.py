@@ -1,5 +1,5 @@
-"""The G0 checkout, its state root and a directory of the test's own files: where most query
-and status tests start (the ``case`` fixture in ``conftest.py`` makes one)."""
+"""A checkout and its state root (``Checkout``), with a directory of the test's own files
+(``Case``, what the ``case`` fixture in ``conftest.py`` makes of G0): where most command tests start."""
 
 from __future__ import annotations
 
@@ -13,12 +13,11 @@ from .cli import where
 
 
 @dataclass(frozen=True)
-class Case:
-    """A G0 checkout, its state root, and where this test keeps its own files."""
+class Checkout:
+    """A checkout and its state root, and what a test reads of their current generation."""
 
     repo: Path
     state: Path
-    files: Path
 
     @property
     def workspace(self) -> Workspace:
@@ -29,11 +28,22 @@ class Case:
         return read_current(self.workspace).id
 
     @property
-    def packet(self) -> Path:
-        return self.files / "out" / "packet.json"
+    def index(self) -> Path:
+        return self.workspace.index_path(self.generation)
 
     def where(self) -> list[str]:
         return where(self.repo, self.state)
+
+
+@dataclass(frozen=True)
+class Case(Checkout):
+    """A G0 checkout, its state root, and where this test keeps its own files."""
+
+    files: Path
+
+    @property
+    def packet(self) -> Path:
+        return self.files / "out" / "packet.json"
 
 
 def new_case(repo: Path, state: Path, base: Path) -> Case:
