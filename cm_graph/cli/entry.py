@@ -37,6 +37,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("auth", "Authorization files for `cm-graph query`."),
     ("session", "Guided sessions."),
     ("context", "Code context for an agent (how, usage, impact, tests), and evidence from connections."),
+    ("fleet", "A named set of checkouts and cross-repository usages over them."),
 )
 
 # ``cm-graph query`` options: flag -> (parameter, kind). Kinds: "question" (one of

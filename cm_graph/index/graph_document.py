@@ -207,8 +207,9 @@ class _RecordReader:
                 continue
             callee, receiver, language = entry.get("callee"), entry.get("receiver_type"), entry.get("lang")
             line = self._line_of(entry.get("line"))
-            if (is_bounded_text(callee, 512) and is_bounded_text(receiver, 512) and is_bounded_text(language, 64)
-                    and type(line) is int and 0 < line <= _MAX_CITED_LINE):
+            if (isinstance(callee, str) and isinstance(receiver, str) and isinstance(language, str)
+                    and is_bounded_text(callee, 512) and is_bounded_text(receiver, 512)
+                    and is_bounded_text(language, 64) and type(line) is int and 0 < line <= _MAX_CITED_LINE):
                 self.sink.add_member_call(provider_id, callee, receiver, language, line)
 
     def _node_kind(self, path: str, label: str) -> str:
