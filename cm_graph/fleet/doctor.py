@@ -83,11 +83,6 @@ def _check_git(root: Path, member: Member, row: dict[str, Any], max_behind: int,
                         f"cm-graph remove --repo-path {member.checkout} && cm-graph build --repo-path {member.checkout}"
                         if status.state == "corrupt" else refresh)
     row["generation"], row["bound"] = generation.id, generation.manifest.commit
-    try:
-        index_for(generation)
-        row["search"] = "available"
-    except Refusal as refusal:
-        return _verdict(row, "fail", "unreadable", refusal.message, refusal_action(member))
     dates = run_git(member.checkout, "show", "-s", "--format=%ct", row["bound"], head, "--", check=False)
     if dates.returncode != 0:
         why = "the clone is shallow" if row["shallow"] else "it was pruned or never fetched"
@@ -96,6 +91,11 @@ def _check_git(root: Path, member: Member, row: dict[str, Any], max_behind: int,
                         f"git -C {member.checkout} fetch --unshallow (or fetch the commit), or {refresh}")
     times = [int(value) for value in dates.stdout.split()]  # one line when the bound commit is HEAD
     bound_time, head_time = times[0], times[-1]
+    try:  # the reader a question would use: derived (or reused) from the bound commit
+        index_for(generation)
+        row["search"] = "available"
+    except Refusal as refusal:
+        return _verdict(row, "fail", "unreadable", refusal.message, refusal_action(member))
     row["commit_age_days"] = round(max(0, head_time - bound_time) / 86400, 2)
     left, right = _git(member.checkout, "rev-list", "--left-right", "--count", f"{row['bound']}...{head}").split()
     row["ahead"], row["behind"] = int(left), int(right)
