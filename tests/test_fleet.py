@@ -195,3 +195,18 @@ def test_a_member_by_connection(fleet: tuple[Path, dict[str, Path]]) -> None:
     assert added.exit_code == 0, added.output
     assert json.loads(added.stdout)["members"] == [
         {"repository": "acme/lib", "checkout": str(repos["lib"]), "connection": "libc"}]
+
+
+def test_code_context_usage_fills_cross_repo_from_the_fleet(fleet: tuple[Path, dict[str, Path]]) -> None:
+    from cm_graph.context.run import code_context
+    from cm_graph.generation.layout import Workspace
+
+    state, repos = fleet
+    section = code_context(Workspace(repos["lib"], state), "usage", "helper")["sections"]["cross_repo"]
+    assert (section["status"], section["fleet"], section["shown"], section["total"]) == ("ok", "deps", 1, 1)
+    assert section["items"][0]["repository"] == "app" and section["items"][0]["citation"] == "app/main.py#L1"
+    answer = code_context(Workspace(repos["lib"], state), "usage", "helper")["answer"]
+    assert "Used from other repositories of the fleet deps (1): app app/main.py#L1." in answer
+    # the other Client (otherlib's) is not this repository's: its usage section is empty, not borrowed
+    other = code_context(Workspace(repos["other"], state), "usage", "Client")["sections"]["cross_repo"]
+    assert (other["status"], other["reason"]) == ("empty", "no_cross_repo_usage")

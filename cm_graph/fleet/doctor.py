@@ -62,65 +62,63 @@ def check_member(root: Path, member: Member, max_behind: int, max_age_days: floa
         "behind": None, "ahead": None, "shallow": None, "dirty": None, "commit_age_days": None,
     }
     if not os.path.isdir(member.checkout):
-        return _verdict(row, "fail", "checkout_missing", "The member's checkout is gone.",
-                        "Restore the checkout, or drop it with `cm-graph fleet remove`.")
+        return _verdict(row, "fail", "The member's checkout is gone.",
+                        "Restore the checkout, or drop it with `cm-graph fleet remove`.", reason="checkout_missing")
     try:
         return _check_git(root, member, row, max_behind, max_age_days)
     except GitFailure as failure:
-        return _verdict(row, "fail", "unknown", f"Git could not answer for this member: {failure.message}",
-                        "Make git runnable for this checkout (on PATH, a readable repository); run the doctor again.")
+        return _verdict(row, "fail", f"Git could not answer for this member: {failure.message}",
+                        "Make git runnable for this checkout (on PATH, a readable repository); run the doctor again.",
+                        reason="unknown")
 
 
 def _check_git(root: Path, member: Member, row: dict[str, Any], max_behind: int, max_age_days: float) -> dict[str, Any]:
-    head, shallow = _git(member.checkout, "rev-parse", "HEAD", "--is-shallow-repository").split()
+    checkout = member.checkout
+    head, shallow = _git(checkout, "rev-parse", "HEAD", "--is-shallow-repository").split()
     row["head"], row["shallow"] = head, shallow == "true"
-    status = graph_status(Workspace(member.checkout, root), trust_seal=True)
+    status = graph_status(Workspace(checkout, root), trust_seal=True)
     row["state"] = status.state
     generation = status.generation
-    refresh = f"cm-graph refresh --repo-path {member.checkout}"
+    refresh = f"cm-graph refresh --repo-path {checkout}"
     if generation is None or status.state in _UNUSABLE:
-        return _verdict(row, "fail", status.state, status.detail or "The member has no usable graph.",
-                        f"cm-graph remove --repo-path {member.checkout} && cm-graph build --repo-path {member.checkout}"
-                        if status.state == "corrupt" else refresh)
+        rebuild = f"cm-graph remove --repo-path {checkout} && cm-graph build --repo-path {checkout}"
+        return _verdict(row, "fail", status.detail or "The member has no usable graph.",
+                        rebuild if status.state == "corrupt" else refresh, reason=status.state)
     row["generation"], row["bound"] = generation.id, generation.manifest.commit
-    dates = run_git(member.checkout, "show", "-s", "--format=%ct", row["bound"], head, "--", check=False)
+    dates = run_git(checkout, "show", "-s", "--format=%ct", row["bound"], head, "--", check=False)
     if dates.returncode != 0:
         why = "the clone is shallow" if row["shallow"] else "it was pruned or never fetched"
-        return _verdict(row, "fail", "bound_commit_missing",
-                        f"The bound commit is not in the clone ({why}).",
-                        f"git -C {member.checkout} fetch --unshallow (or fetch the commit), or {refresh}")
+        return _verdict(row, "fail", f"The bound commit is not in the clone ({why}).",
+                        f"git -C {checkout} fetch --unshallow (or fetch the commit), or {refresh}",
+                        reason="bound_commit_missing")
     times = [int(value) for value in dates.stdout.split()]  # one line when the bound commit is HEAD
-    bound_time, head_time = times[0], times[-1]
+    row["commit_age_days"] = round(max(0, times[-1] - times[0]) / 86400, 2)
     try:  # the reader a question would use: derived (or reused) from the bound commit
         index_for(generation)
         row["search"] = "available"
     except Refusal as refusal:
-        return _verdict(row, "fail", "unreadable", refusal.message, refusal_action(member))
-    row["commit_age_days"] = round(max(0, head_time - bound_time) / 86400, 2)
-    left, right = _git(member.checkout, "rev-list", "--left-right", "--count", f"{row['bound']}...{head}").split()
+        return _verdict(row, "fail", refusal.message, f"cm-graph index --rebuild --repo-path {checkout}",
+                        reason="unreadable")
+    left, right = _git(checkout, "rev-list", "--left-right", "--count", f"{row['bound']}...{head}").split()
     row["ahead"], row["behind"] = int(left), int(right)
-    row["dirty"] = sum(1 for line in _git(member.checkout, "status", "--porcelain", "--untracked-files=no").splitlines()
-                       if line.strip())
+    changed = _git(checkout, "status", "--porcelain", "--untracked-files=no").splitlines()
+    row["dirty"] = sum(1 for line in changed if line.strip())
+    behind = f"The graph is {row['behind']} commits"
     if row["ahead"] > 0:
-        return _verdict(row, "fail", "diverged",
-                        f"HEAD is not a descendant of the bound commit ({row['ahead']} bound commits are not on it): "
-                        "another branch or rewritten history.", refresh)
+        return _verdict(row, "fail", f"HEAD is not a descendant of the bound commit ({row['ahead']} bound commits "
+                        "are not on it): another branch or rewritten history.", refresh, reason="diverged")
     if row["behind"] > max_behind:
-        return _verdict(row, "warn", "stale", f"The graph is {row['behind']} commits behind HEAD.", refresh)
+        return _verdict(row, "warn", f"{behind} behind HEAD.", refresh, reason="stale")
     if row["behind"] > 0 and row["commit_age_days"] > max_age_days:
-        return _verdict(row, "warn", "stale",
-                        f"The graph is {row['behind']} commits and {row['commit_age_days']} days (commit time) "
-                        "behind HEAD.",
-                        refresh)
+        return _verdict(row, "warn", f"{behind} and {row['commit_age_days']} days (commit time) behind HEAD.",
+                        refresh, reason="stale")
     if status.state == "partial":
-        return _verdict(row, "warn", "partial", status.detail, refresh)
-    return _verdict(row, "ok", "", "", "")
+        return _verdict(row, "warn", status.detail, refresh, reason="partial")
+    return _verdict(row, "ok", "", "", reason=None)
 
 
-def refusal_action(member: Member) -> str:
-    return f"cm-graph index --rebuild --repo-path {member.checkout}"
-
-
-def _verdict(row: dict[str, Any], verdict: str, reason: str, detail: str, next_action: str) -> dict[str, Any]:
-    row.update(verdict=verdict, reason=reason or None, detail=detail or None, next_action=next_action or None)
+def _verdict(
+    row: dict[str, Any], verdict: str, detail: str, next_action: str, *, reason: str | None,
+) -> dict[str, Any]:
+    row.update(verdict=verdict, reason=reason, detail=detail or None, next_action=next_action or None)
     return row

@@ -145,5 +145,18 @@ def remove_member(root: Path, name: str, which: str) -> dict[str, Any]:
     return listing(name, keep)
 
 
+def fleets_of(root: Path, checkout: Path) -> list[tuple[str, Member]]:
+    """Every fleet (by name) that has ``checkout`` as a member, with that member; a fleet file
+    this reader cannot use is skipped (the fleet commands refuse it with its reason)."""
+    found = []
+    for path in sorted((root / "fleet").glob("*/fleet.json")):
+        try:
+            members = read_members(root, path.parent.name)
+        except Refusal:
+            continue
+        found += [(path.parent.name, m) for m in members if m.checkout == checkout]
+    return found
+
+
 def listing(name: str, members: list[Member]) -> dict[str, Any]:
     return {"schema": FLEET_SCHEMA, "fleet": name, "members": [m.to_json() for m in members]}

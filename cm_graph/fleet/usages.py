@@ -22,6 +22,7 @@ budget.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..base.errors import InvalidInput
@@ -37,6 +38,7 @@ MAX_ITEMS_PER_GROUP = 200
 DEFAULT_MAX_CHARS = 24_000
 MIN_CHARS = 2_000
 MAX_CHARS = 200_000
+MAX_CANDIDATES_PER_USAGE = 10  # per usage; a name every member defines would list the whole fleet
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,10 @@ def _matches(definition: Definition, qualifier: str) -> bool:
 
 def cross_repo_usages(
     fleet: FleetIndex, symbol: str, *, max_items: int = DEFAULT_ITEMS_PER_GROUP, max_chars: int = DEFAULT_MAX_CHARS,
+    repository: str | None = None,
 ) -> dict[str, Any]:
-    """The cross-repository answer for ``symbol`` (a bare or dotted name) over the fleet index."""
+    """The cross-repository answer for ``symbol`` (a bare or dotted name) over the fleet index;
+    ``repository`` keeps only that member's definitions (code_context asks about its own)."""
     if isinstance(max_items, bool) or not 1 <= max_items <= MAX_ITEMS_PER_GROUP:
         raise InvalidInput(f"--max-items must be from 1 to {MAX_ITEMS_PER_GROUP}.")
     if isinstance(max_chars, bool) or not MIN_CHARS <= max_chars <= MAX_CHARS:
@@ -104,8 +108,10 @@ def cross_repo_usages(
     every = [Definition(*row[:10], verified=0 < row[7] <= row[10], name=name) for row in fetch_rows(
         connection.execute(query_sql("fleet_definitions"), {"name": name}),
         tuple[int, str, str, str, str, str, str, int, str, str, int])]
-    definitions = [d for d in every if d.verified and _matches(d, qualifier)]
+    definitions = [d for d in every if d.verified and _matches(d, qualifier)
+                   and repository in (None, d.repository)]
     declared = {row[8] for row in member_rows(fleet) if row[8]}
+    lookup = _Lookup(definitions)
     usages: dict[str, list[dict[str, Any]]] = {}
     name_matches: dict[str, list[dict[str, Any]]] = {}
     unverified = 0
@@ -115,8 +121,7 @@ def cross_repo_usages(
         if not 0 < line <= lines:
             unverified += 1
             continue
-        others = [d for d in definitions if d.member != member]
-        anchor, candidates = _anchor(connection, kind, module, receiver, family, others, declared)
+        anchor, candidates = _anchor(connection, kind, module, receiver, family, member, lookup, declared)
         if anchor == "none":
             continue
         item: dict[str, Any] = {"path": path, "line": line, "citation": f"{path}#L{line}", "anchor": anchor}
@@ -127,14 +132,14 @@ def cross_repo_usages(
         else:
             item["via"] = "name"
         if anchor == "name_match":
-            item["candidates"] = [d.reference() for d in candidates]
+            _list_candidates(item, candidates)
             name_matches.setdefault(repository, []).append(item)
             continue
         if len(candidates) == 1:
             item["definition"] = candidates[0].reference()
         else:
             item["anchor"] = "ambiguous"
-            item["candidates"] = [d.reference() for d in candidates]
+            _list_candidates(item, candidates)
         usages.setdefault(repository, []).append(item)
     status = "not_found" if not definitions else "ok" if len(definitions) == 1 else "ambiguous"
     answer = {
@@ -158,39 +163,69 @@ def cross_repo_usages(
     return answer
 
 
+def _list_candidates(item: dict[str, Any], candidates: list[Definition]) -> None:
+    """The first ``MAX_CANDIDATES_PER_USAGE`` candidates of a usage (``candidates_total`` says how many)."""
+    item["candidates"] = [d.reference() for d in candidates[:MAX_CANDIDATES_PER_USAGE]]
+    if len(candidates) > MAX_CANDIDATES_PER_USAGE:
+        item["candidates_total"] = len(candidates)
+
+
 def _qualified_hint(definition: Definition) -> str:
     qualified = definition.to_json()["qualified_name"]
     return qualified or f"{definition.repository}.{definition.name}"
 
 
+class _Lookup:
+    """The definitions by package import root and by owning class, so anchoring one reference
+    costs the candidates it can mean, not every definition of the name."""
+
+    def __init__(self, definitions: list[Definition]) -> None:
+        self.definitions = definitions
+        self.by_root: dict[str, list[Definition]] = {}
+        self.by_owner: dict[str, list[Definition]] = {}
+        for d in definitions:
+            if d.import_root:
+                self.by_root.setdefault(d.import_root, []).append(d)
+            if d.owner:
+                self.by_owner.setdefault(d.owner, []).append(d)
+
+    def undeclared(self, member: int) -> list[Definition]:
+        return [d for d in self.definitions if not d.import_root and d.member != member]
+
+    def others(self, member: int) -> list[Definition]:
+        return [d for d in self.definitions if d.member != member]
+
+
 def _anchor(
-    connection: Any, kind: str, module: str, receiver: str, family: str, definitions: list[Definition],
+    connection: Any, kind: str, module: str, receiver: str, family: str, member: int, lookup: _Lookup,
     declared: set[str],
 ) -> tuple[str, list[Definition]]:
-    """The anchor kind of one reference and the definitions it can mean ("none": nothing in the
-    fleet defines what it names, or it names a declared package that does not define the name)."""
+    """The anchor kind of one reference from ``member`` and the definitions (in other members) it
+    can mean ("none": nothing in the fleet defines what it names, or it names a declared package
+    that does not define the name)."""
     if kind == "import":
         root = module.split(".")[0]
-        in_package = [d for d in definitions if d.import_root and d.import_root == root]
+        in_package = [d for d in lookup.by_root.get(root, []) if d.member != member]
         if in_package:
             exact = [d for d in in_package if d.module == module]
             return "package", exact or in_package
         if root in declared:  # that member's package, which does not define the name
             return "none", []
-        undeclared = [d for d in definitions if not d.import_root]
+        undeclared = lookup.undeclared(member)
         return ("name_match", undeclared) if undeclared else ("none", [])
     if kind == "member_call":
-        types = fetch_rows(connection.execute(query_sql("fleet_types"), {"name": receiver, "family": family}),
-                           tuple[int, str, int])
-        methods = [d for d in definitions if d.owner == receiver and d.family == family]
-        if len(types) == 1:
-            bound = [d for d in methods if d.member == types[0][0]]
-            if bound:
-                return "receiver_type", bound
-        elif len(types) > 1 and methods:
-            return "receiver_type", methods  # several declarations of the type: ambiguous
-        return ("name_match", definitions) if definitions else ("none", [])
-    return ("name_match", definitions) if definitions else ("none", [])
+        methods = [d for d in lookup.by_owner.get(receiver, []) if d.family == family and d.member != member]
+        if methods:
+            types = fetch_rows(connection.execute(query_sql("fleet_types"), {"name": receiver, "family": family}),
+                               tuple[int, str, int])
+            if len(types) == 1:
+                bound = [d for d in methods if d.member == types[0][0]]
+                if bound:
+                    return "receiver_type", bound
+            elif len(types) > 1:
+                return "receiver_type", methods  # several declarations of the type: ambiguous
+    others = lookup.others(member)
+    return ("name_match", others) if others else ("none", [])
 
 
 def member_rows(fleet: FleetIndex) -> list[tuple[int, str, str | None, str, int, str | None, str | None, str, str]]:
@@ -214,20 +249,77 @@ def _fill(
     answer: dict[str, Any], usages: dict[str, list[dict[str, Any]]], name_matches: dict[str, list[dict[str, Any]]],
     max_items: int, max_chars: int,
 ) -> None:
-    """Show at most ``max_items`` items per repository and kind, then fewer while the answer is
-    over ``max_chars``; each repository says shown/total, and ``budget.truncated`` says whether
-    anything was left out."""
+    """Show at most ``max_items`` items per repository and kind and keep the whole answer within
+    ``max_chars``: items are taken round-robin over the repositories (in name order, usages before
+    name matches), so a budget cut keeps every repository represented; each repository says
+    shown/total, and ``budget.truncated`` says whether anything was left out."""
+    kinds = (("usages_by_repository", usages), ("name_matches_by_repository", name_matches))
     limit = max_items
     while True:
+        for key, groups in kinds:
+            answer[key] = {r: {"shown": 0, "total": len(items), "items": []} for r, items in sorted(groups.items())}
+        left = max_chars - len(dumps_canonical(answer)) - 64  # 64: the shown counts' digits
+        for rank in range(limit):
+            for key, groups in kinds:
+                for repository, items in sorted(groups.items()):
+                    if rank < len(items) and left > 0:
+                        cost = _size(items[rank])
+                        if cost <= left:
+                            answer[key][repository]["items"].append(items[rank])
+                            left -= cost
+                        else:
+                            left = 0  # stop here: a later, smaller item must not jump the queue
         truncated = False
-        for key, groups in (("usages_by_repository", usages), ("name_matches_by_repository", name_matches)):
-            answer[key] = {}
-            for repository in sorted(groups):
-                items = groups[repository]
-                shown = items[:limit]
-                truncated |= len(shown) < len(items)
-                answer[key][repository] = {"shown": len(shown), "total": len(items), "items": shown}
+        for key, _groups in kinds:
+            for group in answer[key].values():
+                group["shown"] = len(group["items"])
+                truncated |= group["shown"] < group["total"]
         answer["budget"]["truncated"] = truncated
         if len(dumps_canonical(answer)) <= max_chars or limit == 0:
             return
-        limit = limit // 2 if limit > 1 else 0
+        limit //= 2  # the estimate was short (escaped text): fewer items per group
+
+
+def _size(item: dict[str, Any]) -> int:
+    """An item's JSON size for plain ASCII text (keys, quotes, separators included)."""
+    size = 2
+    for key, value in item.items():
+        size += len(key) + 4
+        size += sum(len(v) + 3 for v in value) + 2 if isinstance(value, list) else len(str(value)) + 2
+    return size
+
+
+SECTION_ITEMS = 5  # per repository, in code_context's cross_repo section
+SECTION_CHARS = 4_000
+
+
+def cross_repo_section(root: Path, checkout: Path, label: str) -> dict[str, Any] | None:
+    """``code_context``'s ``cross_repo`` section for a definition labelled ``label`` in
+    ``checkout``: the other repositories' usages of it, from the first fleet (by name) the
+    checkout belongs to; None when it belongs to none (the section stays unavailable)."""
+    from .build import open_fleet
+    from .members import fleets_of
+
+    fleets = fleets_of(root, checkout)
+    if not fleets:
+        return None
+    name, member = fleets[0]
+    fleet = open_fleet(root, name)
+    try:
+        answer = cross_repo_usages(fleet, label.lstrip(".").removesuffix("()") or label,
+                                   max_items=SECTION_ITEMS, max_chars=SECTION_CHARS, repository=member.repository)
+    finally:
+        fleet.connection.close()
+    groups = answer["usages_by_repository"]
+    items = [{"repository": repository, **item} for repository, group in groups.items() for item in group["items"]]
+    total = sum(group["total"] for group in groups.values())
+    section: dict[str, Any] = {
+        "status": "ok" if items and len(items) == total else "truncated" if items else "empty",
+        "fleet": name, "shown": len(items), "total": total, "items": items,
+        "name_matches": sum(group["total"] for group in answer["name_matches_by_repository"].values()),
+        "coverage": answer["coverage"],
+    }
+    if not items:
+        section.update(reason="no_cross_repo_usage", detail=(
+            f"No other repository of the fleet {name} imports or calls it by an anchor stronger than its name."))
+    return section
