@@ -210,3 +210,27 @@ def test_code_context_usage_fills_cross_repo_from_the_fleet(fleet: tuple[Path, d
     # the other Client (otherlib's) is not this repository's: its usage section is empty, not borrowed
     other = code_context(Workspace(repos["other"], state), "usage", "Client")["sections"]["cross_repo"]
     assert (other["status"], other["reason"]) == ("empty", "no_cross_repo_usage")
+
+
+def test_a_cut_answer_keeps_to_its_size_budget_and_says_so(fleet: tuple[Path, dict[str, Path]], tmp_path: Path) -> None:
+    """Eighty import statements of one module (the provider keeps one edge, at the first): all
+    eighty are usages, and a 2,000-character budget shows what fits, round-robin, and says so."""
+    from .fleetkit import publish_complete
+
+    state, _ = fleet
+    lines = "\n".join(["from lib_pkg.core import helper"] * 80) + "\n"
+    busy = make_repo(tmp_path / "busy", {"busy/mod.py": lines})
+    publish_complete(busy, state, {
+        "nodes": [{"id": "busy_mod", "label": "mod.py", "file_type": "code", "source_file": "busy/mod.py",
+                   "source_location": "L1"}],
+        "edges": [{"source": "busy_mod", "target": "lib_pkg_core", "relation": "imports_from", "confidence":
+                   "EXTRACTED", "source_file": "busy/mod.py", "source_location": "L1"}],
+        "hyperedges": [], "input_tokens": 0, "output_tokens": 0, "extracted_sources": []})
+    add_member(state, "deps", member_from(state, connection=None, repo_path=busy, repository=None))
+    full = _usages(state, "helper", max_items=200, max_chars=200_000)
+    assert full["usages_by_repository"]["busy"]["total"] == 80 and full["budget"]["truncated"] is False
+    cut = _usages(state, "helper", max_items=200, max_chars=2000)
+    assert len(json.dumps(cut, sort_keys=True, separators=(",", ":"))) <= 2000
+    assert cut["budget"]["truncated"] is True
+    assert 0 < cut["usages_by_repository"]["busy"]["shown"] < 80 == cut["usages_by_repository"]["busy"]["total"]
+    assert cut["usages_by_repository"]["app"]["shown"] == 1  # round-robin: every repository keeps its first
