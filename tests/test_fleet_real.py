@@ -64,3 +64,30 @@ def test_real_provider_output_anchors_a_cross_repo_import(tmp_path: Path) -> Non
     assert sorted(d["repository"] for d in ambiguous["definitions"]) == ["app", "lib"]
     [item] = ambiguous["usages_by_repository"]["app"]["items"]
     assert (item["citation"], item["definition"]) == ("tiny_client/adapters.py#L2", "lib:src/tiny_http/errors.py#L1")
+
+
+SESSION = "package com.acme;\n\npublic class Session {\n    public void send() {\n    }\n}\n"
+SHOP = ("package com.shop;\n\nimport com.acme.Session;\n\npublic class App {\n    void run(Session session) {\n"
+        "        session.send();\n    }\n}\n")
+
+
+def test_real_provider_parked_member_call_binds_by_receiver_type(tmp_path: Path) -> None:
+    """Java: the pinned provider parks ``session.send()`` on ``App.run`` with receiver type
+    ``Session`` (declared in no file of the app); the fleet binds it to the one ``Session``."""
+    state = tmp_path / "state"
+    repos = {"acme": make_repo(tmp_path / "acme", {"src/com/acme/Session.java": SESSION}),
+             "shop": make_repo(tmp_path / "shop", {"src/com/shop/App.java": SHOP})}
+    for repo in repos.values():
+        assert run_installed("refresh", "--repo-path", repo, "--state-dir", state, cwd=tmp_path).returncode == 0
+        added = run_installed("fleet", "add", "jvm", "--repo-path", repo, "--state-dir", state, cwd=tmp_path)
+        assert added.returncode == 0, added.stderr
+    answer = json.loads(run_installed("fleet", "usages", "jvm", "send", "--state-dir", state, "--json",
+                                      cwd=tmp_path).stdout)
+    assert answer["usages_by_repository"]["shop"]["items"] == [{
+        "path": "src/com/shop/App.java", "line": 7, "citation": "src/com/shop/App.java#L7", "anchor": "receiver_type",
+        "via": "call on Session", "definition": "acme:src/com/acme/Session.java#L4"}]
+    # the type itself is only named by the app (a stub com.acme.Session): a name match, apart
+    named = json.loads(run_installed("fleet", "usages", "jvm", "Session", "--state-dir", state, "--json",
+                                     cwd=tmp_path).stdout)
+    assert named["usages_by_repository"] == {}
+    assert [i["citation"] for i in named["name_matches_by_repository"]["shop"]["items"]] == ["src/com/shop/App.java#L6"]

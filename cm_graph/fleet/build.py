@@ -214,8 +214,8 @@ def _read_member(number: int, state: MemberState, root: str, rows: dict[str, lis
                 python_imports.setdefault(path, []).append((target, line))
         for label, base, path, line in fetch_rows(
                 index.execute(query_sql("member_name_references")), tuple[str, str | None, str, int]):
-            rows["references_out"].append(
-                (_bare(base or label), "name", number, path, line, "", "", family_of_path(path)))
+            qualifier, _, bare = _bare(base or label).rpartition(".")  # a JVM stub is com.acme.Session
+            rows["references_out"].append((bare, "name", number, path, line, qualifier, "", family_of_path(path)))
             cited.add(path)
         cited |= _python_import_rows(number, state.member.checkout, census, python_imports, rows)
         rows["census"].extend((number, path, census[path][0]) for path in sorted(cited) if path in census)

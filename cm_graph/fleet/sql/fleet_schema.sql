@@ -56,7 +56,7 @@ CREATE TABLE references_out (
   member        INTEGER NOT NULL REFERENCES members (member),
   path          TEXT NOT NULL,
   line          INTEGER NOT NULL,
-  module        TEXT NOT NULL,                -- import: the dotted module ('' when not known)
+  module        TEXT NOT NULL,                -- import: the dotted module; name: a stub's qualifier
   receiver_type TEXT NOT NULL,                -- member_call: the receiver's type
   family        TEXT NOT NULL,
   PRIMARY KEY (name, kind, member, path, line, module, receiver_type)
