@@ -120,6 +120,9 @@ def test_exit_codes_a_script_can_branch_on(tmp_path: Path) -> None:
     ok = RUNNER.invoke(app, args)
     assert ok.exit_code == 0, ok.output
     assert json.loads(ok.stdout)["summary"] == {"total": 1, "ok": 1, "warn": 0, "fail": 0, "coverage_pct": 100.0}
+    (fresh / "example_pkg" / "config.py").write_text("edited\n")  # a tracked edit: counted, not judged
+    [row] = json.loads(RUNNER.invoke(app, args).stdout)["members"]
+    assert (row["verdict"], row["dirty"], row["built_at"]) == ("ok", 1, "2026-01-01T12:00:00+00:00")
     _commits(fresh, 3)
     warned = RUNNER.invoke(app, [*args, "--max-behind", "2"])
     assert warned.exit_code == 3 and json.loads(warned.stdout)["members"][0]["reason"] == "stale"

@@ -59,7 +59,7 @@ def check_member(root: Path, member: Member, max_behind: int, max_age_days: floa
     row: dict[str, Any] = {
         "repository": member.repository, "connection": member.connection, "checkout": str(member.checkout),
         "state": "unknown", "search": "unavailable", "generation": None, "bound": None, "head": None,
-        "behind": None, "ahead": None, "shallow": None, "dirty": None, "commit_age_days": None,
+        "behind": None, "ahead": None, "shallow": None, "dirty": None, "commit_age_days": None, "built_at": None,
     }
     if not os.path.isdir(member.checkout):
         return _verdict(row, "fail", "The member's checkout is gone.",
@@ -85,6 +85,7 @@ def _check_git(root: Path, member: Member, row: dict[str, Any], max_behind: int,
         return _verdict(row, "fail", status.detail or "The member has no usable graph.",
                         rebuild if status.state == "corrupt" else refresh, reason=status.state)
     row["generation"], row["bound"] = generation.id, generation.manifest.commit
+    row["built_at"] = generation.manifest.built_at  # wall clock, for information only: never judged
     dates = run_git(checkout, "show", "-s", "--format=%ct", row["bound"], head, "--", check=False)
     if dates.returncode != 0:
         why = "the clone is shallow" if row["shallow"] else "it was pruned or never fetched"
