@@ -1,11 +1,11 @@
--- cm-graph index, schema version 3.
+-- cm-graph index, schema version 5.
 --
 -- One file per published generation, derived from it once and never written again. Node and
 -- edge numbers are ranks, not insertion order: nodes are numbered in provider-id order and edges
 -- in full relationship-identity order, so the file's bytes do not depend on the order the
 -- provider listed its records in. Text compares by code point (BINARY collation over UTF-8).
 PRAGMA application_id = 1668114290;  -- 0x636d6772, "cmgr": marks files this project wrote
-PRAGMA user_version = 3;             -- the schema version; see migrations/
+PRAGMA user_version = 5;             -- the schema version; see migrations/
 
 -- The generation this file was derived from: the one row that names it and its digests.
 CREATE TABLE generation (
@@ -105,6 +105,24 @@ CREATE TABLE rationale (
   text      TEXT NOT NULL,
   truncated INTEGER NOT NULL CHECK (truncated IN (0, 1)),
   PRIMARY KEY (node, path, line, text)
+) WITHOUT ROWID;
+
+-- What a code node names that its own graph does not define, kept for the fleet (which matches
+-- it against other repositories' definitions): an import whose target the provider could not
+-- bind (kind 'import': target is the provider's unbound id, e.g. urllib3_poolmanager for
+-- urllib3.poolmanager), and a member call the provider parked on its caller because the
+-- receiver's type is declared nowhere in this build (kind 'member_call': the provider's
+-- metadata.unresolved_calls, target the callee, with the receiver type and language). Only
+-- citable sites are kept: every row is a path and line of the bound commit.
+CREATE TABLE external_references (
+  node          INTEGER NOT NULL REFERENCES nodes (node),  -- the code node making the reference
+  kind          TEXT NOT NULL CHECK (kind IN ('import', 'member_call')),
+  target        TEXT NOT NULL,
+  receiver_type TEXT NOT NULL,               -- '' for an import
+  language      TEXT NOT NULL,               -- the provider's language word; '' for an import
+  site_path     TEXT NOT NULL,
+  site_line     INTEGER NOT NULL,
+  PRIMARY KEY (node, kind, target, receiver_type, language, site_path, site_line)
 ) WITHOUT ROWID;
 
 -- The bound commit's tracked files (git ls-tree of the commit, never the working tree).

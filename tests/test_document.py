@@ -1311,6 +1311,9 @@ class _ListSink:
     def add_edge(self, list_name: str, edge: Any) -> None:
         self.edges.append((list_name, edge))
 
+    def add_member_call(self, provider_id: str, callee: str, receiver_type: str, language: str, line: int) -> None:
+        pass
+
 
 def _g0_with(key: str, raw_value: bytes) -> bytes:
     """G0's bytes with ``"key": <raw_value>`` spliced into the first node."""

@@ -18,6 +18,8 @@ REASONS = frozenset({
     "unresolved", "uncitable", "unauthorized", "unsafe_destination", "disconnected", "budget_too_small",
     # builds and the provider
     "busy", "current", "provider", "needs_attention", "not_configured",
+    # the fleet: doctor --fleet verdicts (fleet/doctor.py) and code_context's cross_repo section
+    "checkout_missing", "bound_commit_missing", "diverged", "unknown", "no_cross_repo_usage",
     # faults of the machine (base/refusals.py)
     "read_only", "disk_full", "permission_denied", "not_a_file", "not_a_directory", "missing", "unsafe", "io",
 })

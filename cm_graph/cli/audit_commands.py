@@ -33,9 +33,17 @@ def doctor_command(
     repo_path: RepoPath = None,
     state_dir: StateDir = None,
     json_output: Json = False,
+    fleet: Annotated[str | None, typer.Option("--fleet", help="Check every member of this fleet instead.")] = None,
+    max_behind: Annotated[int, typer.Option("--max-behind", help="With --fleet: commits behind to warn at.")] = 50,
+    max_age_days: Annotated[float, typer.Option("--max-age-days", help="With --fleet: days behind to warn at.")] = 7.0,
 ) -> None:
     from ..audit.doctor import run_doctor
     from .render import console, print_doctor
+
+    if fleet is not None:  # the fleet's freshness and coverage instead (cli/fleet_commands.py)
+        from .fleet_commands import run_fleet_doctor
+
+        run_fleet_doctor(fleet, state_dir, max_behind, max_age_days, json_output)
 
     workspace = Workspace.locate(repo_path, state_dir)
     report = run_doctor(workspace, revision)

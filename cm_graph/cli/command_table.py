@@ -65,6 +65,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("session", "Guided sessions.", "connection_commands", "session_app"),
     Command("context", "Code context for an agent (how, usage, impact, tests), and evidence from connections.",
             "context_commands", "context_app"),
+    Command("fleet", "A named set of checkouts and cross-repository usages over them.", "fleet_commands", "fleet_app"),
 )
 
 

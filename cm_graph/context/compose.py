@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 import apsw
@@ -30,8 +31,10 @@ NEXT_INTENT = {"how": "usage", "usage": "impact", "impact": "tests", "tests": "i
 def compose(
     connection: apsw.Connection, intent: str, target: str, graph: dict[str, Any],
     freshness: dict[str, Any], max_chars: int, history: apsw.Connection | None = None,
+    cross_repo: Callable[[str], dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
-    """The answer; ``history`` is the generation's change-coupling file when it is built."""
+    """The answer; ``history`` is the generation's change-coupling file when it is built;
+    ``cross_repo`` gives the fleet's section for the anchor's label (None: no fleet)."""
     resolution = resolve(connection, target)
     names = INTENTS[intent]
     if resolution.status != "resolved":
@@ -39,6 +42,7 @@ def compose(
     node = resolution.anchors[0]
     anchor = _describe(connection, [node])[node]
     raw = {name: _section(connection, name, node, history, anchor["path"]) for name in names}
+    fleet_section = cross_repo(anchor["label"]) if cross_repo is not None and "cross_repo" in names else None
     book_checker = CitationChecker(connection)
 
     def build(shown: dict[str, int], dropped: dict[str, int]) -> dict[str, Any]:
@@ -49,7 +53,7 @@ def compose(
         for name in names:
             found = raw[name]
             if found is None:
-                sections[name] = unavailable(name)
+                sections[name] = fleet_section if name == "cross_repo" and fleet_section else unavailable(name)
                 continue
             items, total, read_limited, *coupling = found
             keep = [_cited(dict(item), book) for item in items[: shown[name]]]
@@ -265,6 +269,8 @@ _SENTENCES = {
     "references": lambda s: f"Referenced by {s['total']}: {listed(_names(s, 'site'), s['total'])}.",
     "tests": lambda s: f"{s['total']} test(s) reach it: {listed(_names(s), s['total'])}.",
     "similar": lambda s: f"Structurally similar (shared callees): {listed(_names(s), s['total'])}.",
+    "cross_repo": lambda s: f"Used from other repositories of the fleet {s['fleet']} ({s['total']}): "
+    + listed([f"{i['repository']} {i['citation']}" for i in s["items"]], s["total"]) + ".",
     "callers_by_hop": _by_hop,
 }
 

@@ -16,6 +16,7 @@ import apsw
 
 from ..base.errors import INDEX_DAMAGED, InvalidInput, Refusal
 from ..base.git import GitFailure, resolve_revision
+from ..fleet.usages import cross_repo_section
 from ..generation.layout import Workspace
 from ..generation.status import graph_status
 from ..index.ensure import open_index_for
@@ -46,7 +47,8 @@ def code_context(workspace: Workspace, intent: str, target: Any, *, max_chars: A
     connection = open_index_for(generation)
     history = _open_history(workspace.index_path(generation.id))
     try:
-        return compose(connection, intent, target, graph, freshness, budget, history)
+        return compose(connection, intent, target, graph, freshness, budget, history,
+                       cross_repo=lambda label: cross_repo_section(workspace.root, workspace.checkout, label))
     except apsw.Error:
         raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
     finally:

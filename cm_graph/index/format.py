@@ -21,9 +21,9 @@ APPLICATION_ID = 0x636D6772
 # Every table of schema.sql, in the order audits compare them and exports write them.
 INDEX_TABLES = (
     "generation", "counts", "nodes", "edges", "adjacency", "exclusions",
-    "undeclared_endpoints", "untraversable_borders", "rationale", "census",
+    "undeclared_endpoints", "untraversable_borders", "rationale", "external_references", "census",
 )
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 5
 PAGE_SIZE = 4096
 
 

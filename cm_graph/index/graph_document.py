@@ -51,6 +51,11 @@ _MAX_CITED_LINE = 10**MAX_CITATION_LINE_DIGITS - 1
 
 
 RATIONALE = "rationale"  # the provider's file_type for docstrings and NOTE/WHY/HACK comments
+# The provider parks a member call it could not bind (the receiver's type is declared nowhere in
+# the build) on the caller node: metadata.unresolved_calls = [{callee, receiver_type, lang, line}],
+# at most 64 per node (graphify extract.py, _park_unresolved_member_call).
+UNRESOLVED_CALLS = "unresolved_calls"
+_MAX_PARKED_CALLS = 64
 
 
 class GraphSink(Protocol):
@@ -63,6 +68,8 @@ class GraphSink(Protocol):
     def add_rationale(self, provider_id: str, path: str, line: int, text: str) -> None: ...
 
     def add_edge(self, list_name: str, edge: EdgeRecord) -> None: ...
+
+    def add_member_call(self, provider_id: str, callee: str, receiver_type: str, language: str, line: int) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -185,6 +192,26 @@ class _RecordReader:
                 and type(line) is int and citation_in_scope(path, line)):
             self.sink.add_rationale(provider_id, path, line, label)
 
+    def _keep_parked_calls(self, provider_id: str, metadata: Any) -> None:
+        """The member calls the provider parked on a code node, for the fleet. They are optional
+        provider metadata, not part of the graph the seed validates: an entry that is not the
+        provider's shape (bounded single-line names, a well-formed line) is skipped, never a
+        refusal."""
+        if not isinstance(metadata, dict):
+            return
+        parked = metadata.get(UNRESOLVED_CALLS)
+        if not isinstance(parked, list):
+            return
+        for entry in parked[:_MAX_PARKED_CALLS]:
+            if not isinstance(entry, dict):
+                continue
+            callee, receiver, language = entry.get("callee"), entry.get("receiver_type"), entry.get("lang")
+            line = self._line_of(entry.get("line"))
+            if (isinstance(callee, str) and isinstance(receiver, str) and isinstance(language, str)
+                    and is_bounded_text(callee, 512) and is_bounded_text(receiver, 512)
+                    and is_bounded_text(language, 64) and type(line) is int and 0 < line <= _MAX_CITED_LINE):
+                self.sink.add_member_call(provider_id, callee, receiver, language, line)
+
     def _node_kind(self, path: str, label: str) -> str:
         """``graphmodel.node_kind`` with the per-path part remembered."""
         if not path:
@@ -255,6 +282,8 @@ class _RecordReader:
                 line if path else None,
                 self._node_kind(path, label),
             ))
+            if path and "metadata" in record:
+                self._keep_parked_calls(provider_id, record["metadata"])
 
     def _clean_edges(self, list_name: str, records: list[Any]) -> None:
         add_edge = self.sink.add_edge
@@ -352,6 +381,8 @@ class _RecordReader:
             line if path else None,
             graphmodel.node_kind(path, label),
         ))
+        if path:
+            self._keep_parked_calls(provider_id, record.get("metadata"))
 
     def _edge(self, list_name: str, record: Any) -> None:
         if not isinstance(record, dict):

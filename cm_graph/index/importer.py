@@ -34,6 +34,7 @@ from .format import IndexReport, configure, create_schema, index_write_refusal
 from .graph_document import CodeNode, DocumentShape, EdgeRecord, read_document
 from .resolver import EndpointResolver
 
+_BY_EDGE_LIST = ("insert_rationale", "insert_external_references")  # statements bound to :edge_list
 MAX_RATIONALE_CHARS = 300  # a rationale's text in the index (the provider's label is longer)
 _BATCH = 5000
 # From the first _OVERLAP_FROM staged edges on, they are committed (and handed to the resolver)
@@ -105,6 +106,7 @@ class _StagingSink:
         self._exclusions: list[tuple[str, str]] = []
         self._rationale: list[tuple[str, str, int, str, int]] = []
         self._untraversable: list[tuple[str]] = []
+        self._member_calls: list[tuple[str, str, str, str, int]] = []
         self._edges: list[EdgeRecord] = []
         self._nodes_seen = False
         self._nodes_committed = False
@@ -141,6 +143,13 @@ class _StagingSink:
         self._nodes_seen = True
         self._untraversable.append((provider_id,))
         if len(self._untraversable) >= _BATCH:
+            self._flush_untraversable()
+
+    def add_member_call(self, provider_id: str, callee: str, receiver_type: str, language: str, line: int) -> None:
+        """A member call the provider parked on a code node (its receiver type is declared
+        nowhere in this build): kept as an external reference for the fleet."""
+        self._member_calls.append((provider_id, callee, receiver_type, language, line))
+        if len(self._member_calls) >= _BATCH:
             self._flush_untraversable()
 
     def add_edge(self, list_name: str, edge: EdgeRecord) -> None:
@@ -197,6 +206,8 @@ class _StagingSink:
     def _flush_untraversable(self) -> None:
         self._connection.executemany("INSERT INTO stage_untraversable VALUES (?)", self._untraversable)
         self._untraversable.clear()
+        self._connection.executemany("INSERT INTO stage_member_calls VALUES (?, ?, ?, ?, ?)", self._member_calls)
+        self._member_calls.clear()
 
     def _flush_edges(self) -> None:
         self._connection.executemany(
@@ -417,9 +428,9 @@ def _write_tables(
     try:
         for statement in (
             "insert_adjacency", "insert_undeclared", "insert_untraversable_borders", "insert_exclusions",
-            "insert_rationale",
+            "insert_rationale", "insert_external_references",
         ):
-            connection.execute(query_sql(statement), bindings if statement == "insert_rationale" else {})
+            connection.execute(query_sql(statement), bindings if statement in _BY_EDGE_LIST else {})
     except Exception:
         line_work.wait()
         raise

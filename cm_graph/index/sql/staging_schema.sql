@@ -27,3 +27,8 @@ CREATE TABLE stage_undeclared (
 );
 -- Code nodes on the other side of an untraversable record (classify_untraversable.sql).
 CREATE TABLE stage_borders (provider_id TEXT NOT NULL PRIMARY KEY);
+-- Member calls the provider parked on a code node (metadata.unresolved_calls), by caller id.
+CREATE TABLE stage_member_calls (
+  provider_id TEXT NOT NULL, callee TEXT NOT NULL, receiver_type TEXT NOT NULL, language TEXT NOT NULL,
+  line INTEGER NOT NULL
+);

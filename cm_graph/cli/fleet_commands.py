@@ -1,0 +1,164 @@
+"""``cm-graph fleet ...`` and ``cm-graph doctor --fleet``: the terminal side of ``cm_graph/fleet/``.
+
+A thin shell: each command resolves the state root, calls the fleet package inside the one error
+boundary (``refusals_exit``), and prints JSON with ``--json`` or a short table otherwise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .boundary import print_json
+from .command_kit import Json, StateDir, state_root
+
+fleet_app = typer.Typer(help="A named set of checkouts and cross-repository usages over them.", no_args_is_help=True)
+
+FleetName = Annotated[str, typer.Argument(help="The fleet's name ([a-z][a-z0-9_-]{0,63}).")]
+
+
+def _root(state_dir: Path | None) -> Path:
+    from ..fleet.members import state_root as fleet_state_root
+
+    return fleet_state_root(state_root(state_dir))
+
+
+def _refusing(body: Any, json_output: bool) -> None:
+    from .boundary import run_refusing
+
+    code = run_refusing(body, json_output)
+    if code:
+        raise typer.Exit(code)
+
+
+def _print_members(listing: dict[str, Any], json_output: bool) -> None:
+    from .render import console, print_mapping
+
+    if json_output:
+        print_json(listing)
+        return
+    rows = {m["repository"]: m["connection"] or m["checkout"] for m in listing["members"]}
+    print_mapping(console(), f"Fleet {listing['fleet']}: {len(rows)} members", rows)
+
+
+@fleet_app.command("add")
+def fleet_add_command(
+    name: FleetName,
+    connection: Annotated[str | None, typer.Option("--connection", help="A local connection to add.")] = None,
+    repo_path: Annotated[Path | None, typer.Option("--repo-path", help="A checkout to add.")] = None,
+    repository: Annotated[str | None, typer.Option("--repository", help="The name answers group it by.")] = None,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """Add a member (a connection, or a checkout path) to the fleet, creating the fleet."""
+    from ..fleet.members import add_member, member_from
+
+    def body() -> None:
+        root = _root(state_dir)
+        member = member_from(root, connection=connection, repo_path=repo_path, repository=repository)
+        _print_members(add_member(root, name, member), json_output)
+
+    _refusing(body, json_output)
+
+
+@fleet_app.command("remove")
+def fleet_remove_command(
+    name: FleetName,
+    member: Annotated[str, typer.Argument(help="The member's repository name, connection or checkout path.")],
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """Remove a member from the fleet (its graph state is not touched)."""
+    from ..fleet.members import remove_member
+
+    _refusing(lambda: _print_members(remove_member(_root(state_dir), name, member), json_output), json_output)
+
+
+@fleet_app.command("list")
+def fleet_list_command(name: FleetName, state_dir: StateDir = None, json_output: Json = False) -> None:
+    """List the fleet's members."""
+    from ..fleet.members import listing, read_members
+
+    _refusing(lambda: _print_members(listing(name, read_members(_root(state_dir), name)), json_output), json_output)
+
+
+@fleet_app.command("usages")
+def fleet_usages_command(
+    name: FleetName,
+    symbol: Annotated[str, typer.Argument(help="A name, bare or qualified (PoolManager, urllib3.PoolManager).")],
+    max_items: Annotated[int, typer.Option("--max-items", help="Items shown per repository and kind.")] = 20,
+    max_chars: Annotated[int, typer.Option("--max-chars", help="The answer's size budget in characters.")] = 24_000,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """Where SYMBOL is defined and used across the fleet, by repository, with verified citations."""
+    from ..fleet.build import open_fleet
+    from ..fleet.usages import cross_repo_usages
+
+    def body() -> None:
+        fleet = open_fleet(_root(state_dir), name)
+        try:
+            answer = cross_repo_usages(fleet, symbol, max_items=max_items, max_chars=max_chars)
+        finally:
+            fleet.connection.close()
+        if json_output:
+            print_json(answer)
+        else:
+            _print_usages(answer)
+
+    _refusing(body, json_output)
+
+
+def _print_usages(answer: dict[str, Any]) -> None:
+    lines = [f"{answer['symbol']}: {answer['status']}"]
+    lines += [f"  defined in {d['repository']} at {d['citation']} ({d['qualified_name'] or d['label']})"
+              for d in answer["definitions"]]
+    for title, key in (("used", "usages_by_repository"), ("name matches", "name_matches_by_repository")):
+        for repository, group in answer[key].items():
+            lines.append(f"{title} in {repository} ({group['shown']}/{group['total']}):")
+            lines += [f"  {item['citation']}  [{item['anchor']}] {item['via']}" for item in group["items"]]
+    cover = answer["coverage"]
+    lines.append(f"covered {cover['members_covered']}/{cover['members_total']} members"
+                 + (f"; stale: {', '.join(cover['stale'])}" if cover["stale"] else "")
+                 + (f"; missing: {', '.join(m['repository'] for m in cover['missing'])}" if cover["missing"] else ""))
+    if answer.get("next_action"):
+        lines.append(f"next: {answer['next_action']}")
+    typer.echo("\n".join(lines))
+
+
+def run_fleet_doctor(
+    name: str, state_dir: Path | None, max_behind: int, max_age_days: float, json_output: bool,
+) -> None:
+    """``cm-graph doctor --fleet NAME``: exit 0 all ok, 3 warnings only, 1 any failure."""
+    from ..fleet.doctor import fleet_doctor
+
+    report: dict[str, Any] = {}
+
+    def body() -> None:
+        report.update(fleet_doctor(_root(state_dir), name, max_behind=max_behind, max_age_days=max_age_days))
+        if json_output:
+            print_json(report)
+        else:
+            _print_fleet_doctor(report)
+
+    _refusing(body, json_output)
+    raise typer.Exit(report["exit_code"])
+
+
+def _print_fleet_doctor(report: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    from .render import console
+
+    table = Table(title=f"cm-graph doctor --fleet {report['fleet']}: {report['verdict']}", title_justify="left")
+    for column in ("repository", "verdict", "state", "behind", "ahead", "dirty", "age (days)", "next action"):
+        table.add_column(column)
+    for m in report["members"]:
+        table.add_row(m["repository"], m["verdict"], m["state"], *(str(m[k]) if m[k] is not None else "-"
+                      for k in ("behind", "ahead", "dirty", "commit_age_days")), m["next_action"] or m["detail"] or "")
+    out = console()
+    out.print(table)
+    s = report["summary"]
+    out.print(f"{s['ok']} ok, {s['warn']} warn, {s['fail']} fail of {s['total']}; coverage {s['coverage_pct']}%")

@@ -1,0 +1,125 @@
+"""``cm-graph doctor --fleet NAME``: is every member's graph there, readable and fresh enough?
+
+Per member, in order: the lifecycle state and whether its generation can be read (search
+readiness); the bound commit against the checkout's HEAD (``git rev-list --left-right --count``:
+``behind``, and ``ahead`` > 0 means ``diverged``: another branch or rewritten history); a bound
+commit missing from the clone (shallow or pruned); tracked-file edits; and the age in commit
+time (HEAD's committer date minus the bound commit's, reproducible, unlike the wall clock).
+
+Verdicts: ``fail`` for no usable graph (absent, invalid, oversized, corrupt, unreadable), a
+diverged or missing bound commit, a missing checkout, or any fact git could not give (unknown is a
+failure with its reason, never a pass); ``warn`` when the member is behind by more than
+``max_behind`` commits, or behind at all and older than ``max_age_days`` in commit time (a
+repository with no new commits is never stale), or its graph is partial; else ``ok``. Each
+non-ok verdict carries a next action. Exit codes: 0 all ok, 3 warnings only, 1 any failure.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..base.errors import GitFailure, Refusal
+from ..base.git import run_git
+from ..generation.layout import Workspace
+from ..generation.status import graph_status
+from ..index.ensure import index_for
+from .members import Member, read_members
+
+FLEET_DOCTOR_SCHEMA = "cm_graph.fleetDoctor.v1"
+DEFAULT_MAX_BEHIND = 50
+DEFAULT_MAX_AGE_DAYS = 7.0  # the seed's freshness SLA
+EXIT_CODES = {"ok": 0, "warn": 3, "fail": 1}
+_UNUSABLE = ("absent", "invalid", "oversized", "corrupt")
+
+
+def fleet_doctor(
+    root: Path, name: str, *, max_behind: int = DEFAULT_MAX_BEHIND, max_age_days: float = DEFAULT_MAX_AGE_DAYS,
+) -> dict[str, Any]:
+    members = sorted(read_members(root, name), key=lambda m: m.repository)
+    rows = [check_member(root, m, max_behind, max_age_days) for m in members]
+    summary = {verdict: sum(1 for r in rows if r["verdict"] == verdict) for verdict in ("ok", "warn", "fail")}
+    usable = sum(1 for r in rows if r["search"] == "available")
+    verdict = "fail" if summary["fail"] else "warn" if summary["warn"] else "ok"
+    return {
+        "schema": FLEET_DOCTOR_SCHEMA, "fleet": name, "verdict": verdict, "exit_code": EXIT_CODES[verdict],
+        "thresholds": {"max_behind": max_behind, "max_age_days": max_age_days},
+        "members": rows,
+        "summary": {"total": len(rows), **summary,
+                    "coverage_pct": round(100.0 * usable / len(rows), 1) if rows else 0.0},
+    }
+
+
+def _git(checkout: Path, *args: str) -> str:
+    return run_git(checkout, *args).stdout.decode("utf-8", "replace").strip()
+
+
+def check_member(root: Path, member: Member, max_behind: int, max_age_days: float) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "repository": member.repository, "connection": member.connection, "checkout": str(member.checkout),
+        "state": "unknown", "search": "unavailable", "generation": None, "bound": None, "head": None,
+        "behind": None, "ahead": None, "shallow": None, "dirty": None, "commit_age_days": None, "built_at": None,
+    }
+    if not os.path.isdir(member.checkout):
+        return _verdict(row, "fail", "The member's checkout is gone.",
+                        "Restore the checkout, or drop it with `cm-graph fleet remove`.", reason="checkout_missing")
+    try:
+        return _check_git(root, member, row, max_behind, max_age_days)
+    except GitFailure as failure:
+        return _verdict(row, "fail", f"Git could not answer for this member: {failure.message}",
+                        "Make git runnable for this checkout (on PATH, a readable repository); run the doctor again.",
+                        reason="unknown")
+
+
+def _check_git(root: Path, member: Member, row: dict[str, Any], max_behind: int, max_age_days: float) -> dict[str, Any]:
+    checkout = member.checkout
+    head, shallow = _git(checkout, "rev-parse", "HEAD", "--is-shallow-repository").split()
+    row["head"], row["shallow"] = head, shallow == "true"
+    status = graph_status(Workspace(checkout, root), trust_seal=True)
+    row["state"] = status.state
+    generation = status.generation
+    refresh = f"cm-graph refresh --repo-path {checkout}"
+    if generation is None or status.state in _UNUSABLE:
+        rebuild = f"cm-graph remove --repo-path {checkout} && cm-graph build --repo-path {checkout}"
+        return _verdict(row, "fail", status.detail or "The member has no usable graph.",
+                        rebuild if status.state == "corrupt" else refresh, reason=status.state)
+    row["generation"], row["bound"] = generation.id, generation.manifest.commit
+    row["built_at"] = generation.manifest.built_at  # wall clock, for information only: never judged
+    dates = run_git(checkout, "show", "-s", "--format=%ct", row["bound"], head, "--", check=False)
+    if dates.returncode != 0:
+        why = "the clone is shallow" if row["shallow"] else "it was pruned or never fetched"
+        return _verdict(row, "fail", f"The bound commit is not in the clone ({why}).",
+                        f"git -C {checkout} fetch --unshallow (or fetch the commit), or {refresh}",
+                        reason="bound_commit_missing")
+    times = [int(value) for value in dates.stdout.split()]  # one line when the bound commit is HEAD
+    row["commit_age_days"] = round(max(0, times[-1] - times[0]) / 86400, 2)
+    try:  # the reader a question would use: derived (or reused) from the bound commit
+        index_for(generation)
+        row["search"] = "available"
+    except Refusal as refusal:
+        return _verdict(row, "fail", refusal.message, f"cm-graph index --rebuild --repo-path {checkout}",
+                        reason="unreadable")
+    left, right = _git(checkout, "rev-list", "--left-right", "--count", f"{row['bound']}...{head}").split()
+    row["ahead"], row["behind"] = int(left), int(right)
+    changed = _git(checkout, "status", "--porcelain", "--untracked-files=no").splitlines()
+    row["dirty"] = sum(1 for line in changed if line.strip())
+    behind = f"The graph is {row['behind']} commits"
+    if row["ahead"] > 0:
+        return _verdict(row, "fail", f"HEAD is not a descendant of the bound commit ({row['ahead']} bound commits "
+                        "are not on it): another branch or rewritten history.", refresh, reason="diverged")
+    if row["behind"] > max_behind:
+        return _verdict(row, "warn", f"{behind} behind HEAD.", refresh, reason="stale")
+    if row["behind"] > 0 and row["commit_age_days"] > max_age_days:
+        return _verdict(row, "warn", f"{behind} and {row['commit_age_days']} days (commit time) behind HEAD.",
+                        refresh, reason="stale")
+    if status.state == "partial":
+        return _verdict(row, "warn", status.detail, refresh, reason="partial")
+    return _verdict(row, "ok", "", "", reason=None)
+
+
+def _verdict(
+    row: dict[str, Any], verdict: str, detail: str, next_action: str, *, reason: str | None,
+) -> dict[str, Any]:
+    row.update(verdict=verdict, reason=reason, detail=detail or None, next_action=next_action or None)
+    return row

@@ -1,0 +1,5 @@
+-- The fleet's members as the index was derived for them.
+-- Params : none
+-- Returns: member, repository, connection, state, covered, generation, commit_id, package, import_root
+-- Order  : repository
+SELECT member, repository, connection, state, covered, generation, commit_id, package, import_root FROM members ORDER BY repository;

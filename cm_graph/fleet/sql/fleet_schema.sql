@@ -1,0 +1,71 @@
+-- cm-graph fleet index, format version 1.
+--
+-- One file per fleet and per digest of its members' generations (fleet/<name>/<digest>.sqlite),
+-- derived from the members' own indexes and never written again: a member's new generation gives
+-- a new digest and a new file. Rows are inserted in primary-key order and the file carries no
+-- time of its own, so the same members give the same bytes.
+PRAGMA application_id = 1668114278;  -- 0x636d6766, "cmgf": marks fleet files this project wrote
+PRAGMA user_version = 1;
+
+-- The fleet and the digest this file was derived for.
+CREATE TABLE fleet (
+  fleet  TEXT NOT NULL PRIMARY KEY,
+  digest TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- Every member, covered or not: its lifecycle state when the file was derived, and the
+-- generation and commit it was read from (NULL when there was no usable one).
+CREATE TABLE members (
+  member      INTEGER PRIMARY KEY,           -- 1-based, in repository-name order
+  repository  TEXT NOT NULL UNIQUE,
+  connection  TEXT,
+  state       TEXT NOT NULL,                 -- absent invalid oversized corrupt stale partial current
+  covered     INTEGER NOT NULL CHECK (covered IN (0, 1)),
+  generation  TEXT,
+  commit_id   TEXT,
+  ecosystem   TEXT NOT NULL,                 -- 'pypi', 'npm' or '' (no declared package)
+  package     TEXT NOT NULL,                 -- the declared package name, '' for none
+  import_root TEXT NOT NULL                  -- the name code imports the package by
+);
+
+-- Every definition of a covered member whose line was verified against the member's census:
+-- name is the label's callable base without the leading '.' of a member; owner the class a
+-- method belongs to ('' for none); module the package-qualified module of its file ('' when the
+-- member declares no package or the file is not under it); family the language family.
+CREATE TABLE symbols (
+  member INTEGER NOT NULL REFERENCES members (member),
+  name   TEXT NOT NULL,
+  label  TEXT NOT NULL,
+  owner  TEXT NOT NULL,
+  module TEXT NOT NULL,
+  path   TEXT NOT NULL,
+  line   INTEGER NOT NULL,
+  kind   TEXT NOT NULL,
+  family TEXT NOT NULL,
+  PRIMARY KEY (name, member, path, line, label)
+) WITHOUT ROWID;
+CREATE INDEX symbols_by_owner ON symbols (owner, name) WHERE owner <> '';
+
+-- What a covered member names and does not define, at a verified site: 'import' (a name
+-- imported from a module its graph could not bind; name '' for a whole-module import),
+-- 'member_call' (a parked call, with its receiver type) and 'name' (a call, reference or base
+-- class onto a sourceless stub: a bare name, the weakest anchor).
+CREATE TABLE references_out (
+  name          TEXT NOT NULL,
+  kind          TEXT NOT NULL CHECK (kind IN ('import', 'member_call', 'name')),
+  member        INTEGER NOT NULL REFERENCES members (member),
+  path          TEXT NOT NULL,
+  line          INTEGER NOT NULL,
+  module        TEXT NOT NULL,                -- import: the dotted module; name: a stub's qualifier
+  receiver_type TEXT NOT NULL,                -- member_call: the receiver's type
+  family        TEXT NOT NULL,
+  PRIMARY KEY (name, kind, member, path, line, module, receiver_type)
+) WITHOUT ROWID;
+
+-- The line counts of every file a row above cites, from the member's census of its bound commit.
+CREATE TABLE census (
+  member INTEGER NOT NULL REFERENCES members (member),
+  path   TEXT NOT NULL,
+  lines  INTEGER NOT NULL,
+  PRIMARY KEY (member, path)
+) WITHOUT ROWID;

@@ -1,0 +1,5 @@
+-- The counted line totals of a member's census (the files a citation can name).
+-- Params : none
+-- Returns: path, lines, blob, size
+-- Order  : path
+SELECT path, lines, blob, size FROM census WHERE lines IS NOT NULL ORDER BY path;
