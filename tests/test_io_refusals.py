@@ -186,6 +186,8 @@ def ro_table(world: World, auth: Path, session: Path, out: Path) -> dict[str, tu
                             "parse_config\n"),
         "context fetch": (["context", "fetch", "--connection", NAME, "--handle", "0" * 32,
                            "--recipient", "claude:builder", *state], "read_only", None),
+        "mcp --http": (["mcp", "--connection", NAME, "--recipient", "claude:builder", "--http", *state],
+                       "read_only", None),
     }
 
 

@@ -41,6 +41,7 @@ from ..index.ensure import ensure_index, index_for, open_index_for, search_readi
 from ..query.questions import check_budget, check_depth
 from ..query.questions import question as question_spec
 from .boundary import print_json, print_refusal, run_refusing
+from .mcp_commands import register as register_mcp
 
 app = typer.Typer(
     name="cm-graph",
@@ -897,6 +898,9 @@ def context_fetch_command(
         sys.stdout.write(evidence.decode("utf-8") + "\n")
     else:
         print_evidence(console(), packet)
+
+
+register_mcp(app)
 
 
 @app.command("version")

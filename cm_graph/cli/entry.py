@@ -32,6 +32,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("connect", "Register this checkout's graph as a local connection (no credential, no network)."),
     ("connection-status", "Whether the connection could authorize evidence now; exit 0 only when it could."),
     ("disconnect", "Disconnect and purge the connection's packets."),
+    ("mcp", "Serve the graph to agents: MCP over stdio (default) or HTTP with its REST twin."),
     ("version", "Print the installed cm-graph version."),
     ("symbols", "List a file's definitions (label, kind, line) from the index, by line."),
     ("auth", "Authorization files for `cm-graph query`."),

@@ -264,15 +264,19 @@ def consuming_revision(directory: Path) -> str:
     return resolve_revision(directory, "HEAD").commit
 
 
-def authorize(store: ConnectionStore, name: str, revision: str, now: datetime) -> tuple[dict[str, Any], Workspace]:
-    """Re-derive an envelope from current state (call with the connection lock held)."""
+def authorize(
+    store: ConnectionStore, name: str, revision: str, now: datetime, *, trust_seal: bool = False
+) -> tuple[dict[str, Any], Workspace]:
+    """Re-derive an envelope from current state (call with the connection lock held).
+    ``trust_seal``: judge graph.bin by its seal, as the question path does (the agent surfaces,
+    which re-derive on every call and cannot re-hash a large artifact each time)."""
     connection = store.read(name)
     if connection is None:
         raise ConnectionRefusal("No such connection.")
     if connection.state != "verified":
         raise ConnectionRefusal("The connection is disconnected.")
     workspace = Workspace(connection.repository_root, store.root)
-    status = graph_status(workspace, revision)
+    status = graph_status(workspace, revision, trust_seal=trust_seal)
     if not status.usable or status.generation is None:
         raise Refusal(f"The local graph is not current for this revision ({status.state}).", reason=status.state)
     envelope = mint_envelope(

@@ -27,7 +27,10 @@ from .sections import INTENT_NAMES
 ANSWERABLE = ("current", "stale")
 
 
-def code_context(workspace: Workspace, intent: str, target: Any, *, max_chars: Any = None) -> dict[str, Any]:
+def code_context(
+    workspace: Workspace, intent: str, target: Any, *, max_chars: Any = None, derive: bool = True
+) -> dict[str, Any]:
+    """The composed answer; ``derive=False`` refuses (``index_missing``) rather than derive an index."""
     if intent not in INTENT_NAMES:
         raise InvalidInput(f"The intent must be one of: {', '.join(INTENT_NAMES)}.")
     budget = check_max_chars(max_chars)
@@ -43,7 +46,7 @@ def code_context(workspace: Workspace, intent: str, target: Any, *, max_chars: A
     graph = {"generation": generation.id, "commit": manifest.commit, "tree": manifest.tree,
              "provider": manifest.provider.requirement, "built_at": manifest.built_at}
     freshness = {"state": status.state, "head": head}
-    connection = open_index_for(generation)
+    connection = open_index_for(generation, derive=derive)
     history = _open_history(workspace.index_path(generation.id))
     try:
         return compose(connection, intent, target, graph, freshness, budget, history)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 import apsw
 
-from ..base.errors import INDEX_DAMAGED, Corrupt, ReaderIncompatible, Refusal
+from ..base.errors import INDEX_DAMAGED, Corrupt, IndexMissing, ReaderIncompatible, Refusal
 from ..base.records import record
 from ..generation.layout import Workspace
 from ..generation.status import graph_status
@@ -58,8 +58,11 @@ def ask(
     depth: Any = None,
     node_budget: Any = None,
     now: datetime | None = None,
+    derive: bool = True,
     _retry: bool = True,
 ) -> Outcome:
+    """``derive=False`` (the agent surfaces): a missing index is an unavailable outcome
+    (``index_missing``), never derived inside the call."""
 
     now = now or datetime.now(UTC)
     required = authorization.policy.required
@@ -73,7 +76,7 @@ def ask(
         return unavailable(status.state, status.detail)
     generation = status.generation
     try:
-        connection = open_index_for(generation)
+        connection = open_index_for(generation, derive=derive)
     except ReaderIncompatible as refusal:
         return unavailable(refusal.reason, refusal.message, refusal.remediation)
     except (Refusal, FileNotFoundError) as refusal:
@@ -81,8 +84,10 @@ def ask(
             # A concurrent refresh published a new generation and pruned this one: ask again.
             return ask(
                 workspace, question_name, target, authorization, revision=revision, depth=depth,
-                node_budget=node_budget, now=now, _retry=False,
+                node_budget=node_budget, now=now, derive=derive, _retry=False,
             )
+        if isinstance(refusal, IndexMissing):
+            return unavailable(refusal.reason, refusal.message)
         message = refusal.message if isinstance(refusal, Refusal) else "The index file disappeared."
         # A graph.bin found edited while its index was checked is what status calls corrupt.
         return unavailable("corrupt" if isinstance(refusal, Corrupt) else "unreadable", message)
