@@ -191,3 +191,20 @@ async def test_streamable_http_with_the_sdk_client_and_the_token(tmp_path: Path)
             for method, path in (("GET", "/graph/status"), ("POST", "/mcp"), ("GET", "/openapi.json")):
                 denied = httpx2.request(method, f"{base}{path}", headers=given, timeout=30)
                 assert denied.status_code == 401 and denied.json()["reason"] == "unauthenticated"
+
+
+async def test_the_handshake_era_client_gets_the_same_bytes_from_another_process(tmp_path: Path) -> None:
+    """Hosts today speak the 2025-11-25 handshake (``mode="legacy"``); the answer's bytes do not
+    depend on the protocol era, the process or the clock."""
+    served = connected(tmp_path)
+    texts = []
+    for mode in ("legacy", "auto"):
+        client = Client(StdioServerParameters(command=str(CM_GRAPH), args=served.args(), env=served.env()),
+                        mode=mode, read_timeout_seconds=60)
+        async with client:
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+            assert listed == TOOLS
+            calls = [await client.call_tool("code_context", {"target": "load", "intent": "how"}),
+                     await client.call_tool("ask", {"question": "dependency", "target": "load"})]
+            texts.append([result.content[0].text for result in calls])
+    assert texts[0] == texts[1]

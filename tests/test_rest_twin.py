@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import httpx2
 
+from .helpers import CM_GRAPH
 from .surfacekit import Served, connected, http_server
 
 ROUTES = [("POST", "/graph/analyze/code-context", {"target": "parse_config"}),
@@ -89,3 +91,17 @@ def test_rest_answers_are_the_mcp_objects_and_openapi_holds_the_mcp_schemas(tmp_
             assert json.loads(rest.content) == result["structuredContent"]
         refused = client.post("/graph/ask", json={"question": "impact"})
         assert refused.status_code == 400 and refused.json()["reason"] == "invalid"
+
+
+def test_a_live_socket_is_never_taken_over_and_a_stopped_server_removes_its_own(tmp_path: Path) -> None:
+    served = connected(tmp_path)
+    path, ready = serving(served)
+    with http_server(served, ready=ready) as first:
+        second = subprocess.run([str(CM_GRAPH), *served.args("claude:builder", "--http")], env=served.env(),
+                                capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1 and "cm-graph: busy:" in second.stderr and "Traceback" not in second.stderr
+        with uds_client(path) as client:
+            assert client.get("/graph/status").status_code == 200  # the first still answers
+        first.terminate()
+        assert first.wait(timeout=30) == 0
+    assert not path.exists()

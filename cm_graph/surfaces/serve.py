@@ -9,13 +9,16 @@ is opt-in, only on a loopback address, and only with the bearer token kept in th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+import signal
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import InvalidInput
+from ..base.errors import InvalidInput, Refusal
 from ..base.privfs import ensure_private_dir, read_private_bytes, write_private_atomic
 from .authority import Caller
 from .guard import Guard
@@ -63,9 +66,24 @@ def bearer_token(state_root: Path) -> str:
         return token
 
 
+def _listening(path: Path) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(path))
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
 def unix_socket(path: Path) -> socket.socket:
-    """A listening socket at ``path``, 0600 from its creation (a stale one is replaced)."""
+    """A listening socket at ``path``, 0600 from its creation (a stale one is replaced, a live
+    one is another server's: refused)."""
     if path.is_socket():
+        if _listening(path):
+            raise Refusal("Another cm-graph server is listening on that socket; stop it or choose --socket.",
+                          reason="busy")
         path.unlink()
     elif os.path.lexists(path):
         raise InvalidInput("The socket path exists and is not a socket; choose another --socket.")
@@ -104,7 +122,7 @@ def serve_http(caller: Caller, *, socket_path: Path | None, host: str | None, po
     app = http_app(caller, port=bound_port, token=token)
     config = uvicorn.Config(app, log_level="warning", limit_concurrency=32, lifespan="on")
     try:
-        uvicorn.Server(config).run(sockets=[listener])
+        stoppable_server(config).run(sockets=[listener])
     finally:
         listener.close()
         if port is None:
@@ -112,3 +130,21 @@ def serve_http(caller: Caller, *, socket_path: Path | None, host: str | None, po
                 os.unlink(path)
             except FileNotFoundError:
                 pass
+
+
+def stoppable_server(config: Any) -> Any:
+    """uvicorn's server, stopped by SIGINT/SIGTERM without re-raising the signal afterwards
+    (uvicorn re-raises it, which would end the process before the socket file is removed)."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+    return Server(config)
