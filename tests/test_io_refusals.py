@@ -17,6 +17,7 @@ import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -186,8 +187,9 @@ def ro_table(world: World, auth: Path, session: Path, out: Path) -> dict[str, tu
                             "parse_config\n"),
         "context fetch": (["context", "fetch", "--connection", NAME, "--handle", "0" * 32,
                            "--recipient", "claude:builder", *state], "read_only", None),
+        # Without the optional extra, ``mcp`` refuses first (extra_missing), before any state is read.
         "mcp --http": (["mcp", "--connection", NAME, "--recipient", "claude:builder", "--http", *state],
-                       "read_only", None),
+                       "read_only" if find_spec("mcp") else "refused", None),
     }
 
 

@@ -11,17 +11,20 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
 
-from cm_graph.index.ensure import ensure_index
+pytest.importorskip("mcp", reason="the optional extra mcp is not installed (pip install -e '.[mcp]')")
 
-from .g0 import edge, g0_graph, node
-from .helpers import CM_GRAPH, commit_all, make_repo, numbered_lines, publish, write_files
-from .surfacekit import Served, cited_line_exists, connected, free_port, http_server
+import httpx2  # noqa: E402
+from mcp import Client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+
+from cm_graph.index.ensure import ensure_index  # noqa: E402
+
+from .g0 import edge, g0_graph, node  # noqa: E402
+from .helpers import CM_GRAPH, commit_all, make_repo, numbered_lines, publish, write_files  # noqa: E402
+from .surfacekit import Served, cited_line_exists, connected, free_port, http_server  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 TOOLS = {"code_context", "ask", "graph_status"}
@@ -88,6 +91,9 @@ async def test_stdio_lists_calls_and_serves_a_refresh_without_restart(tmp_path: 
         stale = await client.call_tool("ask", {"question": "impact", "target": "parse_config"})
         assert stale.is_error is False and structured(stale)["reason"] == "stale"
         assert "cm-graph refresh" in structured(stale)["next_actions"][0]
+        bound = first["ask"]["graph"]["commit"]
+        assert structured(stale)["freshness"] == {"state": "stale", "head": head, "commit": bound,
+                                                  "generation": generation}
         # The refresh lands between two calls of the same session.
         ensure_index(publish(served.repo, served.state, g0_graph()))
         fresh = structured(await client.call_tool("code_context", {"target": "parse_config"}))

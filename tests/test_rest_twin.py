@@ -9,10 +9,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import httpx2
+import pytest
 
-from .helpers import CM_GRAPH
-from .surfacekit import Served, connected, http_server
+httpx2 = pytest.importorskip("httpx2", reason="the optional extra mcp is not installed (pip install -e '.[mcp]')")
+
+from .helpers import CM_GRAPH  # noqa: E402
+from .surfacekit import Served, connected, http_server  # noqa: E402
 
 ROUTES = [("POST", "/graph/analyze/code-context", {"target": "parse_config"}),
           ("POST", "/graph/ask", {"question": "impact", "target": "parse_config"}),
@@ -105,3 +107,19 @@ def test_a_live_socket_is_never_taken_over_and_a_stopped_server_removes_its_own(
         first.terminate()
         assert first.wait(timeout=30) == 0
     assert not path.exists()
+
+
+def test_bad_flags_are_refused_before_anything_is_served(tmp_path: Path) -> None:
+    served = connected(tmp_path)
+    cases = {
+        ("--connection", "Bad Name!", "--recipient", "claude:builder", "--http"): (1, "cm-graph: invalid:"),
+        ("--connection", "local-graph", "--recipient", "claude:builder", "--http", "--port", "1",
+         "--host", "0.0.0.0"): (1, "only a loopback address"),
+        ("--connection", "local-graph", "--recipient", "claude:builder", "--socket", "s.sock"): (2, "--http"),
+    }
+    for flags, (code, said) in cases.items():
+        done = subprocess.run([str(CM_GRAPH), "mcp", *flags, "--state-dir", str(served.state)],
+                              env=served.env(), capture_output=True, text=True, timeout=60)
+        assert done.returncode == code and said in done.stderr, (flags, done.stderr)
+        assert "Traceback" not in done.stderr and done.stdout == ""
+    assert not (served.state / "run" / "token").exists()

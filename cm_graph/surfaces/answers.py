@@ -156,7 +156,9 @@ def _head(workspace: Any) -> str | None:
 
 
 def _freshness(workspace: Any, status: Any = None) -> dict[str, Any]:
-    """The current generation's commit against HEAD, as read now."""
+    """The current generation and its commit against HEAD, as read now."""
     status = status or graph_status(workspace, "HEAD", trust_seal=True)
-    commit = status.generation.manifest.commit if status.generation is not None else None
-    return {"state": status.state, "head": _head(workspace), "commit": commit}
+    generation = status.generation
+    return {"state": status.state, "head": _head(workspace),
+            "commit": generation.manifest.commit if generation is not None else None,
+            "generation": generation.id if generation is not None else None}

@@ -48,11 +48,21 @@ def argument_error(tool: Tool, arguments: Any) -> str | None:
     """One sentence naming the first argument the schema rejects, or None."""
     if not isinstance(arguments, dict):
         return "The arguments must be a JSON object."
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(tool.input_schema).iter_errors(arguments))
+    error = jsonschema.exceptions.best_match(_validator(tool).iter_errors(arguments))
     if error is None:
         return None
     where = ".".join(str(part) for part in error.absolute_path) or "arguments"
     return f"{tool.name}: {where}: {error.message}"[:300]
+
+
+_VALIDATORS: dict[str, jsonschema.Draft202012Validator] = {}
+
+
+def _validator(tool: Tool) -> jsonschema.Draft202012Validator:
+    """One compiled validator per tool (the table is fixed for the process)."""
+    if tool.name not in _VALIDATORS:
+        _VALIDATORS[tool.name] = jsonschema.Draft202012Validator(tool.input_schema)
+    return _VALIDATORS[tool.name]
 
 
 def with_defaults(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:

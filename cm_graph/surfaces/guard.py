@@ -67,8 +67,11 @@ class Guard:
 
     async def __call__(self, scope: Scope, receive: Callable[[], Awaitable[Any]],
                       send: Callable[[Any], Awaitable[None]]) -> None:
+        if scope["type"] == "lifespan":
+            await self.app(scope, receive, send)  # start-up and shut-down: nothing to check
+            return
         if scope["type"] != "http":
-            await self.app(scope, receive, send)  # lifespan: nothing to check
+            await send({"type": "websocket.close", "code": 1008})  # no route speaks anything else
             return
         verdict = self.verdict(scope)
         if verdict is None:
