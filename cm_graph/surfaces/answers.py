@@ -13,6 +13,7 @@ target) is an ordinary answer with ``status``, ``reason`` and ``next_actions``; 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,12 +22,16 @@ from ..base.git import GitFailure
 from ..context.run import code_context
 from ..context.shape import CODE_CONTEXT_SCHEMA, dumps
 from ..evidence.ask import ask
-from ..generation.status import REMEDIES, graph_status
+from ..generation.layout import Workspace
+from ..generation.status import REMEDIES, GraphStatus, graph_status
 from ..index.ensure import has_usable_index
 from .authority import Caller, approved_workspace, evidence_authorization, head_commit
 
 ASK_ANSWER_SCHEMA = "cm_graph.askAnswer.v1"
 SURFACE_STATUS_SCHEMA = "cm_graph.surfaceStatus.v1"
+# A reply's characters: the default keeps an answer far below hosts' warnings (about 10k tokens),
+# the cap below the size at which they spill a reply to a file (50,000 characters).
+DEFAULT_REPLY_CHARS, HARD_CAP_CHARS = 8000, 40_000
 # What to do about each reason a graph cannot answer for (a state's own remedy comes first).
 NEXT_ACTIONS = {
     "index_missing": "Build the index once: cm-graph index (then ask again; no restart needed).",
@@ -99,14 +104,13 @@ def ask_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
     })
 
 
-DEFAULT_REPLY_CHARS, HARD_CAP_CHARS = 8000, 40_000
-
-
-def fit_documents(documents: list[dict[str, Any]], max_chars: int, build: Any) -> dict[str, Any]:
+def fit_documents(
+    documents: list[dict[str, Any]], max_chars: int, build: Callable[[list[dict[str, Any]]], dict[str, Any]]
+) -> dict[str, Any]:
     """The answer with as many whole documents, in the answer's order, as fit ``max_chars``
     (never a byte cut: a dropped document is counted in ``shown``/``total``)."""
     for count in range(len(documents), -1, -1):
-        answer: dict[str, Any] = build(documents[:count])
+        answer = build(documents[:count])
         if len(dumps(answer)) <= max_chars:
             return answer
     raise InvalidInput("The answer's fixed part alone exceeds the character budget; raise max_chars.",
@@ -148,14 +152,14 @@ def graph_status_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
     }
 
 
-def _head(workspace: Any) -> str | None:
+def _head(workspace: Workspace) -> str | None:
     try:
         return head_commit(workspace)
     except (GitFailure, Refusal):
         return None
 
 
-def _freshness(workspace: Any, status: Any = None) -> dict[str, Any]:
+def _freshness(workspace: Workspace, status: GraphStatus | None = None) -> dict[str, Any]:
     """The current generation and its commit against HEAD, as read now."""
     status = status or graph_status(workspace, "HEAD", trust_seal=True)
     generation = status.generation
