@@ -10,8 +10,9 @@ root, then:
    one ``code_context`` call is answered (process start, SDK import, handshake, first read);
 2. round trip p50/p95 for ``ask`` and ``code_context`` through that client, each target asked
    twice and the second call timed (the page cache is warm, as in a working session);
-3. the server's own share: the same calls through ``surfaces.dispatch.call_tool`` in-process
-   (authorization, HEAD, status, answer, serialisation), without the transport.
+3. the server's own share: each call again, right after, through ``surfaces.dispatch.call_tool``
+   in-process (authorization, HEAD, status, answer, serialisation), without the transport; its
+   bytes must equal the client's.
 """
 
 from __future__ import annotations
@@ -57,23 +58,14 @@ def _calls(targets: list[str]) -> list[tuple[str, dict[str, Any]]]:
     return calls
 
 
-def server_share(caller: Any, calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    from cm_graph.surfaces.dispatch import call_tool
-    from cm_graph.surfaces.tools import BY_NAME
-
-    times: dict[str, list[float]] = {"code_context": [], "ask": []}
-    for name, arguments in calls:
-        call_tool(caller, BY_NAME[name], arguments)
-        started = time.perf_counter()
-        reply = call_tool(caller, BY_NAME[name], arguments)
-        times[name].append((time.perf_counter() - started) * 1000)
-        assert not reply.is_error, reply.payload
-    return {name: _summary(values) for name, values in times.items()}
-
-
-async def through_client(state: Path, checkout: Path, calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+async def measure(state: Path, checkout: Path, caller: Any, calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Each call through the real client and, right beside it, in-process (the server's own share),
+    so the machine's load falls on both alike; the second of two identical calls is timed."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
+
+    from cm_graph.surfaces.dispatch import call_tool
+    from cm_graph.surfaces.tools import BY_NAME
 
     executable = Path(sys.executable).parent / "cm-graph"
     params = StdioServerParameters(
@@ -85,17 +77,23 @@ async def through_client(state: Path, checkout: Path, calls: list[tuple[str, dic
         first = await client.call_tool(*calls[0])
         first_answer_ms = (time.perf_counter() - started) * 1000
         assert not first.is_error
-        times: dict[str, list[float]] = {"code_context": [], "ask": []}
+        client_times: dict[str, list[float]] = {"code_context": [], "ask": []}
+        server_times: dict[str, list[float]] = {"code_context": [], "ask": []}
         largest = 0
         for name, arguments in calls:
             await client.call_tool(name, arguments)
             begun = time.perf_counter()
             result = await client.call_tool(name, arguments)
-            times[name].append((time.perf_counter() - begun) * 1000)
+            client_times[name].append((time.perf_counter() - begun) * 1000)
             assert not result.is_error, result.content
             largest = max(largest, len(result.content[0].text))
+            begun = time.perf_counter()
+            reply = call_tool(caller, BY_NAME[name], arguments)
+            server_times[name].append((time.perf_counter() - begun) * 1000)
+            assert reply.body.decode() == result.content[0].text  # the same answer, byte for byte
     return {"start_to_first_answer_ms": round(first_answer_ms, 1), "largest_reply_chars": largest,
-            **{name: _summary(values) for name, values in times.items()}}
+            "client_round_trip": {name: _summary(values) for name, values in client_times.items()},
+            "server_share": {name: _summary(values) for name, values in server_times.items()}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,8 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     calls = _calls(targets)
     caller = Caller(workspace.root, CONNECTION, RECIPIENT)
     results = {"package": f"{package.name} {package.version}", "nodes": nodes, "targets": len(targets),
-               "server_share": server_share(caller, calls),
-               "client_round_trip": anyio.run(through_client, workspace.root, workspace.checkout, calls)}
+               **anyio.run(measure, workspace.root, workspace.checkout, caller, calls)}
     (opts.out / "mcp-results.json").write_text(json.dumps(results, indent=1))
     print(json.dumps(results, indent=1))
     return 0

@@ -28,7 +28,7 @@ from ..evidence.ask import ask
 from ..evidence.authorization import Authorization, Policy, mint_envelope, parse_envelope, parse_policy, string_list
 from ..evidence.packet import PACKET_SCHEMA
 from ..generation.layout import Workspace
-from ..generation.status import graph_status
+from ..generation.status import GraphStatus, graph_status
 from ..query.questions import QUESTION_NAMES
 from .storeshape import (
     HANDLE,
@@ -265,11 +265,20 @@ def consuming_revision(directory: Path) -> str:
 
 
 def authorize(
-    store: ConnectionStore, name: str, revision: str, now: datetime, *, trust_seal: bool = False
+    store: ConnectionStore, name: str, revision: str, now: datetime
 ) -> tuple[dict[str, Any], Workspace]:
-    """Re-derive an envelope from current state (call with the connection lock held).
-    ``trust_seal``: judge graph.bin by its seal, as the question path does (the agent surfaces,
-    which re-derive on every call and cannot re-hash a large artifact each time)."""
+    """Re-derive an envelope from current state (call with the connection lock held)."""
+    envelope, workspace, _ = authorize_judged(store, name, revision, now)
+    return envelope, workspace
+
+
+def authorize_judged(
+    store: ConnectionStore, name: str, revision: str, now: datetime, *, trust_seal: bool = False
+) -> tuple[dict[str, Any], Workspace, GraphStatus]:
+    """``authorize``, also returning the status the envelope was minted from, so a question can
+    be answered from that same judgement. ``trust_seal``: judge graph.bin by its seal, as the
+    question path does (the agent surfaces re-derive on every call and cannot re-hash a large
+    artifact each time)."""
     connection = store.read(name)
     if connection is None:
         raise ConnectionRefusal("No such connection.")
@@ -285,7 +294,7 @@ def authorize(
         provider=PROVIDER,
     )
     parse_envelope(envelope, now)
-    return envelope, workspace
+    return envelope, workspace, status
 
 
 def _request_key(spec: dict[str, Any]) -> str:

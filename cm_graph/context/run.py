@@ -39,10 +39,12 @@ def code_context(
         raise Refusal(status.detail, reason=status.state)
     generation = status.generation
     manifest = generation.manifest
-    try:
-        head: str | None = resolve_revision(workspace.checkout, "HEAD").commit
-    except GitFailure:
-        head = None
+    head: str | None = manifest.commit  # current: the status just resolved HEAD to this commit
+    if status.state != "current":
+        try:
+            head = resolve_revision(workspace.checkout, "HEAD").commit
+        except GitFailure:
+            head = None
     graph = {"generation": generation.id, "commit": manifest.commit, "tree": manifest.tree,
              "provider": manifest.provider.requirement, "built_at": manifest.built_at}
     freshness = {"state": status.state, "head": head}

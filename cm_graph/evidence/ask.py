@@ -16,7 +16,7 @@ import apsw
 from ..base.errors import INDEX_DAMAGED, Corrupt, IndexMissing, ReaderIncompatible, Refusal
 from ..base.records import record
 from ..generation.layout import Workspace
-from ..generation.status import graph_status
+from ..generation.status import GraphStatus, graph_status
 from ..generation.store import read_current
 from ..index.ensure import open_index_for
 from ..query.answer import Answer, answer
@@ -59,10 +59,13 @@ def ask(
     node_budget: Any = None,
     now: datetime | None = None,
     derive: bool = True,
+    status: GraphStatus | None = None,
     _retry: bool = True,
 ) -> Outcome:
     """``derive=False`` (the agent surfaces): a missing index is an unavailable outcome
-    (``index_missing``), never derived inside the call."""
+    (``index_missing``), never derived inside the call. ``status``: the verdict for ``revision``
+    the authorization was just minted from (``connections.store.authorize_judged``), used
+    instead of judging the graph a second time."""
 
     now = now or datetime.now(UTC)
     required = authorization.policy.required
@@ -71,7 +74,7 @@ def ask(
     def unavailable(reason: str, detail: str, remediation: dict[str, Any] | None = None) -> Outcome:
         return Outcome(unavailable_summary(required, reason, detail, remediation), None)
 
-    status = graph_status(workspace, revision, trust_seal=True)
+    status = status or graph_status(workspace, revision, trust_seal=True)
     if not status.usable or status.generation is None:
         return unavailable(status.state, status.detail)
     generation = status.generation

@@ -75,17 +75,16 @@ def ask_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
     workspace, _ = approved_workspace(caller)
     question, target = arguments["question"], arguments["target"]
     now = datetime.now(UTC)
-    # The consuming revision is HEAD as each step reads it: evidence is minted only when the
-    # generation is current for it, so the packet's commit is HEAD's (a move between the two
-    # reads makes the second one stale, an ordinary unavailable answer).
+    # The consuming revision is HEAD as read now: one judgement of the graph at HEAD both mints
+    # the authorization and answers the question, so the packet's commit is HEAD's.
     try:
-        authorization, workspace = evidence_authorization(caller, "HEAD", now)
+        authorization, workspace, status = evidence_authorization(caller, "HEAD", now)
     except Refusal as refusal:
         if _is_refusal(refusal):
             raise
         return _ask_unavailable(question, target, refusal.reason, refusal.message, _freshness(workspace))
-    outcome = ask(workspace, question, target, authorization, revision="HEAD",
-                  depth=arguments.get("depth"), node_budget=arguments.get("node_budget"), now=now, derive=False)
+    outcome = ask(workspace, question, target, authorization, revision="HEAD", depth=arguments.get("depth"),
+                  node_budget=arguments.get("node_budget"), now=now, derive=False, status=status)
     summary, packet = outcome.summary, outcome.packet
     if packet is None:
         return _ask_unavailable(question, target, summary["reason"], summary["detail"], _freshness(workspace))

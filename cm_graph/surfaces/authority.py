@@ -15,9 +15,10 @@ from typing import Any
 
 from ..base.errors import ConnectionRefusal
 from ..base.git import resolve_revision
-from ..connections.store import ConnectionStore, authorize
+from ..connections.store import ConnectionStore, authorize_judged
 from ..evidence.authorization import POLICY_SCHEMA, Authorization, parse_policy
 from ..generation.layout import Workspace
+from ..generation.status import GraphStatus
 
 SURFACE_WORK_ITEM = "agent-surface"
 SURFACE_POLICY_VERSION = "surface-v1"
@@ -58,13 +59,16 @@ def head_commit(workspace: Workspace) -> str:
     return resolve_revision(workspace.checkout, "HEAD").commit
 
 
-def evidence_authorization(caller: Caller, revision: str, now: datetime) -> tuple[Authorization, Workspace]:
+def evidence_authorization(
+    caller: Caller, revision: str, now: datetime
+) -> tuple[Authorization, Workspace, GraphStatus]:
     """An authorization re-derived from current state for one question at ``revision``: the
     connection's envelope for the generation current now (a ``Refusal`` with the graph's state
-    when there is none), for the first approved repository, under the surfaces' policy."""
+    when there is none), for the first approved repository, under the surfaces' policy; with the
+    status it was minted from, which the question then answers from."""
     store = caller.store
     with store.lock(caller.connection, wait=5.0):
-        envelope, workspace = authorize(store, caller.connection, revision, now, trust_seal=True)
+        envelope, workspace, status = authorize_judged(store, caller.connection, revision, now, trust_seal=True)
     if caller.recipient not in envelope["recipients"]:
         raise ConnectionRefusal("The connection does not name this recipient; evidence goes only where it says.")
     policy: dict[str, Any] = {
@@ -72,4 +76,4 @@ def evidence_authorization(caller: Caller, revision: str, now: datetime) -> tupl
         "policy_version": SURFACE_POLICY_VERSION, "required": False, "max_documents": SURFACE_MAX_DOCUMENTS,
     }
     repository = envelope["repositories"][0]
-    return Authorization(envelope, parse_policy(policy), repository, SURFACE_WORK_ITEM), workspace
+    return Authorization(envelope, parse_policy(policy), repository, SURFACE_WORK_ITEM), workspace, status
