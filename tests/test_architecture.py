@@ -1,11 +1,14 @@
 """The layers, as docs/architecture.md draws them: data flows one way through the stage packages.
 
-    base < generation < index < (provider | query) < evidence < (connections | audit) < fleet < context < cli
+    base < generation < index < (provider | query) < evidence < (connections | audit) < fleet < context < surfaces < cli
 
 A module may import its own stage and any lower one; the two sides of a pair never import each
-other; only cli/ talks to a terminal (typer, click, rich, stdout, stderr); only the export module
-speaks sqlite3/sqlite-utils. ruff's banned-api rule (pyproject.toml) holds the import part of the
-last two as code is written; this test holds all of it, lazy and TYPE_CHECKING imports included.
+other; only cli/ talks to a terminal (typer, click, rich, stdout, stderr) -- surfaces/ never writes
+stdout itself either: under stdio the MCP SDK owns the process's stdout as the protocol stream,
+which is why surfaces/ may call the SDK's transports and nothing else may; only surfaces/ imports
+the mcp extra; only the export module speaks sqlite3/sqlite-utils. ruff's banned-api rule
+(pyproject.toml) holds the terminal and sqlite3 imports as code is written; this test holds all
+of it, lazy and TYPE_CHECKING imports included.
 """
 
 from __future__ import annotations
@@ -26,8 +29,12 @@ RANKS = {
     "connections": 5, "audit": 5,
     "fleet": 6,  # reads connections; context's usage intent reads the fleet
     "context": 7,
-    "cli": 8,
+    "surfaces": 8,  # the MCP server and REST twin serve context and the questions
+    "cli": 9,
 }
+# The agent surfaces' libraries (the optional extra ``mcp``): only surfaces/ imports them, so the
+# CLI, and every command that is not ``cm-graph mcp``, runs without the extra and never pays for it.
+SURFACE_LIBRARIES = {"mcp", "mcp_types", "starlette", "uvicorn", "anyio", "jsonschema", "httpx2", "pydantic"}
 TERMINAL = {"typer", "click", "rich"}
 SQLITE_FAMILY = {"sqlite3", "sqlite_utils"}
 EXPORT_MODULE = "audit/export.py"
@@ -97,6 +104,12 @@ def test_only_cli_talks_to_a_terminal(path: Path) -> None:
             )
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             assert node.func.id != "print", f"{path.relative_to(PACKAGE)}:{node.lineno} prints; only cli/ does"
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_surfaces_import_the_mcp_extra(path: Path) -> None:
+    if stage_of(path) != "surfaces":
+        assert not top_levels(path) & SURFACE_LIBRARIES, f"{path.relative_to(PACKAGE)} imports the mcp extra"
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))

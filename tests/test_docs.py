@@ -44,5 +44,6 @@ def test_architecture_md_draws_every_stage_and_the_layer_rules() -> None:
         for module in sorted((PACKAGE / stage).glob("*.py")):
             if module.name != "__init__.py":
                 assert module.stem in page, f"docs/architecture.md does not name {stage}/{module.name}"
-    rules = "base < generation < index < (provider | query) < evidence < (connections | audit) < fleet < context < cli"
-    assert rules in page
+    rule = ("base < generation < index < (provider | query) < evidence < (connections | audit) < fleet < context"
+            " < surfaces < cli")
+    assert rule in page

@@ -170,7 +170,8 @@ def test_anything_unusual_goes_to_typer(args: list[str]) -> None:
     assert entry.parse_query(args) is None
 
 
-HEAVY = ("typer", "click", "rich", "dataclasses", "typing", "inspect", "subprocess", "tarfile", "ijson", "sqlite_utils")
+HEAVY = ("typer", "click", "rich", "dataclasses", "typing", "inspect", "subprocess", "tarfile", "ijson", "sqlite_utils",
+         "mcp", "starlette", "uvicorn", "anyio")
 
 
 def loaded_after(code: str) -> list[str]:
@@ -181,6 +182,12 @@ def loaded_after(code: str) -> list[str]:
 
 def test_the_question_path_loads_no_heavy_module() -> None:
     assert loaded_after("import cm_graph.cli.query") == []
+
+
+def test_the_typer_application_never_loads_the_mcp_extra() -> None:
+    """Every command but ``mcp`` itself runs without the SDK (an optional extra, seconds to import)."""
+    loaded = set(loaded_after("import cm_graph.cli.app"))
+    assert not loaded & {"mcp", "starlette", "uvicorn", "anyio"}, loaded
 
 
 def test_help_and_version_load_nothing_but_the_entry() -> None:

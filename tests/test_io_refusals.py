@@ -17,6 +17,7 @@ import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -188,6 +189,9 @@ def ro_table(world: World, auth: Path, session: Path, out: Path) -> dict[str, tu
                            "--recipient", "claude:builder", *state], "read_only", None),
         "fleet add": (["fleet", "add", "ro", "--repo-path", world.repo, *state], "read_only", None),
         "fleet list": (["fleet", "list", "ro", *state], "refused", None),  # no such fleet
+        # Without the optional extra, ``mcp`` refuses first (extra_missing), before any state is read.
+        "mcp --http": (["mcp", "--connection", NAME, "--recipient", "claude:builder", "--http", *state],
+                       "read_only" if find_spec("mcp") else "refused", None),
     }
 
 

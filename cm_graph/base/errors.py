@@ -13,13 +13,15 @@ REASONS = frozenset({
     # the graph's state (generation/status.py STATES)
     "absent", "invalid", "oversized", "corrupt", "stale", "partial",
     # the index and the reader
-    "unreadable", "reader_incompatible", "superseded",
+    "unreadable", "reader_incompatible", "superseded", "index_missing",
     # the question and the packet
     "unresolved", "uncitable", "unauthorized", "unsafe_destination", "disconnected", "budget_too_small",
     # builds and the provider
     "busy", "current", "provider", "needs_attention", "not_configured",
     # the fleet: doctor --fleet verdicts (fleet/doctor.py) and code_context's cross_repo section
     "checkout_missing", "bound_commit_missing", "diverged", "unknown", "no_cross_repo_usage",
+    # the agent surfaces (surfaces/): a fault no refusal explains, a request refused at the door
+    "internal", "forbidden_host", "forbidden_origin", "unauthenticated", "not_found", "too_large", "extra_missing",
     # faults of the machine (base/refusals.py)
     "read_only", "disk_full", "permission_denied", "not_a_file", "not_a_directory", "missing", "unsafe", "io",
 })
@@ -147,6 +149,13 @@ class IndexUnreadable(Refusal):
     """An index file SQLite cannot open or read as ours."""
 
     reason = "unreadable"
+
+
+class IndexMissing(Refusal):
+    """The generation has no usable index and the caller may not derive one: a question served to
+    an agent must answer within its host's timeout, and a derivation can take minutes."""
+
+    reason = "index_missing"
 
 
 class Uncitable(Refusal):

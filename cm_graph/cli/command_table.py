@@ -58,6 +58,8 @@ COMMANDS: tuple[Command, ...] = (
             "connection_commands", "connection_status_command"),
     Command("disconnect", "Disconnect and purge the connection's packets.",
             "connection_commands", "disconnect_command"),
+    Command("mcp", "Serve the graph to agents: MCP over stdio (default) or HTTP with its REST twin.",
+            "mcp_commands", "mcp_command"),
     Command("version", "Print the installed cm-graph version.", "audit_commands", "version_command"),
     Command("symbols", "List a file's definitions (label, kind, line) from the index, by line.",
             "question_commands", "symbols_command"),

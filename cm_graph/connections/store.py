@@ -28,7 +28,7 @@ from ..evidence.ask import ask
 from ..evidence.authorization import Authorization, Policy, mint_envelope, parse_envelope, parse_policy, string_list
 from ..evidence.packet import PACKET_SCHEMA
 from ..generation.layout import Workspace
-from ..generation.status import graph_status
+from ..generation.status import GraphStatus, graph_status
 from ..query.questions import QUESTION_NAMES
 from .storeshape import (
     HANDLE,
@@ -264,15 +264,28 @@ def consuming_revision(directory: Path) -> str:
     return resolve_revision(directory, "HEAD").commit
 
 
-def authorize(store: ConnectionStore, name: str, revision: str, now: datetime) -> tuple[dict[str, Any], Workspace]:
+def authorize(
+    store: ConnectionStore, name: str, revision: str, now: datetime
+) -> tuple[dict[str, Any], Workspace]:
     """Re-derive an envelope from current state (call with the connection lock held)."""
+    envelope, workspace, _ = authorize_judged(store, name, revision, now)
+    return envelope, workspace
+
+
+def authorize_judged(
+    store: ConnectionStore, name: str, revision: str, now: datetime, *, trust_seal: bool = False
+) -> tuple[dict[str, Any], Workspace, GraphStatus]:
+    """``authorize``, also returning the status the envelope was minted from, so a question can
+    be answered from that same judgement. ``trust_seal``: judge graph.bin by its seal, as the
+    question path does (the agent surfaces re-derive on every call and cannot re-hash a large
+    artifact each time)."""
     connection = store.read(name)
     if connection is None:
         raise ConnectionRefusal("No such connection.")
     if connection.state != "verified":
         raise ConnectionRefusal("The connection is disconnected.")
     workspace = Workspace(connection.repository_root, store.root)
-    status = graph_status(workspace, revision)
+    status = graph_status(workspace, revision, trust_seal=trust_seal)
     if not status.usable or status.generation is None:
         raise Refusal(f"The local graph is not current for this revision ({status.state}).", reason=status.state)
     envelope = mint_envelope(
@@ -281,7 +294,7 @@ def authorize(store: ConnectionStore, name: str, revision: str, now: datetime) -
         provider=PROVIDER,
     )
     parse_envelope(envelope, now)
-    return envelope, workspace
+    return envelope, workspace, status
 
 
 def _request_key(spec: dict[str, Any]) -> str:

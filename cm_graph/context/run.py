@@ -28,7 +28,10 @@ from .sections import INTENT_NAMES
 ANSWERABLE = ("current", "stale")
 
 
-def code_context(workspace: Workspace, intent: str, target: Any, *, max_chars: Any = None) -> dict[str, Any]:
+def code_context(
+    workspace: Workspace, intent: str, target: Any, *, max_chars: Any = None, derive: bool = True
+) -> dict[str, Any]:
+    """The composed answer; ``derive=False`` refuses (``index_missing``) rather than derive an index."""
     if intent not in INTENT_NAMES:
         raise InvalidInput(f"The intent must be one of: {', '.join(INTENT_NAMES)}.")
     budget = check_max_chars(max_chars)
@@ -37,14 +40,16 @@ def code_context(workspace: Workspace, intent: str, target: Any, *, max_chars: A
         raise Refusal(status.detail, reason=status.state)
     generation = status.generation
     manifest = generation.manifest
-    try:
-        head: str | None = resolve_revision(workspace.checkout, "HEAD").commit
-    except GitFailure:
-        head = None
+    head: str | None = manifest.commit  # current: the status just resolved HEAD to this commit
+    if status.state != "current":
+        try:
+            head = resolve_revision(workspace.checkout, "HEAD").commit
+        except GitFailure:
+            head = None
     graph = {"generation": generation.id, "commit": manifest.commit, "tree": manifest.tree,
              "provider": manifest.provider.requirement, "built_at": manifest.built_at}
     freshness = {"state": status.state, "head": head}
-    connection = open_index_for(generation)
+    connection = open_index_for(generation, derive=derive)
     history = _open_history(workspace.index_path(generation.id))
     try:
         return compose(connection, intent, target, graph, freshness, budget, history,

@@ -13,10 +13,10 @@ from datetime import UTC, datetime
 
 import apsw
 
-from ..base.errors import INDEX_DAMAGED, Corrupt, ReaderIncompatible, Refusal
+from ..base.errors import INDEX_DAMAGED, Corrupt, IndexMissing, ReaderIncompatible, Refusal
 from ..base.records import record, replaced
 from ..generation.layout import Workspace
-from ..generation.status import graph_status
+from ..generation.status import GraphStatus, graph_status
 from ..generation.store import read_current
 from ..index.ensure import open_index_for
 from ..query.answer import Answer, answer
@@ -59,8 +59,14 @@ def ask(
     depth: Any = None,
     node_budget: Any = None,
     now: datetime | None = None,
+    derive: bool = True,
+    status: GraphStatus | None = None,
     _retry: bool = True,
 ) -> Outcome:
+    """``derive=False`` (the agent surfaces): a missing index is an unavailable outcome
+    (``index_missing``), never derived inside the call. ``status``: the verdict for ``revision``
+    the authorization was just minted from (``connections.store.authorize_judged``), used
+    instead of judging the graph a second time."""
 
     now = now or datetime.now(UTC)
     required = authorization.policy.required
@@ -70,12 +76,12 @@ def ask(
         summary = unavailable_outcome(required, reason, detail, QUERY_WORDING, schema=QUERY_SUMMARY_SCHEMA, **advice)
         return Outcome(summary, None)
 
-    status = graph_status(workspace, revision, trust_seal=True)
+    status = status or graph_status(workspace, revision, trust_seal=True)
     if not status.usable or status.generation is None:
         return unavailable(status.state, status.detail)
     generation = status.generation
     try:
-        connection = open_index_for(generation)
+        connection = open_index_for(generation, derive=derive)
     except ReaderIncompatible as refusal:
         return unavailable(refusal.reason, refusal.message, remediation=refusal.remediation)
     except (Refusal, FileNotFoundError) as refusal:
@@ -83,8 +89,10 @@ def ask(
             # A concurrent refresh published a new generation and pruned this one: ask again.
             return ask(
                 workspace, question_name, target, authorization, revision=revision, depth=depth,
-                node_budget=node_budget, now=now, _retry=False,
+                node_budget=node_budget, now=now, derive=derive, _retry=False,
             )
+        if isinstance(refusal, IndexMissing):
+            return unavailable(refusal.reason, refusal.message)
         message = refusal.message if isinstance(refusal, Refusal) else "The index file disappeared."
         # A graph.bin found edited while its index was checked is what status calls corrupt.
         return unavailable("corrupt" if isinstance(refusal, Corrupt) else "unreadable", message)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import apsw
 
-from ..base.errors import ReaderIncompatible, Refusal, Stale
+from ..base.errors import IndexMissing, ReaderIncompatible, Refusal, Stale
 from ..base.git import resolve_revision
 from ..base.sqlrows import fetch_rows
 from ..generation.layout import Workspace
@@ -75,9 +75,13 @@ def _reusable(path: Path, generation: Generation) -> dict[str, int] | None:
         connection.close()
 
 
-def open_index_for(generation: Generation) -> apsw.Connection:
+INDEX_MISSING = "The current generation has no usable index yet; run `cm-graph index` (an agent's call builds none)."
+
+
+def open_index_for(generation: Generation, *, derive: bool = True) -> apsw.Connection:
     """The question path's one open of the index of an already verified generation: the
     connection that passed the reuse checks, or, after deriving the index, a fresh one.
+    ``derive=False`` (the agent surfaces) refuses with ``index_missing`` instead of deriving.
 
     The question trusted graph.bin's own seal, which alone could be forged: deriving here
     verifies graph.bin in full first."""
@@ -85,6 +89,8 @@ def open_index_for(generation: Generation) -> apsw.Connection:
     connection = _open_reusable(path, generation)
     if connection is not None:
         return connection
+    if not derive:
+        raise IndexMissing(INDEX_MISSING)
     _derive(generation, path, trust_artifact_seal=False)
     return open_index(path)
 
@@ -97,6 +103,15 @@ def ensure_index(
     generation = current_generation(workspace, revision)
     generation.open_verified_artifact().close()
     return index_for(generation, rebuild=rebuild)
+
+
+def has_usable_index(generation: Generation) -> bool:
+    """Whether a question could open this generation's index without deriving it."""
+    connection = _open_reusable(generation.workspace.index_path(generation.id), generation)
+    if connection is None:
+        return False
+    connection.close()
+    return True
 
 
 def index_for(generation: Generation, *, rebuild: bool = False) -> IndexReport:

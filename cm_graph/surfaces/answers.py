@@ -1,0 +1,167 @@
+"""The three answers a surface serves today, each a whole, bounded, JSON-ready object.
+
+Each adapter takes the caller and the validated arguments and returns the structured object
+that MCP sends as ``structuredContent`` (and as compact JSON text) and REST sends as its body.
+Nothing is kept between calls: every call settles the authorization, the consuming revision
+(HEAD) and the current generation again, so a ``refresh`` between two calls is served at once.
+
+What the graph cannot answer (no graph, a stale one for ``ask``, a missing index, an unresolved
+target) is an ordinary answer with ``status``, ``reason`` and ``next_actions``; only refusals
+(bad arguments, a recipient the connection does not name) raise, and the surfaces mark those
+``isError``. A missing index is reported, never derived inside a call a host may time out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from ..base.errors import ConnectionRefusal, InvalidInput, Refusal
+from ..base.git import GitFailure
+from ..context.run import code_context
+from ..context.shape import CODE_CONTEXT_SCHEMA, dumps
+from ..evidence.ask import ask
+from ..generation.layout import Workspace
+from ..generation.status import REMEDIES, GraphStatus, graph_status
+from ..index.ensure import has_usable_index
+from .authority import Caller, approved_workspace, evidence_authorization, head_commit
+
+ASK_ANSWER_SCHEMA = "cm_graph.askAnswer.v1"
+SURFACE_STATUS_SCHEMA = "cm_graph.surfaceStatus.v1"
+# A reply's characters: the default keeps an answer far below hosts' warnings (about 10k tokens),
+# the cap below the size at which they spill a reply to a file (50,000 characters).
+DEFAULT_REPLY_CHARS, HARD_CAP_CHARS = 8000, 40_000
+# What to do about each reason a graph cannot answer for (a state's own remedy comes first).
+NEXT_ACTIONS = {
+    "index_missing": "Build the index once: cm-graph index (then ask again; no restart needed).",
+    "unreadable": "Rebuild the index: cm-graph index --rebuild.",
+    "reader_incompatible": "Install the cm-graph release that reads this generation, or rebuild it.",
+    "superseded": "The graph was rebuilt during the call; ask again.",
+    "unresolved": "Name a symbol as the provider labels it (cm-graph symbols PATH lists a file's), or a "
+                  "repository-relative path.",
+    "uncitable": "Nothing in the graph could be cited for this target; ask another question or target.",
+    "busy": "A build holds the graph; ask again shortly.",
+}
+
+
+def next_actions(reason: str) -> list[str]:
+    action = REMEDIES.get(reason) or NEXT_ACTIONS.get(reason)
+    return [action] if action else []
+
+
+def _is_refusal(refusal: Refusal) -> bool:
+    """Bad arguments and authorization are refusals (``isError``); every other ``Refusal`` says
+    what state the graph is in, which is an ordinary answer."""
+    return isinstance(refusal, InvalidInput | ConnectionRefusal)
+
+
+def code_context_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
+    workspace, _ = approved_workspace(caller)
+    intent, target = arguments["intent"], arguments["target"]
+    try:
+        return code_context(workspace, intent, target, max_chars=arguments.get("max_chars"), derive=False)
+    except Refusal as refusal:
+        if _is_refusal(refusal):
+            raise
+        return {
+            "schema": CODE_CONTEXT_SCHEMA, "status": "unavailable", "answer": refusal.message,
+            "intent": intent, "target": target, "reason": refusal.reason, "detail": refusal.message,
+            "freshness": _freshness(workspace), "next_actions": next_actions(refusal.reason),
+        }
+
+
+def ask_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
+    workspace, _ = approved_workspace(caller)
+    question, target = arguments["question"], arguments["target"]
+    now = datetime.now(UTC)
+    # The consuming revision is HEAD as read now: one judgement of the graph at HEAD both mints
+    # the authorization and answers the question, so the packet's commit is HEAD's.
+    try:
+        authorization, workspace, status = evidence_authorization(caller, "HEAD", now)
+    except Refusal as refusal:
+        if _is_refusal(refusal):
+            raise
+        return _ask_unavailable(question, target, refusal.reason, refusal.message, _freshness(workspace))
+    outcome = ask(workspace, question, target, authorization, revision="HEAD", depth=arguments.get("depth"),
+                  node_budget=arguments.get("node_budget"), now=now, derive=False, status=status)
+    summary, packet = outcome.summary, outcome.packet
+    if packet is None:
+        return _ask_unavailable(question, target, summary["reason"], summary["detail"], _freshness(workspace))
+    head = packet["source_revision"]
+    graph = {"generation": summary["generation"], "commit": head, "built_at": packet["source_built_at"]}
+    documents = [{"text": d["text"], "confidence": d["confidence"], "citations": d["citations"]}
+                 for d in packet["documents"]]
+    return fit_documents(documents, arguments.get("max_chars", DEFAULT_REPLY_CHARS), lambda shown: {
+        "schema": ASK_ANSWER_SCHEMA, "status": "answered",
+        "answer": _ask_prose(question, target, summary, len(shown), len(documents)),
+        "question": question, "target": target, "relations": summary["relations"],
+        "documents": {"shown": len(shown), "total": len(documents), "items": shown},
+        "completeness": packet["completeness"], "truncated": packet["truncated"] or len(shown) < len(documents),
+        "omissions": packet["omissions"], "graph": graph, "freshness": {"state": "current", "head": head},
+        "next_actions": [],
+    })
+
+
+def fit_documents(
+    documents: list[dict[str, Any]], max_chars: int, build: Callable[[list[dict[str, Any]]], dict[str, Any]]
+) -> dict[str, Any]:
+    """The answer with as many whole documents, in the answer's order, as fit ``max_chars``
+    (never a byte cut: a dropped document is counted in ``shown``/``total``)."""
+    for count in range(len(documents), -1, -1):
+        answer = build(documents[:count])
+        if len(dumps(answer)) <= max_chars:
+            return answer
+    raise InvalidInput("The answer's fixed part alone exceeds the character budget; raise max_chars.",
+                       reason="budget_too_small")
+
+
+def _ask_prose(question: str, target: str, summary: dict[str, Any], shown: int, total: int) -> str:
+    relations = summary["relations"]
+    text = (f"{question} of `{target}`: {relations} relationship(s) from {summary['seeds']} definition(s); "
+            f"{shown} of {total} cited document(s) shown")
+    if summary["truncated"]:
+        text += "; the question's bounds cut the walk (raise depth or node_budget)"
+    return text + ". Each citation was checked against the bound commit."
+
+
+def _ask_unavailable(question: str, target: str, reason: str, detail: str, freshness: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "schema": ASK_ANSWER_SCHEMA, "status": "unavailable", "answer": detail, "question": question,
+        "target": target, "reason": reason, "detail": detail, "freshness": freshness,
+        "next_actions": next_actions(reason),
+    }
+
+
+def graph_status_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
+    workspace, repositories = approved_workspace(caller)
+    status = graph_status(workspace, "HEAD", trust_seal=True)
+    generation = status.generation
+    index = "not_checked" if generation is None else ("ready" if has_usable_index(generation) else "missing")
+    reason = status.state if status.state != "current" else ("index_missing" if index == "missing" else None)
+    if reason is None:
+        prose = f"The graph is current for HEAD (generation {generation.id if generation else ''}); ask away."
+    else:
+        prose = status.detail or f"The graph cannot answer yet ({reason})."
+    return {
+        "schema": SURFACE_STATUS_SCHEMA, "status": "ready" if reason is None else "unavailable",
+        "answer": prose, "reason": reason, "connection": caller.connection, "recipient": caller.recipient,
+        "repositories": list(repositories), "index": index, "freshness": _freshness(workspace, status),
+        "graph": status.to_json(), "next_actions": next_actions(reason) if reason else [],
+    }
+
+
+def _head(workspace: Workspace) -> str | None:
+    try:
+        return head_commit(workspace)
+    except (GitFailure, Refusal):
+        return None
+
+
+def _freshness(workspace: Workspace, status: GraphStatus | None = None) -> dict[str, Any]:
+    """The current generation and its commit against HEAD, as read now."""
+    status = status or graph_status(workspace, "HEAD", trust_seal=True)
+    generation = status.generation
+    return {"state": status.state, "head": _head(workspace),
+            "commit": generation.manifest.commit if generation is not None else None,
+            "generation": generation.id if generation is not None else None}

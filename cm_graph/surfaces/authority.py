@@ -1,0 +1,79 @@
+"""Who a surface serves, and the per-call check that it may serve them now.
+
+A server is started for one local connection and one recipient, but neither is trusted from
+start-up: every call reads the connection's state file again (the seed: authorization is never
+cached), so a ``disconnect`` or a changed recipient list takes effect on the next call without a
+restart. The consuming revision is the checkout's own HEAD, read per call for the same reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..base.errors import ConnectionRefusal
+from ..base.git import resolve_revision
+from ..connections.store import ConnectionStore, authorize_judged
+from ..evidence.authorization import POLICY_SCHEMA, Authorization, parse_policy
+from ..generation.layout import Workspace
+from ..generation.status import GraphStatus
+
+SURFACE_WORK_ITEM = "agent-surface"
+SURFACE_POLICY_VERSION = "surface-v1"
+# A question answered over MCP or REST degrades (optional) rather than pausing the agent's work:
+# the agent can always fall back on reading files. Documents up to the packet's own ceiling.
+SURFACE_MAX_DOCUMENTS = 16
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The server's identity: a state root, the connection it serves and the recipient it is."""
+
+    state_root: Path
+    connection: str
+    recipient: str
+
+    @property
+    def store(self) -> ConnectionStore:
+        return ConnectionStore(self.state_root)
+
+
+def approved_workspace(caller: Caller) -> tuple[Workspace, tuple[str, ...]]:
+    """The connection's checkout and approved repositories, refused (``unauthorized``) when the
+    connection is missing, disconnected, or does not name this recipient."""
+    store = caller.store
+    connection = store.read(caller.connection)
+    if connection is None:
+        raise ConnectionRefusal("No local graph connection of that name is configured; run `cm-graph connect`.")
+    if connection.state != "verified":
+        raise ConnectionRefusal("The connection is disconnected.")
+    if caller.recipient not in connection.recipients:
+        raise ConnectionRefusal("The connection does not name this recipient; evidence goes only where it says.")
+    return Workspace(connection.repository_root, store.root), connection.repositories
+
+
+def head_commit(workspace: Workspace) -> str:
+    """The consuming revision: the checkout's HEAD as it is at this call."""
+    return resolve_revision(workspace.checkout, "HEAD").commit
+
+
+def evidence_authorization(
+    caller: Caller, revision: str, now: datetime
+) -> tuple[Authorization, Workspace, GraphStatus]:
+    """An authorization re-derived from current state for one question at ``revision``: the
+    connection's envelope for the generation current now (a ``Refusal`` with the graph's state
+    when there is none), for the first approved repository, under the surfaces' policy; with the
+    status it was minted from, which the question then answers from."""
+    store = caller.store
+    with store.lock(caller.connection, wait=5.0):
+        envelope, workspace, status = authorize_judged(store, caller.connection, revision, now, trust_seal=True)
+    if caller.recipient not in envelope["recipients"]:
+        raise ConnectionRefusal("The connection does not name this recipient; evidence goes only where it says.")
+    policy: dict[str, Any] = {
+        "schema": POLICY_SCHEMA, "connection": caller.connection,
+        "policy_version": SURFACE_POLICY_VERSION, "required": False, "max_documents": SURFACE_MAX_DOCUMENTS,
+    }
+    repository = envelope["repositories"][0]
+    return Authorization(envelope, parse_policy(policy), repository, SURFACE_WORK_ITEM), workspace, status

@@ -1,0 +1,82 @@
+"""One call of one tool, the same on every surface: check the arguments, run, classify.
+
+Both MCP and REST call ``call_tool`` and send what it returns, so the two surfaces cannot
+disagree: the same arguments give the same object, serialised once (``wire_bytes``) as the
+compact JSON both the MCP text content and the REST body carry. ``is_error`` is true only for a
+refusal (arguments the schema rejects, a recipient the connection does not name) or a fault of
+this program; every state of the graph is an ordinary answer (see ``answers.py``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+
+from ..base.errors import Refusal
+from ..context.shape import dumps
+from .authority import Caller
+from .tools import Tool
+
+REFUSED_SCHEMA = "cm_graph.surfaceRefusal.v1"
+LOG = logging.getLogger("cm_graph.surfaces")
+
+
+@dataclass(frozen=True)
+class Reply:
+    payload: dict[str, Any]
+    is_error: bool
+
+    @property
+    def body(self) -> bytes:
+        return wire_bytes(self.payload)
+
+
+def wire_bytes(payload: dict[str, Any]) -> bytes:
+    """The compact JSON of an answer, in the answer's own key order (never pretty-printed: the
+    SDK's default indent would double the characters an agent pays for)."""
+    return dumps(payload).encode("utf-8")
+
+
+def refused(detail: str, *, reason: str) -> dict[str, Any]:
+    return {"schema": REFUSED_SCHEMA, "status": "refused", "answer": detail, "reason": reason, "detail": detail}
+
+
+def argument_error(tool: Tool, arguments: Any) -> str | None:
+    """One sentence naming the first argument the schema rejects, or None."""
+    if not isinstance(arguments, dict):
+        return "The arguments must be a JSON object."
+    error = jsonschema.exceptions.best_match(_validator(tool).iter_errors(arguments))
+    if error is None:
+        return None
+    where = ".".join(str(part) for part in error.absolute_path) or "arguments"
+    return f"{tool.name}: {where}: {error.message}"[:300]
+
+
+_VALIDATORS: dict[str, jsonschema.Draft202012Validator] = {}
+
+
+def _validator(tool: Tool) -> jsonschema.Draft202012Validator:
+    """One compiled validator per tool (the table is fixed for the process)."""
+    if tool.name not in _VALIDATORS:
+        _VALIDATORS[tool.name] = jsonschema.Draft202012Validator(tool.input_schema)
+    return _VALIDATORS[tool.name]
+
+
+def with_defaults(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {**{name: spec["default"] for name, spec in tool.arguments.items() if "default" in spec}, **arguments}
+
+
+def call_tool(caller: Caller, tool: Tool, arguments: Any) -> Reply:
+    problem = argument_error(tool, arguments)
+    if problem is not None:
+        return Reply(refused(problem, reason="invalid"), True)
+    try:
+        return Reply(tool.adapter(caller, with_defaults(tool, arguments)), False)
+    except Refusal as refusal:
+        return Reply(refused(refusal.message, reason=refusal.reason), True)
+    except Exception:  # a fault of this program: logged on stderr, never its text to the agent
+        LOG.exception("tool %s failed", tool.name)
+        return Reply(refused("cm-graph failed while answering; see the server's log.", reason="internal"), True)

@@ -1,0 +1,81 @@
+"""``cm-graph mcp``: the tool table served over MCP with the official Python SDK's low-level server.
+
+The low-level server (not ``MCPServer``'s decorators) because the table already holds each
+tool's JSON Schema, and the same schema must check REST arguments and describe OpenAPI; the
+SDK's function introspection would make a second, different one. Each result carries the whole
+answer as ``structuredContent`` and the same compact JSON as its one text block (hosts forward
+one or the other, never both). Nothing is loaded or opened at start-up: the first call does the
+first read of local state, and every call does its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+
+from .. import __version__
+from .authority import Caller
+from .dispatch import call_tool, refused, wire_bytes
+from .tools import BY_NAME, TOOLS, Tool
+
+SERVER_NAME = "cm-graph"
+INSTRUCTIONS = (
+    "Call `code_context` before grep or reading files to learn an area. Read only the cited lines you must "
+    "edit. Answers describe the commit in `graph.commit`; check `freshness`."
+)
+
+
+def tool_listing(tool: Tool) -> types.Tool:
+    return types.Tool(
+        name=tool.name, description=tool.description, input_schema=tool.input_schema,
+        output_schema=tool.output,
+        annotations=types.ToolAnnotations(
+            read_only_hint=tool.read_only, destructive_hint=False if not tool.read_only else None,
+            idempotent_hint=True if tool.read_only else None, open_world_hint=False,
+        ),
+    )
+
+
+def call_result(payload: dict[str, Any], is_error: bool) -> types.CallToolResult:
+    text = wire_bytes(payload).decode("utf-8")
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=payload, is_error=is_error,
+    )
+
+
+def build_server(caller: Caller) -> Server[Any]:
+    listing = [tool_listing(tool) for tool in TOOLS]
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listing)
+
+    async def run_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        tool = BY_NAME.get(params.name)
+        if tool is None:
+            return call_result(refused(f"No tool named {params.name[:64]!r}.", reason="not_found"), True)
+        arguments = params.arguments if params.arguments is not None else {}
+        # The adapters read files and SQLite: a worker thread keeps the event loop serving.
+        reply = await anyio.to_thread.run_sync(call_tool, caller, tool, arguments)
+        return call_result(reply.payload, reply.is_error)
+
+    return Server(
+        SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
+        on_list_tools=list_tools, on_call_tool=run_tool,
+        get_tool_input_schema=lambda name: BY_NAME[name].input_schema if name in BY_NAME else None,
+    )
+
+
+def serve_stdio(caller: Caller) -> None:
+    """Serve one client on stdin/stdout until it closes the stream (the SDK owns both)."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(caller)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(main)

@@ -1,0 +1,93 @@
+"""The REST twin: each tool of the table at its route, answering the same bytes MCP sends.
+
+``POST`` routes take the tool's arguments as one JSON object (at most 64 KiB); ``GET`` routes
+take none. The body of every answer is ``dispatch.call_tool``'s compact JSON, byte for byte the
+MCP text content (and equal, parsed, to its ``structuredContent``). Answers, including "the
+graph cannot answer" ones, are 200; refusals carry a 4xx code and the refusal object, faults
+500. ``/openapi.json`` is built from the same table, so its schemas are the MCP schemas.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from .. import __version__
+from ..base.errors import Refusal
+from ..base.jsonio import loads_strict
+from .authority import Caller
+from .dispatch import Reply, call_tool, refused, wire_bytes
+from .guard import MAX_BODY_BYTES
+from .tools import TOOLS, Tool
+
+STATUS_OF_REASON = {"invalid": 400, "budget_too_small": 400, "unauthorized": 403, "not_found": 404,
+                    "too_large": 413, "internal": 500}
+
+
+def response(reply: Reply) -> Response:
+    status = STATUS_OF_REASON.get(reply.payload.get("reason", ""), 400) if reply.is_error else 200
+    return Response(reply.body, status_code=status, media_type="application/json")
+
+
+async def read_arguments(request: Request) -> Any:
+    """The JSON object of a POST body, read up to the limit (a chunked body too)."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            raise Refusal("The request body exceeds 64 KiB.", reason="too_large")
+    if not body:
+        return {}
+    return loads_strict(body, "The request body")
+
+
+def tool_route(caller: Caller, tool: Tool) -> Route:
+    async def endpoint(request: Request) -> Response:
+        if tool.method == "GET":
+            arguments: Any = dict(request.query_params)
+        else:
+            try:
+                arguments = await read_arguments(request)
+            except Refusal as refusal:
+                return response(Reply(refused(refusal.message, reason=refusal.reason), True))
+        return response(await anyio.to_thread.run_sync(call_tool, caller, tool, arguments))
+
+    return Route(tool.route, endpoint, methods=[tool.method], name=tool.name)
+
+
+def openapi_document() -> dict[str, Any]:
+    paths: dict[str, Any] = {}
+    for tool in TOOLS:
+        operation: dict[str, Any] = {
+            "operationId": tool.name, "summary": tool.description,
+            "responses": {
+                "200": {"description": "The whole answer (also when the graph cannot answer: see status).",
+                        "content": {"application/json": {"schema": tool.output}}},
+                "4XX": {"description": "A refusal: reason and one sentence."},
+            },
+        }
+        if tool.method == "POST":
+            operation["requestBody"] = {"required": True,
+                                        "content": {"application/json": {"schema": tool.input_schema}}}
+        paths[tool.route] = {tool.method.lower(): operation}
+    return {"openapi": "3.1.0", "info": {"title": "cm-graph", "version": __version__}, "paths": paths,
+            "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}}}
+
+
+def rest_routes(caller: Caller) -> list[Route]:
+    openapi = wire_bytes(openapi_document())
+
+    async def openapi_endpoint(request: Request) -> Response:
+        return Response(openapi, media_type="application/json")
+
+    async def not_found(request: Request) -> Response:
+        return response(Reply(refused("No such route; see /openapi.json.", reason="not_found"), True))
+
+    # The catch-all comes last: the SDK's /mcp route and every tool route are matched first.
+    return [*(tool_route(caller, tool) for tool in TOOLS),
+            Route("/openapi.json", openapi_endpoint, methods=["GET"], name="openapi"),
+            Route("/{path:path}", not_found, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])]
