@@ -1,6 +1,6 @@
 """The layers, as docs/architecture.md draws them: data flows one way through the stage packages.
 
-    base < generation < index < (provider | query) < evidence < (connections | audit | context) < cli
+    base < generation < index < (provider | query) < evidence < (connections | audit | context) < feedback < cli
 
 A module may import its own stage and any lower one; the two sides of a pair never import each
 other; only cli/ talks to a terminal (typer, click, rich, stdout, stderr); only the export module
@@ -24,7 +24,8 @@ RANKS = {
     "provider": 3, "query": 3,
     "evidence": 4,
     "connections": 5, "audit": 5, "context": 5,
-    "cli": 6,
+    "feedback": 6,
+    "cli": 7,
 }
 TERMINAL = {"typer", "click", "rich"}
 SQLITE_FAMILY = {"sqlite3", "sqlite_utils"}

@@ -44,4 +44,6 @@ def test_architecture_md_draws_every_stage_and_the_layer_rules() -> None:
         for module in sorted((PACKAGE / stage).glob("*.py")):
             if module.name != "__init__.py":
                 assert module.stem in page, f"docs/architecture.md does not name {stage}/{module.name}"
-    assert "base < generation < index < (provider | query) < evidence < (connections | audit | context) < cli" in page
+    layers = ("base < generation < index < (provider | query) < evidence < (connections | audit | context)"
+              " < feedback < cli")
+    assert layers in page

@@ -18,6 +18,8 @@ REASONS = frozenset({
     "unresolved", "uncitable", "unauthorized", "unsafe_destination", "disconnected", "budget_too_small",
     # builds and the provider
     "busy", "current", "provider", "needs_attention", "not_configured",
+    # feedback and the eval corpus (feedback/)
+    "not_reproduced", "eval_failed",
     # faults of the machine (base/refusals.py)
     "read_only", "disk_full", "permission_denied", "not_a_file", "not_a_directory", "missing", "unsafe", "io",
 })

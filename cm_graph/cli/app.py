@@ -41,6 +41,7 @@ from ..index.ensure import ensure_index, index_for, open_index_for, search_readi
 from ..query.questions import check_budget, check_depth
 from ..query.questions import question as question_spec
 from .boundary import print_json, print_refusal, run_refusing
+from .feedback_commands import register as register_feedback
 
 app = typer.Typer(
     name="cm-graph",
@@ -709,12 +710,13 @@ def disconnect_command(
     state_dir: StateDir = None,
     json_output: Json = False,
 ) -> None:
-    """Disconnect and purge the connection's packets."""
-    from ..connections.store import ConnectionStore, disconnect
+    """Disconnect and purge the connection's packets and outcomes."""
+    from ..connections.store import ConnectionStore
+    from ..feedback.manage import disconnect_and_purge
 
-    summary = disconnect(ConnectionStore(_state_root(state_dir)), connection)
+    summary = disconnect_and_purge(ConnectionStore(_state_root(state_dir)), connection)
     _print_connection(summary, json_output)
-    raise typer.Exit(0 if summary["packet_cleanup"] == "complete" else 1)
+    raise typer.Exit(0 if summary["packet_cleanup"] == summary["outcome_cleanup"] == "complete" else 1)
 
 
 def _state_root(state_dir: Path | None) -> Path:
@@ -898,6 +900,9 @@ def context_fetch_command(
         sys.stdout.write(evidence.decode("utf-8") + "\n")
     else:
         print_evidence(console(), packet)
+
+
+register_feedback(app)
 
 
 @app.command("version")
