@@ -241,3 +241,18 @@ def test_no_socket_is_opened_by_the_loop(g0_repo: Path, state_dir: Path, monkeyp
     assert os.listdir(state_dir / "feedback") == ["outcomes.sqlite"]
     assert git(g0_repo, "status", "--porcelain") == ""
     assert Workspace.locate(g0_repo, state_dir).directory.is_dir()
+
+
+def test_the_row_cap_drops_the_oldest_outcomes_first(g0_repo: Path, state_dir: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from cm_graph.feedback import outcomes
+
+    monkeypatch.setattr(outcomes, "MAX_OUTCOMES", 2)
+    publish(g0_repo, state_dir, g0_graph())
+    answer = context_answer(g0_repo, state_dir, "how", "load")
+    for client in ("first", "second", "third"):
+        assert record(g0_repo, state_dir, answer, "--reads-avoided", "1", "--files-read", "0", "--correct",
+                      "--client", client, intent="how").code == 0
+    exported = cli("feedback", "export", *where(g0_repo, state_dir)).out
+    assert [(r["seq"], r["client"]) for r in exported["outcomes"]] == [(2, "second"), (3, "third")]
+    assert [c["answer_id"] for c in exported["cases"]] == [answer["answer_id"]]  # still backed
