@@ -256,3 +256,22 @@ def test_the_row_cap_drops_the_oldest_outcomes_first(g0_repo: Path, state_dir: P
     exported = cli("feedback", "export", *where(g0_repo, state_dir)).out
     assert [(r["seq"], r["client"]) for r in exported["outcomes"]] == [(2, "second"), (3, "third")]
     assert [c["answer_id"] for c in exported["cases"]] == [answer["answer_id"]]  # still backed
+
+
+def test_two_processes_recording_one_answer_keep_one_row(g0_repo: Path, state_dir: Path) -> None:
+    import subprocess
+
+    from .helpers import CM_GRAPH
+
+    publish(g0_repo, state_dir, g0_graph())
+    answer = context_answer(g0_repo, state_dir, "how", "load")
+    command = [str(CM_GRAPH), "feedback", "record", "--intent", "how", "--target", "load", "--answer-id",
+               answer["answer_id"], "--reads-avoided", "1", "--files-read", "0", "--correct", "--client", "twin",
+               "--repo-path", str(g0_repo), "--state-dir", str(state_dir), "--json"]
+    racing = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = [process.communicate(timeout=60) for process in racing]
+    assert [process.returncode for process in racing] == [0, 0], results
+    statuses = sorted(json.loads(out)["status"] for out, _ in results)
+    assert statuses == ["already_recorded", "recorded"]
+    assert {json.loads(out)["seq"] for out, _ in results} == {1}
+    assert len(cli("feedback", "export", *where(g0_repo, state_dir)).out["outcomes"]) == 1
