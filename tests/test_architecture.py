@@ -1,6 +1,7 @@
 """The layers, as docs/architecture.md draws them: data flows one way through the stage packages.
 
-    base < generation < index < (provider | query) < evidence < (connections | audit) < fleet < context < surfaces < cli
+    base < generation < index < (provider | query) < evidence < (connections | audit) < fleet < context
+         < feedback < surfaces < cli
 
 A module may import its own stage and any lower one; the two sides of a pair never import each
 other; only cli/ talks to a terminal (typer, click, rich, stdout, stderr) -- surfaces/ never writes
@@ -29,8 +30,9 @@ RANKS = {
     "connections": 5, "audit": 5,
     "fleet": 6,  # reads connections; context's usage intent reads the fleet
     "context": 7,
-    "surfaces": 8,  # the MCP server and REST twin serve context and the questions
-    "cli": 9,
+    "feedback": 8,  # re-asks code_context and the questions to reproduce an answer id
+    "surfaces": 9,  # the MCP server and REST twin serve context, the questions and feedback
+    "cli": 10,
 }
 # The agent surfaces' libraries (the optional extra ``mcp``): only surfaces/ imports them, so the
 # CLI, and every command that is not ``cm-graph mcp``, runs without the extra and never pays for it.

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 from cm_graph.base.errors import InvalidInput, Refusal
 from cm_graph.cli.app import app
 from cm_graph.context.sections import INTENT_NAMES
-from cm_graph.context.shape import answer_id, dumps
+from cm_graph.context.shape import dumps
+from cm_graph.query.answerids import answer_id
 
 from .askkit import ask_graph
 from .contextkit import ask_context, masked, published

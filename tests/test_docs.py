@@ -45,5 +45,5 @@ def test_architecture_md_draws_every_stage_and_the_layer_rules() -> None:
             if module.name != "__init__.py":
                 assert module.stem in page, f"docs/architecture.md does not name {stage}/{module.name}"
     rule = ("base < generation < index < (provider | query) < evidence < (connections | audit) < fleet < context"
-            " < surfaces < cli")
+            " < feedback < surfaces < cli")
     assert rule in page

@@ -152,10 +152,29 @@ def assert_reasoned(done: subprocess.CompletedProcess[str], reason: str | None =
 # (command words, arguments) -> what a read-only state root does to it: "read_only" for a command
 # that must write state (exit 1, reason read_only), "reads" for one that only reads (it still
 # answers, exit 0: read-only state is a fine place to ask questions of an indexed generation).
-def ro_table(world: World, auth: Path, session: Path, out: Path) -> dict[str, tuple[list[Any], str, str | None]]:
+def recorded_answer(world: World) -> str:
+    """The answer id of one answer with an outcome on record (so the store exists to be read)."""
+    asked = world.run("context", "how", "load", *world.where(), "--json")
+    answer = json.loads(asked.stdout)["answer_id"]
+    done = world.run("feedback", "record", "--intent", "how", "--target", "load", "--answer-id", answer,
+                     "--reads-avoided", "1", "--files-read", "0", "--correct", *world.where())
+    assert done.returncode == 0, done.stderr
+    return str(answer)
+
+
+def ro_table(
+    world: World, auth: Path, session: Path, out: Path, answer: str
+) -> dict[str, tuple[list[Any], str, str | None]]:
     where = world.where()
     state = ["--state-dir", world.state]
     return {
+        "feedback record": (["feedback", "record", "--intent", "how", "--target", "load", "--answer-id", answer,
+                             "--reads-avoided", "1", "--files-read", "0", "--correct", "--client", "another",
+                             *where], "read_only", None),
+        "feedback report": (["feedback", "report", *where], "reads", None),
+        "feedback export": (["feedback", "export", *where], "reads", None),
+        "feedback purge": (["feedback", "purge", *where], "read_only", None),
+        "eval run": (["eval", "run", *where], "reads", None),
         "index --rebuild": (["index", "--rebuild", *where], "read_only", None),
         "index": (["index", *where], "reads", None),
         "build": (["build", "--from-graph", out, "--keep-previous", *where], "read_only", None),
@@ -206,7 +225,7 @@ def provider_installed() -> bool:
 def test_every_command_on_a_read_only_state_root(tmp_path: Path) -> None:
     world = make_world(tmp_path)
     auth, session, out = world.authorization(), world.session(), world.graph_output()
-    table = ro_table(world, auth, session, out)
+    table = ro_table(world, auth, session, out, recorded_answer(world))
     assert {words.split()[0] for words in table} == {command.name for command in COMMANDS}, "a command is missing"
     with read_only(world.state):
         for words, (args, expected, stdin) in table.items():

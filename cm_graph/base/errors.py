@@ -22,6 +22,8 @@ REASONS = frozenset({
     "checkout_missing", "bound_commit_missing", "diverged", "unknown", "no_cross_repo_usage",
     # the agent surfaces (surfaces/): a fault no refusal explains, a request refused at the door
     "internal", "forbidden_host", "forbidden_origin", "unauthenticated", "not_found", "too_large", "extra_missing",
+    # feedback and the eval corpus (feedback/)
+    "not_reproduced", "eval_failed",
     # faults of the machine (base/refusals.py)
     "read_only", "disk_full", "permission_denied", "not_a_file", "not_a_directory", "missing", "unsafe", "io",
 })

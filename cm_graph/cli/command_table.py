@@ -56,7 +56,7 @@ COMMANDS: tuple[Command, ...] = (
             "connection_commands", "connect_command"),
     Command("connection-status", "Whether the connection could authorize evidence now; exit 0 only when it could.",
             "connection_commands", "connection_status_command"),
-    Command("disconnect", "Disconnect and purge the connection's packets.",
+    Command("disconnect", "Disconnect and purge the connection's packets and outcomes.",
             "connection_commands", "disconnect_command"),
     Command("mcp", "Serve the graph to agents: MCP over stdio (default) or HTTP with its REST twin.",
             "mcp_commands", "mcp_command"),
@@ -68,6 +68,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("context", "Code context for an agent (how, usage, impact, tests), and evidence from connections.",
             "context_commands", "context_app"),
     Command("fleet", "A named set of checkouts and cross-repository usages over them.", "fleet_commands", "fleet_app"),
+    Command("feedback", "Record whether an answer saved reads; report, export or purge the local outcomes.",
+            "feedback_commands", "feedback_app"),
+    Command("eval", "Re-ask the eval corpus (correct answers) and grade the answers.", "feedback_commands", "eval_app"),
 )
 
 

@@ -75,11 +75,12 @@ def disconnect_command(
     state_dir: StateDir = None,
     json_output: Json = False,
 ) -> None:
-    from ..connections.store import ConnectionStore, disconnect
+    from ..connections.store import ConnectionStore
+    from ..feedback.manage import disconnect_and_purge
 
-    summary = disconnect(ConnectionStore(state_root(state_dir)), connection)
+    summary = disconnect_and_purge(ConnectionStore(state_root(state_dir)), connection)
     _print_connection(summary, json_output)
-    raise typer.Exit(0 if summary["packet_cleanup"] == "complete" else 1)
+    raise typer.Exit(0 if summary["packet_cleanup"] == summary["outcome_cleanup"] == "complete" else 1)
 
 
 def _print_connection(summary: dict[str, Any], json_output: bool) -> None:

@@ -91,7 +91,8 @@ def ask_command(
     connection = open_index_for(generation)
     try:
         answers = answer_targets(
-            connection, spec, targets, check_depth(depth, spec), check_budget(node_budget), scope
+            connection, spec, targets, check_depth(depth, spec), check_budget(node_budget), scope,
+            generation=generation.id,
         )
     finally:
         connection.close()

@@ -17,12 +17,13 @@ import apsw
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..evidence.documents import CitationChecker
+from ..query.answerids import answer_id
 from .budget import fit
 from .coupling import coupled_with, read_params
 from .relations import CALLS, WALKS, used_relations
 from .resolve import Resolution, resolve
 from .sections import HOP_GROUPS, INTENTS, MAX_ITEMS, PRIMITIVES, coupling_section, filled, unavailable
-from .shape import CODE_CONTEXT_SCHEMA, ID_PLACEHOLDER, CitationBook, answer_id, capability_id, listed, tag
+from .shape import CODE_CONTEXT_SCHEMA, ID_PLACEHOLDER, CitationBook, capability_id, listed, tag
 from .walks import MAX_READ, walk
 
 NEXT_INTENT = {"how": "usage", "usage": "impact", "impact": "tests", "tests": "impact"}

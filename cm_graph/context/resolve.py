@@ -37,13 +37,6 @@ class Resolution:
     suggestions: tuple[str, ...] = ()
 
 
-def normalise_target(target: str) -> str:
-    """The target's stable spelling for ``capability_id``: trimmed, no leading dot, no argument
-    list (``.load()``, ``load()`` and ``load`` are one capability)."""
-    name = target.strip().lstrip(".")
-    return callable_base(name) or name
-
-
 def resolve(connection: apsw.Connection, target: object) -> Resolution:
     if not is_bounded_text(target, MAX_TARGET_CHARS):
         raise InvalidInput(

@@ -4,18 +4,16 @@ Everything here is a pure function of the sections already chosen, so the same g
 target give the same bytes: citations are numbered in the order the answer first needs them,
 ``capability_id`` names the intent and the normalised target (stable across generations, so
 feedback about an answer can be keyed on it), and ``answer_id`` is the SHA-256 of the canonical
-JSON of everything else.
+JSON of the answer (``query/answerids.py`` says what is left out and why).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
-from ..base.jsonio import dumps_canonical
 from ..base.rules import citation_string
-from .resolve import normalise_target
+from ..query import answerids
 
 CODE_CONTEXT_SCHEMA = "cm_graph.codeContext.v1"
 LIST_HEAD = 6
@@ -28,12 +26,8 @@ def dumps(value: dict[str, Any]) -> str:
 
 
 def capability_id(intent: str, target: str) -> str:
-    return f"cmg:code_context:{intent}:{normalise_target(target)}"
+    return answerids.capability_id("code_context", intent, target)
 
-
-def answer_id(document: dict[str, Any]) -> str:
-    rest = {key: value for key, value in document.items() if key != "answer_id"}
-    return "sha256:" + hashlib.sha256(dumps_canonical(rest)).hexdigest()
 
 
 class CitationBook:

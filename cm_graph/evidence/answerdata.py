@@ -11,7 +11,6 @@ name) ranked suggestions.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import apsw
 
@@ -21,6 +20,10 @@ from ..query.answer import Answer, Relation
 from ..query.questions import MAX_DEPTH, MAX_NODE_BUDGET, MAX_SEEDS
 from ..query.symbols import Endpoint, describe, matching_definitions, undeclared_near
 from .documents import MAX_DOCUMENTS
+
+TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_UNDECLARED_LISTED = 10
 

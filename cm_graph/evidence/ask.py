@@ -21,6 +21,7 @@ from ..generation.store import read_current
 from ..index.ensure import open_index_for
 from ..query.answer import Answer, answer
 from ..query.questions import check_budget, check_depth, question
+from .askview import question_answer
 from .authorization import Authorization
 from .documents import CitationChecker, build_documents
 from .outcome import exit_code, unavailable_outcome
@@ -40,6 +41,12 @@ class Outcome:
     @property
     def exit_code(self) -> int:
         return exit_code(self.summary)
+
+
+def answer_ids(answer: dict[str, Any]) -> dict[str, str]:
+    """The ids of the answer a packet is minted from, for the summary: the packet itself stays
+    the reference's shape byte for byte (docs/feedback.md)."""
+    return {"capability_id": answer["capability_id"], "answer_id": answer["answer_id"]}
 
 
 def _superseded(workspace: Workspace, generation: str) -> bool:
@@ -110,6 +117,7 @@ def ask(
                 result, CitationChecker(connection), limits["max_documents"],
                 limits["max_document_bytes"], limits["max_text_bytes"],
             )
+            ids = answer_ids(question_answer(connection, result, None, [], generation.id))
         except apsw.Error:
             return unavailable("unreadable", INDEX_DAMAGED)
     finally:
@@ -118,4 +126,4 @@ def ask(
         packet = build_packet(result, documents, authorization, generation.manifest, now)
     except Uncitable as refusal:
         return replaced(unavailable("uncitable", refusal.message, next_action=refusal.next_action), answer=result)
-    return Outcome(available_summary(result, packet, generation.manifest), packet, result)
+    return Outcome(available_summary(result, packet, generation.manifest) | ids, packet, result)

@@ -1,0 +1,123 @@
+"""``cm-graph eval run``: re-ask every case of the eval corpus and grade the answers by themselves.
+
+A case is an answer an agent said was correct (its arguments, generation, commit, answer id and
+cited set). On the generation it was recorded on, the answer must come back with the same id: that
+is a determinism guard, and anything else fails the run. On a later generation the answer may
+rightly differ, so it is scored instead: *survival* is the share of the case's citations that still
+resolve in the new bound commit (``cm-graph score``'s measure and gate), *overlap* the Jaccard of
+the old and new cited sets. A case is ``unchanged`` (same cited set), ``changed`` (still answered,
+survival at the gate, overlap at least ``min_overlap``) or ``regressed`` (no longer answered, or
+below either bar). The run fails, for a CI, when any case is ``not_reproduced`` or ``regressed``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..audit.score import GATE_RATE, parse_citation
+from ..base.errors import InvalidInput
+from ..evidence.documents import CitationChecker
+from ..generation.layout import Workspace, workspace_id
+from ..generation.store import read_current
+from ..index.ensure import open_index_for
+from .outcomes import OutcomeStore
+from .reask import Reasked, reask
+from .rewards import PLACES
+
+EVAL_SCHEMA = "cm_graph.evalRun.v1"
+DEFAULT_MIN_OVERLAP = 0.5
+VERDICTS = ("reproduced", "not_reproduced", "unchanged", "changed", "regressed")
+FAILING = ("not_reproduced", "regressed")
+LISTED = 20
+
+
+def check_min_overlap(value: Any) -> float:
+    if value is None:
+        return DEFAULT_MIN_OVERLAP
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+        raise InvalidInput("--min-overlap must be a number from 0 to 1.")
+    return float(value)
+
+
+def run_eval(workspace: Workspace, min_overlap: Any = None) -> dict[str, Any]:
+    bar = check_min_overlap(min_overlap)
+    with OutcomeStore(workspace.root) as store:
+        cases = store.cases(workspace_id(workspace.checkout))
+    results = []
+    survivals = _Survival(workspace)
+    try:
+        for case in cases:
+            answer = reask(workspace, case["kind"], case["intent"], case["target"], case["arguments"])
+            results.append(_grade(case, answer, survivals, bar))
+    finally:
+        survivals.close()
+    counts = {verdict: sum(1 for r in results if r["verdict"] == verdict) for verdict in VERDICTS}
+    failed = [r for r in results if r["verdict"] in FAILING]
+    return {
+        "schema": EVAL_SCHEMA,
+        "status": "empty" if not results else "failed" if failed else "passed",
+        "cases": len(results), "counts": counts,
+        "gate": {"survival": GATE_RATE, "min_overlap": bar},
+        "regressions": [r["answer_id"] for r in failed],
+        "results": results,
+    }
+
+
+def _grade(case: dict[str, Any], answer: Reasked, survivals: _Survival, bar: float) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "capability_id": case["capability_id"], "answer_id": case["answer_id"],
+        "recorded_generation": case["generation"], "generation": answer.generation,
+    }
+    if answer.generation == case["generation"]:
+        same = answer.answer_id == case["answer_id"]
+        return result | {"verdict": "reproduced" if same else "not_reproduced", "new_answer_id": answer.answer_id}
+    old, new = set(case["cited"]), set(answer.cited)
+    survival = survivals.rate(answer.generation, sorted(old))
+    overlap = len(old & new) / len(old | new) if old | new else 1.0
+    if not answer.answered:
+        verdict, why = "regressed", "the target no longer resolves to one answer"
+    elif survival < GATE_RATE:
+        verdict, why = "regressed", "its citations no longer resolve in the new commit"
+    elif overlap < bar:
+        verdict, why = "regressed", "its cited set overlaps the recorded one too little"
+    elif old == new:
+        verdict, why = "unchanged", "the same cited set"
+    else:
+        verdict, why = "changed", "still answered; the cited set moved"
+    return result | {
+        "verdict": verdict, "why": why, "new_answer_id": answer.answer_id,
+        "survival": round(survival, PLACES), "overlap": round(overlap, PLACES),
+        "lost": sorted(old - new)[:LISTED], "gained": sorted(new - old)[:LISTED],
+    }
+
+
+class _Survival:
+    """Share of citations the current generation's bound commit still carries (path tracked,
+    line within the file), read from that generation's index census."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self._workspace = workspace
+        self._open: tuple[str, Any, CitationChecker] | None = None
+
+    def rate(self, generation: str, citations: list[str]) -> float:
+        if not citations:
+            return 1.0
+        checker = self._checker(generation)
+        kept = 0
+        for citation in citations:
+            path, line, _ = parse_citation(citation)
+            kept += checker.confirms(path, line)
+        return kept / len(citations)
+
+    def _checker(self, generation: str) -> CitationChecker:
+        if self._open is None or self._open[0] != generation:
+            self.close()
+            current = read_current(self._workspace)
+            connection = open_index_for(current)
+            self._open = (current.id, connection, CitationChecker(connection))
+        return self._open[2]
+
+    def close(self) -> None:
+        if self._open is not None:
+            self._open[1].close()
+            self._open = None

@@ -1,0 +1,163 @@
+"""The local outcome store: what agents said about answers, kept owner-only on this machine.
+
+One apsw file, ``<state>/feedback/outcomes.sqlite``, private like the rest of the state: the
+directory is 0700 and the file 0600, both checked (owner, mode, one link, no symlink) on every
+open, because a file made private can have been replaced or chmod-ed since. Rows are appended and
+never updated; a second report of one answer by one client changes nothing (idempotent), and
+only a purge (``feedback purge``, ``disconnect``) or the row cap removes any. No query prose is
+stored: the target comes from the repository's own graph and a note is kept only on request.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from ..base.errors import Refusal
+from ..base.jsonio import dumps_canonical
+from ..base.privfs import check_private_dir, create_exclusive, ensure_private_dir, open_private_read
+from ..base.refusals import refusal_for_os_error, refusal_for_sqlite_error
+from ..base.sqlfiles import query_sql
+from ..base.sqlrows import fetch_value
+from ..index.format import configure
+
+STORE_APPLICATION_ID = 0x636D6662  # "cmfb": an outcome store cm-graph made
+STORE_VERSION = 1
+MAX_OUTCOMES = 100_000
+OUTCOME_FIELDS = ("seq", "at", "client", "connection", "capability_id", "answer_id", "generation", "kind",
+                  "intent", "target", "reads_avoided", "files_read", "correct", "note_sha256", "note")
+CASE_FIELDS = ("answer_id", "capability_id", "kind", "intent", "target", "arguments", "generation", "commit",
+               "cited")
+_NOT_OURS = "The outcome store was not written by cm-graph; move it aside."
+
+
+def store_path(state_root: Path) -> Path:
+    return Path(state_root) / "feedback" / "outcomes.sqlite"
+
+
+class OutcomeStore:
+    """An open outcome store; use as a context manager. ``mode``: ``create`` (recording: make the
+    store if it is missing), ``write`` (purging: an existing store only), ``read`` (report, export,
+    eval: opened read-only, so a read-only state root still reports). Without a store, ``write``
+    and ``read`` give an empty view: reading never creates state."""
+
+    def __init__(self, state_root: Path, *, mode: str = "read") -> None:
+        assert mode in ("create", "write", "read")
+        self.path = store_path(state_root)
+        self._connection: apsw.Connection | None = None
+        try:
+            self._connection = self._open(Path(state_root), mode)
+        except OSError as error:
+            raise refusal_for_os_error(error) from None
+        except apsw.Error as error:
+            raise refusal_for_sqlite_error(error) from None
+
+    def _open(self, root: Path, mode: str) -> apsw.Connection | None:
+        if mode == "create":
+            ensure_private_dir(self.path.parent, private_from=root)
+            try:
+                os.close(create_exclusive(self.path))
+            except FileExistsError:
+                pass
+        elif not os.path.lexists(self.path.parent) or not os.path.lexists(self.path):
+            return None
+        check_private_dir(self.path.parent)
+        os.close(open_private_read(self.path))
+        access = apsw.SQLITE_OPEN_READONLY if mode == "read" else apsw.SQLITE_OPEN_READWRITE
+        connection = apsw.Connection(str(self.path), flags=access | apsw.SQLITE_OPEN_NOFOLLOW)
+        try:
+            configure(connection)
+            marker = fetch_value(connection.execute("PRAGMA application_id"), int)
+            if marker not in (0, STORE_APPLICATION_ID):
+                raise Refusal(_NOT_OURS, reason="unreadable")
+            if mode == "read":
+                if marker == 0:  # made, never written: no outcome yet
+                    connection.close()
+                    return None
+                return connection
+            with connection:
+                connection.execute(f"PRAGMA application_id = {STORE_APPLICATION_ID}")
+                connection.execute(f"PRAGMA user_version = {STORE_VERSION}")
+                connection.execute(query_sql("feedback_schema"))
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def __enter__(self) -> OutcomeStore:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def _write(self, steps: list[tuple[str, dict[str, Any]]]) -> list[int]:
+        """Run the named statements in one transaction; the rows each changed."""
+        assert self._connection is not None
+        changed = []
+        try:
+            with self._connection:
+                for name, bindings in steps:
+                    self._connection.execute(query_sql(name), bindings)
+                    changed.append(self._connection.changes())
+        except apsw.ConstraintError:
+            raise Refusal("The outcome breaks the store's contract.", reason="invalid") from None
+        except apsw.Error as error:
+            raise refusal_for_sqlite_error(error) from None
+        return changed
+
+    def append(self, outcome: dict[str, Any], case: dict[str, Any] | None) -> tuple[bool, int]:
+        """Append ``outcome`` (and, for a correct one, its eval ``case``) unless this client already
+        reported this answer: (whether a row was added, the outcome's seq)."""
+        assert self._connection is not None
+        key = {"answer_id": outcome["answer_id"], "client": outcome["client"]}
+        existing = self._connection.execute(query_sql("feedback_find_outcome"), key).fetchone()
+        if existing is not None:
+            return False, int(existing[0])
+        steps = [("feedback_insert_outcome", outcome)]
+        if case is not None:
+            row = {key: case[key] for key in CASE_FIELDS if key != "commit"}
+            row.update(arguments=dumps_canonical(case["arguments"]).decode(),
+                       cited=dumps_canonical(case["cited"]).decode(),
+                       commit_sha=case["commit"], workspace=outcome["workspace"], client=outcome["client"])
+            steps.append(("feedback_insert_case", row))
+        steps += [("feedback_prune_oldest", {"keep": MAX_OUTCOMES}), ("feedback_delete_orphan_cases", {})]
+        inserted = self._write(steps)[0]  # one transaction; 0 when a concurrent twin won the race
+        seq = fetch_value(self._connection.execute(query_sql("feedback_find_outcome"), key), int)
+        return bool(inserted), int(seq)
+
+    def outcomes(self, workspace: str) -> list[dict[str, Any]]:
+        if self._connection is None:
+            return []
+        rows = self._connection.execute(query_sql("feedback_select_outcomes"), {"workspace": workspace})
+        return [dict(zip(OUTCOME_FIELDS, row, strict=True)) | {"correct": bool(row[12])} for row in rows]
+
+    def cases(self, workspace: str) -> list[dict[str, Any]]:
+        if self._connection is None:
+            return []
+        rows = self._connection.execute(query_sql("feedback_select_cases"), {"workspace": workspace})
+        out = []
+        for row in rows:
+            case = dict(zip(CASE_FIELDS, row, strict=True))
+            case["arguments"] = json.loads(case["arguments"])
+            case["cited"] = json.loads(case["cited"])
+            out.append(case)
+        return out
+
+    def purge_connection(self, connection: str) -> int:
+        """Forget the outcomes recorded through ``connection`` (and cases no outcome backs)."""
+        if self._connection is None:
+            return 0
+        return self._write([("feedback_delete_connection_outcomes", {"connection": connection}),
+                            ("feedback_delete_orphan_cases", {})])[0]
+
+    def purge_workspace(self, workspace: str) -> int:
+        if self._connection is None:
+            return 0
+        return self._write([("feedback_delete_workspace_outcomes", {"workspace": workspace}),
+                            ("feedback_delete_orphan_cases", {})])[0]

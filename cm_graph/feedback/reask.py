@@ -1,0 +1,79 @@
+"""Ask an answer again from its arguments, on the graph that is current now.
+
+Recording an outcome and running the eval corpus both need the answer an id stands for: its id,
+generation, commit and the set of citations it makes. Neither trusts a copy the caller hands in;
+both re-ask through the same entry points the surfaces use (``code_context`` for an intent, the
+question path of ``ask --json`` for a question), so the id is the one those surfaces print.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base.errors import InvalidInput
+from ..base.records import record
+from ..context.run import code_context
+from ..context.sections import INTENT_NAMES
+from ..evidence.askview import answer_targets
+from ..generation.layout import Workspace
+from ..generation.status import require_current
+from ..index.ensure import open_index_for
+from ..query.questions import QUESTION_NAMES, check_budget, check_depth, question
+
+KINDS = ("code_context", "question")
+
+
+@record
+class Reasked:
+    kind: str
+    intent: str
+    target: str
+    arguments: dict[str, Any]  # as the answer states them (defaults filled in)
+    capability_id: str
+    answer_id: str
+    generation: str
+    commit: str
+    answered: bool  # resolved to one anchor (an intent) or to seeds (a question)
+    cited: tuple[str, ...]  # sorted, unique citation strings
+
+
+def reask(workspace: Workspace, kind: str, intent: str, target: str, arguments: dict[str, Any]) -> Reasked:
+    if kind == "code_context":
+        if intent not in INTENT_NAMES:
+            raise InvalidInput(f"The intent must be one of: {', '.join(INTENT_NAMES)}.")
+        return _context(workspace, intent, target, arguments)
+    if kind == "question":
+        if intent not in QUESTION_NAMES:
+            raise InvalidInput(f"The question must be one of: {', '.join(QUESTION_NAMES)}.")
+        return _question(workspace, intent, target, arguments)
+    raise InvalidInput(f"The kind must be one of: {', '.join(KINDS)}.")
+
+
+def _context(workspace: Workspace, intent: str, target: str, arguments: dict[str, Any]) -> Reasked:
+    document = code_context(workspace, intent, target, max_chars=arguments.get("max_chars"))
+    return Reasked(
+        "code_context", intent, target, {"max_chars": document["bounds"]["max_chars"]},
+        document["capability_id"], document["answer_id"], document["graph"]["generation"],
+        document["graph"]["commit"], document["status"] == "answered",
+        tuple(sorted({c["cite"] for c in document["citations"]})),
+    )
+
+
+def _question(workspace: Workspace, name: str, target: str, arguments: dict[str, Any]) -> Reasked:
+    generation = require_current(workspace, "HEAD", require_complete=True)
+    spec = question(name)
+    depth, budget = check_depth(arguments.get("depth"), spec), check_budget(arguments.get("node_budget"))
+    within = arguments.get("within")
+    connection = open_index_for(generation)
+    try:
+        [data] = answer_targets(connection, spec, [target], depth, budget, within, generation=generation.id)
+    finally:
+        connection.close()
+    cited = {s["citation"] for s in data.get("seeds", []) if s["citation"]}
+    for relationship in data.get("relationships", []):
+        cited.update(relationship["citations"])
+    return Reasked(
+        "question", name, target, {"within": within, "depth": data["depth"], "node_budget": data["node_budget"]},
+        data["capability_id"], data["answer_id"], generation.id, generation.manifest.commit,
+        bool(data["resolved"]), tuple(sorted(cited)),
+    )

@@ -1,0 +1,2 @@
+-- A case lives as long as one correct outcome of its answer does. params: none. returns: nothing.
+DELETE FROM cases WHERE answer_id NOT IN (SELECT answer_id FROM outcomes WHERE correct = 1)
