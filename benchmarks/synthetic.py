@@ -8,7 +8,7 @@ Each shape writes, like the pinned provider would:
   the provider's (``id``/``label``/``file_type``/``source_file``/``source_location``; edges with
   ``relation``/``confidence``/``source_file``/``source_location``/``weight``);
 * ``graphify-out/manifest.json``: the provider's per-file inventory, whose ``ast_hash`` is the MD5
-  of the committed bytes (as ``tests/helpers.py::inventory_for`` does), so the generation is
+  of the committed bytes (as ``tests/support/helpers.py::inventory_for`` does), so the generation is
   ``complete``;
 * ``repo/``: a git repository with one commit at a fixed date, whose files are long enough for
   every line a node or call site names (so every citation is confirmable).

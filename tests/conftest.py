@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from .g0 import make_g0_repo
-from .helpers import provider_missing
 from .support.cases import Case, new_case
+from .support.g0 import make_g0_repo
+from .support.helpers import provider_missing
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -8,7 +8,7 @@ non-zero without a traceback.
 from __future__ import annotations
 
 # Every reason code a refusal or an unavailable answer can carry: one closed list, which
-# tests/test_vocabulary.py holds equal to the codes the source uses (docs/cli.md explains them).
+# tests/base/test_vocabulary.py holds equal to the codes the source uses (docs/cli.md explains them).
 REASONS = frozenset({
     # the graph's state (generation/status.py STATES)
     "absent", "invalid", "oversized", "corrupt", "stale", "partial",

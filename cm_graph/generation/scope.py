@@ -2,7 +2,7 @@
 by its own rule, turns into no graph content.
 
 Learned from ``graphifyy==0.9.58``'s detection and manifest extractor (read, not copied) and
-proven against the real provider in ``tests/test_scope_real.py``. Completeness (``inventory``)
+proven against the real provider in ``tests/generation/test_scope_real.py``. Completeness (``inventory``)
 asks these rules only about inputs the provider's inventory has no row for: a scope exclusion is
 the provider's declared boundary, not lost evidence; an ``empty`` input was read (its detection
 cache lists it) and its extractor's rule yields nothing; everything else stays ``missing``.

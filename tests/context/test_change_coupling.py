@@ -1,0 +1,103 @@
+"""Change coupling (issue 16 item 4): code-maat's degree over the bound commit's ancestry."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from cm_graph.context.coupling import history_path
+from cm_graph.context.run import build_history_for
+from cm_graph.generation.layout import Workspace
+
+from ..support.contextkit import ask_context, published
+from ..support.g0 import edge, node
+from ..support.helpers import commit_all, git, make_repo, numbered_lines, write_files
+
+
+def _graph() -> dict[str, Any]:
+    nodes = [node(f"n-{name}", f"{name}()", f"pkg/{name}.py", "L2") for name in ("a", "b", "c", "d")]
+    return {"nodes": nodes, "edges": [edge("n-d", "n-a", "calls", path="pkg/d.py", location="L3")],
+            "hyperedges": [], "input_tokens": 0, "output_tokens": 0, "extracted_sources": []}
+
+
+def _history_repo(root: Path) -> Path:
+    """a and b change together 6 times (b alone once more), d with a 5 times (but d calls a),
+    c twice; the lockfile changes with a and b; one 40-file commit touches everything."""
+    repo = make_repo(root, {f"pkg/{n}.py": numbered_lines(5) for n in "abcd"} | {"package-lock.json": "{}\n"})
+    for i in range(6):
+        write_files(repo, {"pkg/a.py": numbered_lines(6 + i), "pkg/b.py": numbered_lines(6 + i),
+                           "package-lock.json": f"{{\"v\": {i}}}\n"})
+        commit_all(repo, f"a and b {i}")
+    write_files(repo, {"pkg/b.py": numbered_lines(3)})
+    commit_all(repo, "b alone")
+    for i in range(5):
+        write_files(repo, {"pkg/a.py": numbered_lines(20 + i), "pkg/d.py": numbered_lines(20 + i)})
+        commit_all(repo, f"a and d {i}")
+    for i in range(2):
+        write_files(repo, {"pkg/c.py": numbered_lines(30 + i)})
+        commit_all(repo, f"c {i}")
+    write_files(repo, {f"gen/f{i}.py": f"{i}\n" for i in range(36)} | {f"pkg/{n}.py": "x\n" for n in "abcd"})
+    commit_all(repo, "a wide change set")
+    write_files(repo, {f"pkg/{n}.py": numbered_lines(5) for n in "abcd"})
+    commit_all(repo, "restore")
+    return repo
+
+
+def test_section_waits_for_the_history_then_reports_code_maat_degrees(tmp_path: Path, state_dir: Path) -> None:
+    workspace = published(_history_repo(tmp_path / "repo"), state_dir, _graph())
+    before = ask_context(workspace, "impact", "a")
+    assert before["sections"]["change_coupling"]["reason"] == "history_not_built"
+    summary = build_history_for(workspace)
+    assert summary["changesets_dropped"] == 1 and summary["commits_read"] == 17 and not summary["shallow"]
+    document = ask_context(workspace, "impact", "a")
+    section = document["sections"]["change_coupling"]
+    # a: initial + 6 + 5 + restore = 13 revisions; b: 1 + 6 + 1 + 1 = 9; shared 8 → 8 / 11 = 72 %.
+    # d: 1 + 5 + 1 = 7, all shared with a → 7 / 10 = 70 %. The lockfile is filtered, the wide
+    # commit (40 files) dropped.
+    assert [(i["path"], i["shared"], i["revs"], i["degree"]) for i in section["items"]] == [
+        ("pkg/b.py", 8, 9, 72), ("pkg/d.py", 7, 7, 70),
+    ]
+    assert section["parameters"]["changesets_dropped"] == 1 and section["parameters"]["min_revs"] == 5
+    hidden = document["sections"]["hidden_coupling"]
+    assert [i["path"] for i in hidden["items"]] == ["pkg/b.py"]  # d calls a: a graph path explains it
+    assert "with no graph path between them" in document["answer"]
+    small = ask_context(workspace, "impact", "c")["sections"]["change_coupling"]
+    assert (small["status"], small["reason"]) == ("empty", "insufficient_history")
+    assert "changed in 4 of the 17 commits" in small["detail"] and "not evidence of no coupling" in small["detail"]
+
+
+def test_incremental_history_equals_a_full_read(tmp_path: Path, state_dir: Path) -> None:
+    repo = _history_repo(tmp_path / "repo")
+    first = published(repo, state_dir, _graph())
+    build_history_for(first)
+    for i in range(3):
+        write_files(repo, {"pkg/a.py": numbered_lines(50 + i), "pkg/c.py": numbered_lines(50 + i)})
+        commit_all(repo, f"more {i}")
+    second = published(repo, state_dir, _graph())  # a new generation, the old one kept
+    incremental = build_history_for(second)
+    assert incremental["commits_reused"] == 17 and incremental["commits_read"] == 20
+    path = _history_of(second)
+    kept = path.read_bytes()
+    for other in path.parent.glob("*.history.sqlite"):
+        other.unlink()
+    full = build_history_for(second)
+    assert full["commits_reused"] == 0
+    assert path.read_bytes() == kept
+
+
+def _history_of(workspace: Workspace) -> Path:
+    from cm_graph.generation.store import read_current
+
+    return history_path(workspace.index_path(read_current(workspace).id))
+
+
+def test_a_shallow_clone_is_unavailable(tmp_path: Path, state_dir: Path) -> None:
+    source = _history_repo(tmp_path / "source")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "3", f"file://{source}", str(clone)], check=True)
+    git(clone, "config", "user.email", "test@example.invalid")
+    workspace = published(clone, state_dir, _graph())
+    assert build_history_for(workspace)["shallow"] is True
+    section = ask_context(workspace, "impact", "a")["sections"]["change_coupling"]
+    assert (section["status"], section["reason"]) == ("unavailable", "history_truncated")

@@ -1,0 +1,125 @@
+"""Issue 19: the REST twin behind its door: a 0600 Unix socket by default, Host and Origin
+checked on every route (the SDK guards only its own /mcp), answers equal to the MCP objects."""
+
+from __future__ import annotations
+
+import json
+import stat
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+httpx2 = pytest.importorskip("httpx2", reason="the optional extra mcp is not installed (pip install -e '.[mcp]')")
+
+from ..support.helpers import CM_GRAPH  # noqa: E402
+from ..support.surfacekit import Served, connected, http_server  # noqa: E402
+
+ROUTES = [("POST", "/graph/analyze/code-context", {"target": "parse_config"}),
+          ("POST", "/graph/ask", {"question": "impact", "target": "parse_config"}),
+          ("GET", "/graph/status", None), ("GET", "/openapi.json", None),
+          ("POST", "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+          ("GET", "/no/such/route", None)]
+REBINDING = [{"Host": "evil.example"}, {"Host": "127.0.0.1.evil.example"}, {"Host": "localhost:8080"},
+             {"Host": "localhost", "Origin": "http://evil.example"},
+             {"Host": "localhost", "Origin": "http://localhost.evil.example"},
+             {"Host": "localhost", "Origin": "null"}]
+
+
+def uds_client(path: Path) -> httpx2.Client:
+    return httpx2.Client(transport=httpx2.HTTPTransport(uds=str(path)), base_url="http://localhost", timeout=30)
+
+
+def serving(served: Served) -> tuple[Path, Any]:
+    path = served.state / "run" / "local-graph.sock"
+
+    def ready() -> bool:
+        if not path.exists():
+            return False
+        try:
+            with uds_client(path) as client:
+                return client.get("/openapi.json").status_code == 200
+        except httpx2.HTTPError:
+            return False
+
+    return path, ready
+
+
+def test_the_socket_is_private_and_every_route_refuses_rebinding(tmp_path: Path) -> None:
+    served = connected(tmp_path)
+    path, ready = serving(served)
+    with http_server(served, ready=ready), uds_client(path) as client:
+        mode = path.stat().st_mode
+        assert stat.S_ISSOCK(mode) and mode & 0o777 == 0o600
+        assert (served.state / "run").stat().st_mode & 0o777 == 0o700
+        for method, route, body in ROUTES:
+            for headers in REBINDING:
+                done = client.request(method, route, headers=headers, json=body)
+                expected = 403 if "Origin" in headers else 421
+                assert done.status_code == expected, (route, headers, done.status_code)
+                assert done.json()["reason"] in ("forbidden_host", "forbidden_origin")
+        allowed = client.get("/graph/status", headers={"Origin": "http://127.0.0.1:3000"})
+        assert allowed.status_code == 200 and allowed.json()["status"] == "ready"
+        assert client.get("/no/such/route").json()["reason"] == "not_found"
+        assert client.post("/graph/ask", content=b"{").status_code == 400
+        assert client.post("/graph/ask", content=b"x" * 70_000).json()["reason"] == "too_large"
+
+
+def test_rest_answers_are_the_mcp_objects_and_openapi_holds_the_mcp_schemas(tmp_path: Path) -> None:
+    served = connected(tmp_path)
+    path, ready = serving(served)
+    with http_server(served, ready=ready), uds_client(path) as client:
+        listed = client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                             headers={"Accept": "application/json, text/event-stream",
+                                      "MCP-Protocol-Version": "2025-11-25"})
+        assert listed.status_code == 200, listed.text
+        tools = {tool["name"]: tool for tool in listed.json()["result"]["tools"]}
+        openapi = client.get("/openapi.json").json()
+        for method, route, body in ROUTES[:3]:
+            operation = openapi["paths"][route][method.lower()]
+            tool = tools[operation["operationId"]]
+            assert operation["responses"]["200"]["content"]["application/json"]["schema"] == tool["outputSchema"]
+            if method == "POST":
+                assert operation["requestBody"]["content"]["application/json"]["schema"] == tool["inputSchema"]
+            rest = client.request(method, route, json=body)
+            call = client.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                             "params": {"name": tool["name"], "arguments": body or {}}},
+                               headers={"Accept": "application/json, text/event-stream",
+                                        "MCP-Protocol-Version": "2025-11-25"})
+            result = call.json()["result"]
+            assert rest.status_code == 200 and result["isError"] is False
+            assert rest.content == result["content"][0]["text"].encode("utf-8")
+            assert json.loads(rest.content) == result["structuredContent"]
+        refused = client.post("/graph/ask", json={"question": "impact"})
+        assert refused.status_code == 400 and refused.json()["reason"] == "invalid"
+
+
+def test_a_live_socket_is_never_taken_over_and_a_stopped_server_removes_its_own(tmp_path: Path) -> None:
+    served = connected(tmp_path)
+    path, ready = serving(served)
+    with http_server(served, ready=ready) as first:
+        second = subprocess.run([str(CM_GRAPH), *served.args("claude:builder", "--http")], env=served.env(),
+                                capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1 and "cm-graph: busy:" in second.stderr and "Traceback" not in second.stderr
+        with uds_client(path) as client:
+            assert client.get("/graph/status").status_code == 200  # the first still answers
+        first.terminate()
+        assert first.wait(timeout=30) == 0
+    assert not path.exists()
+
+
+def test_bad_flags_are_refused_before_anything_is_served(tmp_path: Path) -> None:
+    served = connected(tmp_path)
+    cases = {
+        ("--connection", "Bad Name!", "--recipient", "claude:builder", "--http"): (1, "cm-graph: invalid:"),
+        ("--connection", "local-graph", "--recipient", "claude:builder", "--http", "--port", "1",
+         "--host", "0.0.0.0"): (1, "only a loopback address"),
+        ("--connection", "local-graph", "--recipient", "claude:builder", "--socket", "s.sock"): (2, "--http"),
+    }
+    for flags, (code, said) in cases.items():
+        done = subprocess.run([str(CM_GRAPH), "mcp", *flags, "--state-dir", str(served.state)],
+                              env=served.env(), capture_output=True, text=True, timeout=60)
+        assert done.returncode == code and said in done.stderr, (flags, done.stderr)
+        assert "Traceback" not in done.stderr and done.stdout == ""
+    assert not (served.state / "run" / "token").exists()
