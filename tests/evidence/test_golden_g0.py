@@ -2,6 +2,8 @@
 
 Where the seed and the reference notes differ, these follow the seed: any omission (including
 unresolved_entities or provider_warning alone) makes the packet and query_completeness partial.
+The whole packet of each question is also held byte for byte to its file in ``fixtures/golden/g0/``
+(``tests/support/golden.py`` says what is masked and how to regenerate them).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from cm_graph.base.errors import InvalidInput
 
 from ..support.askkit import ask_graph, citations, texts
 from ..support.g0 import edge, g0_graph, node
+from ..support.golden import GOLDEN_DIR, QUESTIONS, minted_text
 
 
 def test_impact_parse_config(g0_repo: Path, state_dir: Path) -> None:
@@ -41,6 +44,12 @@ def test_impact_parse_config(g0_repo: Path, state_dir: Path) -> None:
     assert summary["ambiguous"] is False
     assert summary["generation_completeness"] == summary["query_completeness"] == "complete"
     assert outcome.exit_code == 0
+
+
+@pytest.mark.parametrize("name", sorted(QUESTIONS))
+def test_the_packet_is_its_golden_file_byte_for_byte(g0_repo: Path, state_dir: Path, name: str) -> None:
+    golden = (GOLDEN_DIR / f"{name}.json").read_text(encoding="utf-8")
+    assert minted_text(g0_repo, state_dir, name) == golden, "python -m tests.support.golden, then review the diff"
 
 
 def test_impact_depth_one_stops_at_boundary_with_more_behind(g0_repo: Path, state_dir: Path) -> None:

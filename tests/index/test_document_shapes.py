@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +21,7 @@ import pytest
 
 from cm_graph.index.ensure import ensure_index
 
+from ..support.damaged import damaged_documents
 from ..support.documentkit import (
     G0_EDGES,
     g0_bytes,
@@ -148,31 +148,12 @@ def test_built_at_commit_different_from_the_bound_commit_refuses(
 # --- case 46: structure ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "doc",
-    [
-        {"nodes": []},
-        {"edges": []},
-        {"links": []},
-        {"schema": "x"},
-        {},
-        [],
-        [{"nodes": [], "edges": []}],
-        "graph",
-        3,
-        None,
-        True,
-        {"nodes": None, "edges": []},
-        {"nodes": [], "edges": None},
-        {"nodes": {}, "edges": []},
-        {"nodes": [], "edges": {}},
-        {"nodes": "[]", "edges": []},
-        {"nodes": [], "edges": 0},
-        {"nodes": [], "links": None, "directed": True},
-    ],
-)
-def test_structure_refusals(repo: Path, state_dir: Path, doc: Any) -> None:
-    refuse_graph(repo, state_dir, json.dumps(doc).encode())
+STRUCTURES = damaged_documents("structure")
+
+
+@pytest.mark.parametrize("data", [pytest.param(data, id=name) for name, data in STRUCTURES.items()])
+def test_structure_refusals(repo: Path, state_dir: Path, data: bytes) -> None:
+    refuse_graph(repo, state_dir, data)
 
 
 def test_empty_graph_loads(repo: Path, state_dir: Path) -> None:

@@ -21,6 +21,7 @@ from cm_graph.generation.manifest import PINNED_PROVIDER
 from cm_graph.index import graph_document as document
 from cm_graph.index.graph_document import read_document
 
+from ..support.damaged import damaged_documents, g0_with
 from ..support.documentkit import G0_EDGES, g0_bytes, load, refuse_graph
 from ..support.g0 import edge, g0_graph, node
 
@@ -68,34 +69,10 @@ class _ListSink:
         pass
 
 
-def _g0_with(key: str, raw_value: bytes) -> bytes:
-    """G0's bytes with ``"key": <raw_value>`` spliced into the first node."""
-    data = g0_bytes()
-    marker = b'{"id": "n-config"'
-    assert marker in data
-    return data.replace(
-        marker, b'{"' + key.encode() + b'": ' + raw_value + b', "id": "n-config"', 1
-    )
+INVALID_JSON = damaged_documents("invalid-json")
 
 
-@pytest.mark.parametrize(
-    "data",
-    [
-        pytest.param(_g0_with("weight", b"NaN"), id="NaN"),
-        pytest.param(_g0_with("weight", b"Infinity"), id="Infinity"),
-        pytest.param(_g0_with("weight", b"-Infinity"), id="-Infinity"),
-        pytest.param(_g0_with("weight", b"01"), id="leading-zero"),
-        pytest.param(_g0_with("weight", b"'x'"), id="single-quotes"),
-        pytest.param(_g0_with("weight", b"undefined"), id="undefined"),
-        pytest.param(g0_bytes().replace(b"parse_config", b"parse\xff_config"), id="invalid-utf8"),
-        pytest.param(g0_bytes()[:-1] + b",}", id="trailing-comma"),
-        pytest.param(g0_bytes() + b" x", id="trailing-garbage"),
-        pytest.param(g0_bytes() + g0_bytes(), id="two-documents"),
-        pytest.param(b"", id="empty"),
-        pytest.param(b"   \n", id="whitespace"),
-        pytest.param(b"\x00" * 16, id="nul-bytes"),
-    ],
-)
+@pytest.mark.parametrize("data", [pytest.param(data, id=name) for name, data in INVALID_JSON.items()])
 def test_invalid_json_refuses(repo: Path, state_dir: Path, data: bytes) -> None:
     refuse_graph(repo, state_dir, data)
 
@@ -197,7 +174,7 @@ def test_repeated_top_level_key_refuses(repo: Path, state_dir: Path, key: str) -
 
 
 def test_repeated_key_inside_a_record_takes_the_last(repo: Path, state_dir: Path) -> None:
-    data = _g0_with("file_type", b'"diagram"')  # first spelling is overridden by the real one
+    data = g0_with("file_type", b'"diagram"')  # first spelling is overridden by the real one
     loaded = load(repo, state_dir, data)
     assert loaded.edges == G0_EDGES
 

@@ -1,19 +1,28 @@
-"""The reference's common fixture G0: four files of numbered lines and five code nodes."""
+"""The reference's common fixture G0 (``query-and-packet.md`` §3): four files of numbered lines
+and five code nodes, read from ``fixtures/g0/`` (``repo/`` holds the files a G0 checkout commits,
+``graph.json`` the provider output published over it), so a reader can open what the tests use.
+``node`` and ``edge`` write one more record in the same shape, for the tests that vary G0."""
 
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
-from .helpers import make_repo, numbered_lines
+from .helpers import make_repo
 
-G0_FILES = {
-    "example_pkg/config.py": numbered_lines(40),
-    "example_pkg/loader.py": numbered_lines(50),
-    "example_pkg/report.py": numbered_lines(20),
-    "tests/test_config.py": numbered_lines(30),
-}
+G0_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "g0"
+
+
+def read_fixture_files(root: Path) -> dict[str, str]:
+    """Every file under ``root``, by its path relative to ``root`` (sorted, ``/``-separated)."""
+    files = sorted(path for path in root.rglob("*") if path.is_file() and "__pycache__" not in path.parts)
+    return {path.relative_to(root).as_posix(): path.read_text(encoding="utf-8") for path in files}
+
+
+G0_FILES = read_fixture_files(G0_FIXTURE / "repo")
+G0_GRAPH: dict[str, Any] = json.loads((G0_FIXTURE / "graph.json").read_text(encoding="utf-8"))
 
 
 def node(
@@ -43,27 +52,6 @@ def edge(
         record["source_location"] = location
     record.update(extra)
     return record
-
-
-G0_GRAPH: dict[str, Any] = {
-    "nodes": [
-        node("n-config", "parse_config", "example_pkg/config.py", "L12"),
-        node("n-load", "load", "example_pkg/loader.py", "L40"),
-        node("n-report", "render", "example_pkg/report.py", "L5"),
-        node("n-test", "test_parse_config", "tests/test_config.py", "L8"),
-        node("n-config-file", "config.py", "example_pkg/config.py", "L1"),
-    ],
-    "edges": [
-        edge("n-load", "n-config", "calls", "EXTRACTED"),
-        edge("n-report", "n-load", "calls", "INFERRED"),
-        edge("n-test", "n-config", "tests", "EXTRACTED"),
-        edge("n-config-file", "n-config", "contains", "EXTRACTED"),
-    ],
-    "hyperedges": [],
-    "input_tokens": 0,
-    "output_tokens": 0,
-    "extracted_sources": [],
-}
 
 
 def g0_graph() -> dict[str, Any]:
