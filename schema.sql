@@ -1,11 +1,11 @@
--- cm-graph index, schema version 3.
+-- cm-graph index, schema version 4.
 --
 -- One file per published generation, derived from it once and never written again. Node and
 -- edge numbers are ranks, not insertion order: nodes are numbered in provider-id order and edges
 -- in full relationship-identity order, so the file's bytes do not depend on the order the
 -- provider listed its records in. Text compares by code point (BINARY collation over UTF-8).
 PRAGMA application_id = 1668114290;  -- 0x636d6772, "cmgr": marks files this project wrote
-PRAGMA user_version = 3;             -- the schema version; see migrations/
+PRAGMA user_version = 4;             -- the schema version; see migrations/
 
 -- The generation this file was derived from: the one row that names it and its digests.
 CREATE TABLE generation (
@@ -115,4 +115,31 @@ CREATE TABLE census (
   blob  TEXT NOT NULL,
   size  INTEGER NOT NULL,
   lines INTEGER
+) WITHOUT ROWID;
+
+-- The files the text index read: every tracked blob a node or call site names (the code files
+-- the provider extracted), numbered in path order. Their lines are counted in census.
+CREATE TABLE text_files (
+  file  INTEGER PRIMARY KEY,                 -- rank of the path (1-based)
+  path  TEXT NOT NULL
+);
+
+-- Every name the graph defines (a symbol's or test's label without a leading dot or argument
+-- list) that some code line of the bound commit mentions, with how many lines mention it.
+-- kept = 0 when the name is too common to list: more than 400 lines (total = 401), none listed.
+CREATE TABLE mention_names (
+  name   TEXT NOT NULL PRIMARY KEY,
+  total  INTEGER NOT NULL,
+  kept   INTEGER NOT NULL CHECK (kept IN (0, 1))
+) WITHOUT ROWID;
+
+-- The lines that mention a kept name outside strings and comments, other than its own
+-- definition: form says how (call `name(`, qualified_call `x.name(`, qualified `x.name`,
+-- name: a bare reference), the strongest form on the line.
+CREATE TABLE mentions (
+  name  TEXT NOT NULL,
+  file  INTEGER NOT NULL REFERENCES text_files (file),
+  line  INTEGER NOT NULL,
+  form  TEXT NOT NULL CHECK (form IN ('qualified_call', 'call', 'qualified', 'name')),
+  PRIMARY KEY (name, file, line)
 ) WITHOUT ROWID;

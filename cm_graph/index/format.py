@@ -22,8 +22,9 @@ APPLICATION_ID = 0x636D6772
 INDEX_TABLES = (
     "generation", "counts", "nodes", "edges", "adjacency", "exclusions",
     "undeclared_endpoints", "untraversable_borders", "rationale", "census",
+    "text_files", "mention_names", "mentions",
 )
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 PAGE_SIZE = 4096
 
 
