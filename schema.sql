@@ -126,7 +126,7 @@ CREATE TABLE text_files (
 
 -- Every name the graph defines (a symbol's or test's label without a leading dot or argument
 -- list) that some code line of the bound commit mentions, with how many lines mention it.
--- kept = 0 when the name is too common to list: more than 400 lines (total = 401), none listed.
+-- kept = 0 when the name is too common to list: more than 2,000 lines (total = 2001), none listed.
 CREATE TABLE mention_names (
   name   TEXT NOT NULL PRIMARY KEY,
   total  INTEGER NOT NULL,

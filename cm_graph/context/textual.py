@@ -11,6 +11,7 @@ four questions and their packets stay graph-only.
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 import apsw
@@ -47,12 +48,12 @@ def mention_items(
     """(items, total): one item per mention line (``tests_only``: per test definition or test
     file that mentions it, with its first line and how many lines), in file then line order."""
     rows = [row for row in facts["rows"] if not tests_only or is_test_path(row[0])]
+    owners = _Owners(connection)
     if not tests_only:
-        items = [_item(connection, path, line, form) for path, line, form in rows[:MAX_ITEMS]]
-        return items, len(rows)
+        return [owners.item(path, line, form) for path, line, form in rows[:MAX_ITEMS]], len(rows)
     groups: dict[tuple[str, str], dict[str, Any]] = {}
     for path, line, form in rows:
-        item = _item(connection, path, line, form)
+        item = owners.item(path, line, form)
         key = (path, item["label"])
         if key in groups:
             groups[key]["lines"] += 1
@@ -63,17 +64,34 @@ def mention_items(
     return grouped[:MAX_ITEMS], len(grouped)
 
 
-def _item(connection: apsw.Connection, path: str, line: int, form: str) -> dict[str, Any]:
-    """A mention at ``path#Lline``, named by the definition the graph has it in (the nearest
-    one above the line; the provider records no end lines), else by its file."""
-    found = fetch_rows(connection.execute(query_sql("enclosing_definition"), {"path": path, "line": line}),
-                       tuple[int, str, str, int])
-    if found:
-        _, label, kind, _ = found[0]
-    else:
-        label, kind = path.rsplit("/", 1)[-1], "file"
-    return {"label": label, "kind": kind, "path": path, "line": line, "form": form,
-            "confidence": TEXTUAL, "test": is_test_path(path)}
+class _Owners:
+    """Names a mention by the definition the graph has it in: the nearest symbol or test at or
+    above its line (the provider records no end lines), else its file. Each file's definitions
+    are read once."""
+
+    def __init__(self, connection: apsw.Connection) -> None:
+        self._connection = connection
+        self._files: dict[str, tuple[list[int], list[tuple[str, str]]]] = {}
+
+    def item(self, path: str, line: int, form: str) -> dict[str, Any]:
+        lines, owners = self._definitions(path)
+        at = bisect.bisect_right(lines, line)
+        if at:
+            first = bisect.bisect_left(lines, lines[at - 1])  # the lowest node number on that line
+            label, kind = owners[first]
+        else:
+            label, kind = path.rsplit("/", 1)[-1], "file"
+        return {"label": label, "kind": kind, "path": path, "line": line, "form": form,
+                "confidence": TEXTUAL, "test": is_test_path(path)}
+
+    def _definitions(self, path: str) -> tuple[list[int], list[tuple[str, str]]]:
+        found = self._files.get(path)
+        if found is None:
+            rows = fetch_rows(self._connection.execute(query_sql("definitions_in_file"), {"path": path}),
+                              tuple[int, int, str, str])
+            found = ([row[0] for row in rows], [(row[2], row[3]) for row in rows])
+            self._files[path] = found
+        return found
 
 
 def common_name_detail(name: str) -> str:

@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Iterator
 from itertools import accumulate, compress
 
-MAX_KEPT = 400  # lines per name the index lists; a more common name is only counted
+MAX_KEPT = 2000  # lines per name the index lists; a more common name is only counted
 MAX_SCANNED_BYTES = 2 * 1024 * 1024  # a larger blob is generated or minified: not scanned
 FORMS = ("qualified_call", "call", "qualified", "name")  # strongest first
 _STRENGTH = {form: rank for rank, form in enumerate(FORMS)}

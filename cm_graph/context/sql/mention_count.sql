@@ -1,5 +1,5 @@
 -- mention_count: how many lines of the bound commit use a name (the text index's tally), whether
---          the index lists them (kept = 0: a common name, more than 400 lines, none listed), and
+--          the index lists them (kept = 0: a common name, more than 2,000 lines, none listed), and
 --          how many definitions in the graph carry the name.
 -- Params : :name  a defined name
 -- Returns: one row (total, kept, definitions); total and kept are NULL when no line uses it

@@ -5,7 +5,7 @@
 --          :limit at most this many rows
 -- Returns: (path, line, form) of each mention
 -- Order  : file (path order), then line: the text index's own order.
--- Bound  : :limit rows; the text index lists at most 400 lines of a name.
+-- Bound  : :limit rows; the text index lists at most 2,000 lines of a name.
 WITH homonyms (node, path, line) AS (
   SELECT node, path, line FROM nodes WHERE callable_base IN (:name, '.' || :name)
   UNION
