@@ -50,6 +50,7 @@ def test_the_scanner_tells_calls_qualified_uses_and_plain_references_apart() -> 
         "helper() in a docstring\n"                      # 12
         '"""\n'                                          # 13
         "helpers = 2; self.helper_x = 3\n"               # 14 other names that contain it
+        "def other(step, load=None):\n"                 # 15 parameters, not uses
     )
     assert scanned("pkg/a.py", source) == [
         ("helper", 3, "qualified_call"),
@@ -71,9 +72,10 @@ def test_the_scanner_reads_c_like_comments_and_strings() -> None:
         "*/ api.helper(1);\n"                            # 5
         "const s = \"helper()\"; obj?.load();\n"         # 6
         "export const step = () => helper;\n"            # 7
+        "function run(load, step) { return load; }\n"   # 8 parameters (the body's use is a mention)
     )
     assert scanned("src/a.js", source) == [
-        ("helper", 5, "qualified_call"), ("load", 6, "qualified_call"), ("helper", 7, "name"),
+        ("helper", 5, "qualified_call"), ("load", 6, "qualified_call"), ("helper", 7, "name"), ("load", 8, "name"),
     ]
 
 

@@ -33,6 +33,7 @@ _HASH_LANGUAGES = (".py", ".pyi", ".pyw", ".rb", ".sh", ".bash", ".pl", ".r", ".
 # prose, not code. Line comments and one-line strings are judged on the mention's own line.
 _HASH_BLOCKS = (('"""', '"""'), ("'''", "'''"))
 _C_BLOCKS = (("/*", "*/"),)
+_DEFINING_LINE = ("def ", "async def ", "function ", "async function ", "fn ", "pub fn ", "func ")
 # A name right after one of these words is being defined or declared, not used.
 _DECLARING = frozenset({
     "def", "class", "function", "fn", "struct", "enum", "trait", "interface", "type", "const", "let",
@@ -131,6 +132,8 @@ def _form(text: str, start: int, end: int, hashed: bool) -> str | None:
     before = text[:start]
     if _NOISY.search(before) is not None and _in_line_noise(before, hashed):
         return None
+    if before.count("(") > before.count(")") and before.lstrip().startswith(_DEFINING_LINE):
+        return None  # a parameter of the function this line defines
     before = before.rstrip()
     declared = before.rstrip(" \t*")
     if declared and declared.rsplit(None, 1)[-1] in _DECLARING:
