@@ -27,7 +27,7 @@ from .contextkit import ask_context, published
 from .g0 import edge, node
 from .helpers import make_repo
 
-NAMES = frozenset({"helper", "Loader", "load", "step", "get"})
+NAMES = frozenset({"helper", "Loader", "load", "step", "get", "from"})
 
 
 def scanned(path: str, text: str) -> list[tuple[str, int, str]]:
@@ -73,9 +73,12 @@ def test_the_scanner_reads_c_like_comments_and_strings() -> None:
         "const s = \"helper()\"; obj?.load();\n"         # 6
         "export const step = () => helper;\n"            # 7
         "function run(load, step) { return load; }\n"   # 8 parameters (the body's use is a mention)
+        "import { step } from './y';\n"                 # 9 the keyword `from`
+        "from(x);\n"                                    # 10 a call of a function named from
     )
     assert scanned("src/a.js", source) == [
         ("helper", 5, "qualified_call"), ("load", 6, "qualified_call"), ("helper", 7, "name"), ("load", 8, "name"),
+        ("step", 9, "name"), ("from", 10, "call"),
     ]
 
 

@@ -33,6 +33,18 @@ _HASH_LANGUAGES = (".py", ".pyi", ".pyw", ".rb", ".sh", ".bash", ".pl", ".r", ".
 # prose, not code. Line comments and one-line strings are judged on the mention's own line.
 _HASH_BLOCKS = (('"""', '"""'), ("'''", "'''"))
 _C_BLOCKS = (("/*", "*/"),)
+# Words a language reserves (or gives a meaning in some position: `from`, `of`, `type`, `get`):
+# a function may carry one as its name (rxjs's `from()`), but only a call or a qualified use of
+# it is a mention; the bare word is the keyword.
+_KEYWORDS = frozenset({
+    "and", "as", "assert", "async", "await", "break", "case", "catch", "class", "const", "continue",
+    "declare", "def", "default", "del", "delete", "elif", "else", "enum", "except", "export", "extends",
+    "finally", "for", "from", "function", "get", "global", "if", "implements", "import", "in", "infer",
+    "instanceof", "interface", "is", "keyof", "lambda", "let", "module", "namespace", "new", "nonlocal",
+    "not", "of", "or", "pass", "private", "protected", "public", "raise", "readonly", "return",
+    "satisfies", "self", "set", "static", "super", "switch", "this", "throw", "try", "type", "typeof",
+    "var", "void", "while", "with", "yield",
+})
 _DEFINING_LINE = ("def ", "async def ", "function ", "async function ", "fn ", "pub fn ", "func ")
 # A name right after one of these words is being defined or declared, not used.
 _DECLARING = frozenset({
@@ -109,6 +121,8 @@ def _strongest_form(line: str, name: str, hashed: bool) -> str | None:
         end = at + size
         if (at == 0 or line[at - 1] not in _WORD_CHARS) and (end == len(line) or line[end] not in _WORD_CHARS):
             form = _form(line, at, end, hashed)
+            if form == "name" and name in _KEYWORDS:
+                form = None  # `import { x } from './y'` is not a use of a function named from
             if form is not None and (best is None or _STRENGTH[form] < _STRENGTH[best]):
                 best = form
         at = line.find(name, end)
