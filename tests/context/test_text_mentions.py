@@ -23,9 +23,9 @@ from cm_graph.generation.status import require_current
 from cm_graph.index.importer import build_index
 from cm_graph.index.mentions import MAX_KEPT, scan_blob
 
-from .contextkit import ask_context, published
-from .g0 import edge, node
-from .helpers import make_repo
+from ..support.contextkit import ask_context, published
+from ..support.g0 import edge, node
+from ..support.helpers import make_repo
 
 NAMES = frozenset({"helper", "Loader", "load", "step", "get", "from"})
 
