@@ -34,7 +34,8 @@ def tool_listing(tool: Tool) -> types.Tool:
         output_schema=tool.output,
         annotations=types.ToolAnnotations(
             read_only_hint=tool.read_only, destructive_hint=False if not tool.read_only else None,
-            idempotent_hint=True if tool.read_only else None, open_world_hint=False,
+            # graph_feedback too: a repeated report is already_recorded, never a second row.
+            idempotent_hint=True, open_world_hint=False,
         ),
     )
 
