@@ -15,6 +15,10 @@
    (recall, precision).
 3. change coupling: a synthetic repository of 5,000 commits (git fast-import), history built
    from scratch; seconds.
+4. text mentions (issue 20): for the same ten targets, recall of graph callers alone and of graph
+   callers + textual mentions against the same truth, test and non-test callers apart; the
+   mentions' precision against that (call-only) truth, and a seeded sample of mention lines to
+   check by hand; the text index's bytes (SQLite's dbstat) and the index build time.
 """
 
 from __future__ import annotations
@@ -289,6 +293,112 @@ def callers_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of: 
             "totals": totals}
 
 
+def mentions_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of: GroundTruth,
+                      sample: int = 20) -> dict[str, Any]:
+    """Graph callers alone vs graph callers + textual mentions, against the independent truth,
+    for test and non-test callers apart (the truth's own path says which)."""
+    from cm_graph.context.relations import WALKS
+    from cm_graph.context.textual import mention_facts
+    from cm_graph.generation.status import require_current
+    from cm_graph.index.ensure import open_index_for
+    from cm_graph.index.graphmodel import is_test_path
+
+    defined = truth_of.definitions
+    top = [t for t in top if defined.get(_unit(t[0], t[1])[1], 0) == 1][:10]
+    keys = ("truth", "graph_hit", "both_hit")
+    totals = {f"{side}_{key}": 0 for side in ("test", "code") for key in keys}
+    totals.update(mentions=0, mentions_hit=0, common=0)
+    rows, lines = [], []
+    connection = open_index_for(require_current(workspace))
+    try:
+        for label, path, node in top:
+            name = _unit(label, path)[1]
+            truth = truth_of.callers(name)
+            graph = _reached(connection, node, WALKS["callers"])
+            facts = mention_facts(connection, label)
+            claims = {_unit(*_enclosing(connection, p, n)) for p, n, _ in facts["rows"]}
+            lines.extend((label, p, n, form) for p, n, form in facts["rows"])
+            row: dict[str, Any] = {"target": label, "common_name": facts["common"], "mention_lines": len(facts["rows"]),
+                                   "mention_claims": len(claims), "mention_claims_right": len(claims & truth)}
+            for side, wanted in (("test", True), ("code", False)):
+                part = {t for t in truth if is_test_path(t[0]) == wanted}
+                row[f"{side}_truth"], row[f"{side}_graph_hit"] = len(part), len(graph & part)
+                row[f"{side}_both_hit"] = len((graph | claims) & part)
+                for key in keys:
+                    totals[f"{side}_{key}"] += row[f"{side}_{key}"]
+            if truth_of.sites is not None:  # a claim may name any named definition enclosing a site
+                sites = truth_of.sites(name)
+                row["lenient_graph_found"] = _lenient(sites, graph)[0]
+                row["lenient_both_found"] = _lenient(sites, graph | claims)[0]
+                row["lenient_mentions_right"] = _lenient(sites, claims)[1]
+                for key in ("lenient_graph_found", "lenient_both_found", "lenient_mentions_right"):
+                    totals[key] = totals.get(key, 0) + row[key]
+            totals["mentions"] += len(claims)
+            totals["mentions_hit"] += len(claims & truth)
+            totals["common"] += int(facts["common"])
+            rows.append(row)
+        picked = random.Random(20).sample(lines, min(sample, len(lines)))
+        checkout = workspace.checkout
+        hand = [{"target": t, "at": f"{p}#L{n}", "form": form,
+                 "text": (checkout / p).read_text(encoding="utf-8", errors="replace").split("\n")[n - 1].strip()[:120]}
+                for t, p, n, form in sorted(picked, key=lambda x: (x[1], x[2]))]
+    finally:
+        connection.close()
+
+    def ratio(a: int, b: int) -> float | None:
+        return round(a / b, 3) if b else None
+
+    everyone = totals["test_truth"] + totals["code_truth"]
+    return {"targets": rows, "totals": totals,
+            "recall_test_graph": ratio(totals["test_graph_hit"], totals["test_truth"]),
+            "recall_test_with_mentions": ratio(totals["test_both_hit"], totals["test_truth"]),
+            "recall_code_graph": ratio(totals["code_graph_hit"], totals["code_truth"]),
+            "recall_code_with_mentions": ratio(totals["code_both_hit"], totals["code_truth"]),
+            "mention_precision_vs_call_truth": ratio(totals["mentions_hit"], totals["mentions"]),
+            **({"lenient": {
+                "recall_graph": ratio(totals["lenient_graph_found"], everyone),
+                "recall_with_mentions": ratio(totals["lenient_both_found"], everyone),
+                "mention_precision": ratio(totals["lenient_mentions_right"], totals["mentions"])}}
+               if "lenient_graph_found" in totals else {}),
+            "hand_sample": hand}
+
+
+def _enclosing(connection: Any, path: str, line: int) -> tuple[str, str]:
+    """(label, path) of the definition a mention is named by (its file's node when none)."""
+    found = connection.execute(
+        "SELECT label FROM nodes WHERE path = ? AND line IS NOT NULL AND line <= ? AND kind <> 'file' "
+        "ORDER BY line DESC, node LIMIT 1", (path, line)).fetchall()
+    return (found[0][0] if found else path.rsplit("/", 1)[-1]), path
+
+
+def text_index_cost(workspace: Any, runs: int = 3) -> dict[str, Any]:
+    """The index's bytes, the text index's share of them (dbstat), and the build's median time."""
+    import apsw
+
+    from cm_graph.generation.status import require_current
+    from cm_graph.index.importer import build_index
+
+    generation = require_current(workspace)
+    times = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for run in range(runs):
+            report = build_index(generation, Path(scratch) / f"i{run}.sqlite", seal=False)
+            times.append(report.seconds)
+        connection = apsw.Connection(str(report.path), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            text_bytes = connection.execute(
+                "SELECT sum(pgsize) FROM dbstat WHERE name IN ('text_files', 'mention_names', 'mentions') "
+                "OR name LIKE 'sqlite_autoindex_mention%'").fetchone()[0] or 0
+            counts = {table: connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                      for table in ("text_files", "mention_names", "mentions")}
+            common = connection.execute("SELECT count(*) FROM mention_names WHERE kept = 0").fetchone()[0]
+        finally:
+            connection.close()
+    return {"index_bytes": report.bytes, "text_index_bytes": text_bytes,
+            "text_share_of_graph_index": round(text_bytes / max(1, report.bytes - text_bytes), 3),
+            "build_seconds_median": round(statistics.median(times), 3), "rows": counts, "common_names": common}
+
+
 def _reached(connection: Any, node: int, spec: Any) -> set[tuple[str, str]]:
     from cm_graph.context.walks import walk
 
@@ -341,6 +451,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--targets", type=int, default=200)
     parser.add_argument("--commits", type=int, default=5000)
     parser.add_argument("--callers-only", action="store_true", help="skip coupling and latency")
+    parser.add_argument("--text-cost", action="store_true", help="also time index builds (text index cost)")
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "cm-graph-bench" / "context")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "cm-graph-bench")
     opts = parser.parse_args(argv)
@@ -367,6 +478,9 @@ def main(argv: list[str] | None = None) -> int:
         entry: dict[str, Any] = {"language": package.language, "latency": measured["latency"]}
         truth = ground_truth(package.registry, workspace.checkout, opts.cache)
         entry["callers"] = callers_vs_truth(workspace, measured["top"], truth)
+        entry["mentions"] = mentions_vs_truth(workspace, measured["top"], truth)
+        if opts.text_cost:
+            entry["text_index"] = text_index_cost(workspace)
         results[f"{package.name} {package.version}"] = entry
         log(f"{package.name}: {json.dumps(entry)[:600]}")
     (opts.out / "results.json").write_text(json.dumps(results, indent=1))

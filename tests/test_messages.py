@@ -62,8 +62,8 @@ def test_a_dirty_tree_is_named_in_status_and_in_an_unresolved_answer(g0_repo: Pa
 def test_a_missing_provider_is_remedied_as_the_readme_installs(tmp_path: Path) -> None:
     with pytest.raises(ProviderRefusal) as caught:
         verify_provider(None)
-    assert "python -m pip install -e '.[provider,dev]'" in caught.value.message
-    assert "python -m pip install -e '.[provider,dev]'" in README
+    assert "python -m pip install -e '.[provider,mcp,dev]'" in caught.value.message
+    assert "python -m pip install -e '.[provider,mcp,dev]'" in README
 
 
 def test_diff_without_a_previous_generation_mentions_keep_previous(g0_repo: Path, state_dir: Path) -> None:

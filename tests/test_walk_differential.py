@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,15 +23,13 @@ from .reference_walk import RefGraph
 
 PATHS = sorted(G0_FILES) + [""]
 RELATIONS = ["calls", "imports", "references", "tests", "contains", "inherits", "uses"]
-_REPO_CACHE: dict[str, Path] = {}
 
 
-def _repo() -> Path:
-    """One G0 repository for the whole session: graphs vary, the commit does not."""
-    if "repo" not in _REPO_CACHE:
-        root = Path(tempfile.mkdtemp(prefix="cm-graph-diff-"))
-        _REPO_CACHE["repo"] = make_g0_repo(root / "repo")
-    return _REPO_CACHE["repo"]
+@pytest.fixture(scope="module")
+def g0_repo_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One G0 repository for every example (graphs vary, the commit does not), under pytest's
+    own temporary root so it is cleaned like every other test's files."""
+    return make_g0_repo(tmp_path_factory.mktemp("walk-differential") / "repo")
 
 
 @st.composite
@@ -84,10 +83,10 @@ def _pid(connection: Any, node: int) -> str:
 @settings(max_examples=int(os.environ.get("CM_GRAPH_DIFF_EXAMPLES", "60")), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(graph=graphs(), depth=st.integers(1, 4), budget=st.integers(1, 12))
-def test_sql_walk_matches_reference(graph: dict[str, Any], depth: int, budget: int) -> None:
+def test_sql_walk_matches_reference(g0_repo_once: Path, graph: dict[str, Any], depth: int, budget: int) -> None:
     state = Path(tempfile.mkdtemp(prefix="cm-graph-state-"))
     try:
-        workspace = publish(_repo(), state / "state", graph)
+        workspace = publish(g0_repo_once, state / "state", graph)
         report = ensure_index(workspace)
         reference = RefGraph(graph)
         connection = open_index(report.path)

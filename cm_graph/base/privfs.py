@@ -48,9 +48,14 @@ def ensure_private_dir(path: Path, *, private_from: Path) -> None:
         try:
             st = os.lstat(directory)
         except FileNotFoundError:
-            os.mkdir(directory, DIR_MODE)
-            os.chmod(directory, DIR_MODE)
-            continue
+            try:
+                os.mkdir(directory, DIR_MODE)
+            except FileExistsError:
+                # Another process made it between the two calls: judge theirs like any other.
+                st = os.lstat(directory)
+            else:
+                os.chmod(directory, DIR_MODE)
+                continue
         if inside:
             _check_private_stat(st, is_dir=True)
         elif not stat.S_ISDIR(st.st_mode):

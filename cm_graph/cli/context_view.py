@@ -38,7 +38,8 @@ def print_context(out: Console, document: dict[str, Any]) -> None:
         for column in ("", "name", "where", "how"):
             table.add_column(column, overflow="fold")
         for item in section["items"]:
-            how = item.get("relation") or (f"shares {item['jaccard']}" if "jaccard" in item else "says")
+            how = item.get("relation") or (f"{item['form']}, {item['confidence']}" if "form" in item else
+                                            f"shares {item['jaccard']}" if "jaccard" in item else "says")
             if "hop" in item:
                 how += f", hop {item['hop']}"
             name = item.get("label") or item["text"]

@@ -22,8 +22,19 @@ from .budget import fit
 from .coupling import coupled_with, read_params
 from .relations import CALLS, WALKS, used_relations
 from .resolve import Resolution, resolve
-from .sections import HOP_GROUPS, INTENTS, MAX_ITEMS, PRIMITIVES, coupling_section, filled, unavailable
+from .sections import (
+    HOP_GROUPS,
+    INTENTS,
+    MAX_ITEMS,
+    MENTION_SECTIONS,
+    PRIMITIVES,
+    coupling_section,
+    filled,
+    mention_section,
+    unavailable,
+)
 from .shape import CODE_CONTEXT_SCHEMA, ID_PLACEHOLDER, CitationBook, capability_id, listed, tag
+from .textual import homonym_note, mention_facts, mention_items
 from .walks import MAX_READ, walk
 
 NEXT_INTENT = {"how": "usage", "usage": "impact", "impact": "tests", "tests": "impact"}
@@ -42,7 +53,8 @@ def compose(
         return _unanswered(connection, intent, target, resolution, names, graph, freshness, max_chars)
     node = resolution.anchors[0]
     anchor = _describe(connection, [node])[node]
-    raw = {name: _section(connection, name, node, history, anchor["path"]) for name in names}
+    facts = mention_facts(connection, anchor["label"]) if set(names) & set(MENTION_SECTIONS) else None
+    raw = {name: _section(connection, name, node, history, anchor["path"], facts) for name in names}
     fleet_section = cross_repo(anchor["label"]) if cross_repo is not None and "cross_repo" in names else None
     book_checker = CitationChecker(connection)
 
@@ -60,13 +72,17 @@ def compose(
             keep = [_cited(dict(item), book) for item in items[: shown[name]]]
             cut = ("max_chars" if dropped[name] else "read_limit" if read_limited
                    else "max_items" if shown[name] < total else None)
-            if coupling:
+            if name in MENTION_SECTIONS and facts is not None:
+                sections[name] = mention_section(name, keep, total, cut, facts, graph["commit"])
+            elif coupling:
                 status, params, path, revs, explained = coupling[0]
                 sections[name] = coupling_section(name, status, params, path, revs, explained, keep, total, cut)
             else:
                 sections[name] = filled(name, keep, total, cut)
             if total > len(keep):
                 omissions.append({"section": name, "dropped": total - len(keep), "by": cut})
+        if "mentions" in sections:
+            _not_uncalled(sections)
         document = {
             "schema": CODE_CONTEXT_SCHEMA, "status": "answered",
             "answer": _prose(anchor_item, sections),
@@ -91,16 +107,36 @@ def compose(
     return fit(shown, max_chars, build)
 
 
+def _not_uncalled(sections: dict[str, Any]) -> None:
+    """An empty graph caller section beside textual mentions must not read as "no callers": the
+    name is used in this commit, only the graph does not carry those uses."""
+    mentions = sections["mentions"]
+    used = (f"more than {mentions['total'] - 1} line(s)" if mentions["reason"] == "common_name"
+            else f"{mentions['total']} line(s)")
+    if not mentions["total"]:
+        return
+    for name in ("callers", "callers_by_hop"):
+        section = sections.get(name)
+        if section is not None and section["status"] == "empty":
+            depth = WALKS[name].depth
+            section["detail"] = (f"The graph holds none of its callers within depth {depth}, but {used} of this "
+                                 "commit use it by name (see mentions).")
+
+
 def _describe(connection: apsw.Connection, numbers: list[int]) -> dict[int, dict[str, Any]]:
     rows = connection.execute(query_sql("describe_nodes"), {"nodes": json.dumps(sorted(set(numbers)))})
     return {row[0]: {"label": row[1], "kind": row[4], "path": row[2], "line": row[3]} for row in rows}
 
 
 def _section(
-    connection: apsw.Connection, name: str, node: int, history: apsw.Connection | None, path: str
+    connection: apsw.Connection, name: str, node: int, history: apsw.Connection | None, path: str,
+    facts: dict[str, Any] | None,
 ) -> tuple[Any, ...] | None:
     """(items in report order, total, read_limited[, coupling facts]) for a section this index
     (and history) can fill, else None."""
+    if name in MENTION_SECTIONS:
+        assert facts is not None
+        return (*mention_items(connection, facts, tests_only=name == "test_mentions"), False)
     if name in ("change_coupling", "hidden_coupling"):
         return None if history is None else _coupling(connection, history, path, hidden=name == "hidden_coupling")
     if name == "similar":
@@ -252,6 +288,15 @@ def _quotes(section: dict[str, Any]) -> str:
     return f"It says about itself ({section['total']}): {listed(quotes, section['total'])}."
 
 
+def _mentioned(section: dict[str, Any], tests: bool) -> str:
+    if section["reason"] == "common_name":
+        return section["detail"]
+    what = "test(s) use it by name" if tests else "more call site(s) by name"
+    text = f"{section['total']} {what}, not in the graph (textual): {listed(_names(section), section['total'])}."
+    note = homonym_note(section["homonyms"])
+    return text if note is None else f"{text} {note}"
+
+
 def _coupled(section: dict[str, Any], hidden: bool) -> str:
     parts = [f"{tag(i['label'], i['cite'])} in {i['shared']} commits ({i['degree']}%)" for i in section["items"]]
     tail = ", with no graph path between them" if hidden else ""
@@ -273,6 +318,8 @@ _SENTENCES = {
     "cross_repo": lambda s: f"Used from other repositories of the fleet {s['fleet']} ({s['total']}): "
     + listed([f"{i['repository']} {i['citation']}" for i in s["items"]], s["total"]) + ".",
     "callers_by_hop": _by_hop,
+    "mentions": lambda s: _mentioned(s, False),
+    "test_mentions": lambda s: _mentioned(s, True),
 }
 
 

@@ -14,16 +14,18 @@ from .relations import WALKS
 
 INTENTS: dict[str, tuple[str, ...]] = {
     "how": ("calls", "defines", "rationale", "concepts", "routes"),
-    "usage": ("callers", "references", "tests", "similar", "cross_repo"),
-    "impact": ("callers_by_hop", "tests", "change_coupling", "hidden_coupling"),
-    "tests": ("tests",),
+    "usage": ("callers", "references", "mentions", "tests", "similar", "cross_repo"),
+    "impact": ("callers_by_hop", "mentions", "tests", "change_coupling", "hidden_coupling"),
+    "tests": ("tests", "test_mentions"),
 }
+# Sections filled from the text index, never from graph relationships (textual.py).
+MENTION_SECTIONS = ("mentions", "test_mentions")
 INTENT_NAMES = tuple(INTENTS)
 PRIMITIVES = {
     "how": ("dependency", "symbol"),
-    "usage": ("impact", "related_tests", "similar_by_callees"),
-    "impact": ("impact", "related_tests"),
-    "tests": ("related_tests",),
+    "usage": ("impact", "related_tests", "similar_by_callees", "text_mentions"),
+    "impact": ("impact", "related_tests", "text_mentions"),
+    "tests": ("related_tests", "text_mentions"),
 }
 MAX_ITEMS = 12
 DYNAMIC = "the provider does not extract dynamic calls, so this is not proof of no use"
@@ -50,6 +52,12 @@ EMPTY: dict[str, tuple[str, str]] = {
         "no_caller_within_depth", "Nothing reaches it within depth {depth} in this graph; " + DYNAMIC + "."
     ),
 }
+EMPTY_MENTIONS: dict[str, tuple[str, str]] = {
+    "mentions": ("no_mention", "No line of commit {commit} uses `{name}` by name outside the graph's relationships."),
+    "test_mentions": ("no_test_mention", "No test file of commit {commit} uses `{name}` by name outside the graph's "
+                      "relationships."),
+}
+NOT_A_NAME = ("no_name_to_search", "The anchor has no name code could use (a file is imported: see references).")
 HOP_GROUPS = {1: "will_break", 2: "likely", 3: "may_need_testing"}
 
 
@@ -113,3 +121,26 @@ def _without_items(status: str, reason: str, detail: str) -> dict[str, Any]:
     """A section that holds nothing, with the section reason code (the sections' own vocabulary,
     not a refusal's) and its sentence."""
     return {"status": status, "reason": reason, "detail": detail, "shown": 0, "total": 0, "items": []}
+
+
+def mention_section(
+    name: str, items: list[dict[str, Any]], total: int, cut: str | None, facts: dict[str, Any], commit: str
+) -> dict[str, Any]:
+    """A section of textual mentions: empty for this commit, too common a name to list, or the
+    mentions; ``homonyms`` says how many definitions share the name (more than one: the mentions
+    cannot tell them apart)."""
+    from .textual import COMMON_TOTAL, common_name_detail
+
+    word = facts["name"]
+    if word is None:
+        section = _without_items("empty", *NOT_A_NAME)
+    elif facts["common"]:
+        section = _without_items("truncated", "common_name", common_name_detail(word))
+        section["total"] = COMMON_TOTAL  # "more than MAX_KEPT": the text index stops counting there
+    elif total == 0 and cut is None:
+        reason, detail = EMPTY_MENTIONS[name]
+        section = _without_items("empty", reason, detail.format(commit=commit[:12], name=word))
+    else:
+        section = filled(name, items, total, cut)
+    section["homonyms"] = facts["definitions"]
+    return section

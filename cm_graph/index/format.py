@@ -22,6 +22,7 @@ APPLICATION_ID = 0x636D6772
 INDEX_TABLES = (
     "generation", "counts", "nodes", "edges", "adjacency", "exclusions",
     "undeclared_endpoints", "untraversable_borders", "rationale", "external_references", "census",
+    "text_files", "mention_names", "mentions",
 )
 SCHEMA_VERSION = 5
 PAGE_SIZE = 4096

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO, Generic, TypeVar
@@ -22,7 +23,7 @@ from typing import BinaryIO, Generic, TypeVar
 import apsw
 
 from ..base.errors import Corrupt, Refusal, Unreadable
-from ..base.git import BlobReader, Census, read_census, refuse_partial_clone
+from ..base.git import BlobReader, Census, count_lines, read_census, refuse_partial_clone
 from ..base.privfs import ensure_private_dir, fsync_dir
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
@@ -32,6 +33,7 @@ from ..generation.store import Generation
 from . import resolver
 from .format import IndexReport, configure, create_schema, index_write_refusal
 from .graph_document import CodeNode, DocumentShape, EdgeRecord, read_document
+from .mentions import MAX_SCANNED_BYTES, MentionTable, defined_name, scan_blob
 from .resolver import EndpointResolver
 
 _BY_EDGE_LIST = ("insert_rationale", "insert_external_references")  # statements bound to :edge_list
@@ -422,9 +424,12 @@ def _write_tables(
         connection.execute(query_sql(statement), bindings if statement == "insert_edges" else {})
     cited = [row[0] for row in connection.execute(query_sql("select_cited_paths"))]
     census = census_work.result()
-    # Count lines while SQLite writes the adjacency (the statements write in the same order as
-    # ever, so the file's bytes do not change); a failed statement is still the error raised.
-    line_work = _Background(lambda: _line_counts(census, cited, checkout))
+    # Count lines (and scan them for the text index) while SQLite writes the adjacency (the
+    # statements write in the same order as ever, so the file's bytes do not change); a failed
+    # statement is still the error raised.
+    labels = connection.execute(query_sql("select_defined_labels"))
+    names = frozenset(name for (label,) in labels if (name := defined_name(label)) is not None)
+    line_work = _Background(lambda: _read_code_blobs(census, cited, checkout, names))
     try:
         for statement in (
             "insert_adjacency", "insert_undeclared", "insert_untraversable_borders", "insert_exclusions",
@@ -436,11 +441,12 @@ def _write_tables(
         raise
     finally:
         connection.execute("PRAGMA ignore_check_constraints = OFF")
-    lines = line_work.result()
+    lines, mentions = line_work.result()
     connection.executemany(
         "INSERT INTO idx.census (path, mode, blob, size, lines) VALUES (?, ?, ?, ?, ?)",
         ((e.path, e.mode, e.blob, e.size, lines.get(e.path)) for e in census.entries),
     )
+    _write_text_index(connection, mentions)
     counts = _tallies(connection, shape, census, len(lines))
     connection.executemany(
         "INSERT INTO idx.counts (name, value) VALUES (?, ?)", sorted(counts.items())
@@ -461,17 +467,41 @@ def generation_row(generation: Generation, document_format: str) -> dict[str, ob
     }
 
 
-def _line_counts(census: Census, cited: list[str], checkout: Path) -> dict[str, int]:
-    """Line counts of every cited path the commit tracks, reading each distinct blob once."""
+def _read_code_blobs(
+    census: Census, cited: list[str], checkout: Path, names: frozenset[str]
+) -> tuple[dict[str, int], MentionTable]:
+    """Line counts of every cited path the commit tracks, and the text index of their lines
+    (``mentions``): each distinct blob is read once, through one ``git cat-file --batch``."""
     by_path = {entry.path: entry for entry in census.entries}
-    wanted = [by_path[path] for path in cited if path in by_path]
-    by_blob: dict[str, int] = {}
+    wanted = [by_path[path] for path in cited if path in by_path]  # cited is in path order
+    shared = {blob for blob, seen in Counter(e.blob for e in wanted).items() if seen > 1}
+    by_blob: dict[str, tuple[int, list[tuple[str, int, str]]]] = {}
+    lines: dict[str, int] = {}
+    table = MentionTable()
     if wanted:
         with BlobReader(checkout) as blobs:
-            for entry in sorted(wanted, key=lambda e: e.blob):
-                if entry.blob not in by_blob:
-                    by_blob[entry.blob] = blobs.line_count(entry.blob, entry.size)
-    return {entry.path: by_blob[entry.blob] for entry in wanted}
+            for entry in wanted:
+                done = by_blob.get(entry.blob)
+                if done is None and entry.size > MAX_SCANNED_BYTES:  # counted in chunks, never scanned
+                    done = (count_lines(blobs.chunks(entry.blob, entry.size)), [])
+                elif done is None:
+                    data = b"".join(blobs.chunks(entry.blob, entry.size))
+                    done = (count_lines((data,)), list(scan_blob(entry.path, data, names, table.common)))
+                    if entry.blob in shared:
+                        by_blob[entry.blob] = done
+                lines[entry.path] = done[0]
+                table.add_file(entry.path, done[1])
+    return lines, table
+
+
+def _write_text_index(connection: apsw.Connection, mentions: MentionTable) -> None:
+    """The text index's three tables, each in its primary-key order (so in one fixed order)."""
+    connection.executemany("INSERT INTO idx.text_files (file, path) VALUES (?, ?)",
+                           enumerate(mentions.paths, start=1))
+    connection.executemany("INSERT INTO idx.mention_names (name, total, kept) VALUES (?, ?, ?)",
+                           mentions.name_rows())
+    connection.executemany("INSERT INTO idx.mentions (name, file, line, form) VALUES (?, ?, ?, ?)",
+                           mentions.mention_rows())
 
 
 def _tallies(

@@ -44,7 +44,7 @@ SYSTEM_READ_ONLY = (
 # How the README installs the provider (the `provider` extra pins graphifyy==0.9.58), in the
 # interpreter that runs cm-graph, so the remedy is one the user has already seen.
 INSTALL_REMEDY = (
-    "from the cm-graph checkout run `python -m pip install -e '.[provider,dev]'` "
+    "from the cm-graph checkout run `python -m pip install -e '.[provider,mcp,dev]'` "
     "(or `python -m pip install graphifyy==0.9.58`) with the interpreter that runs cm-graph."
 )
 

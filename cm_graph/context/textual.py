@@ -1,0 +1,106 @@
+"""Textual mentions: the lines of the bound commit that use the anchor's name, beside the graph.
+
+The provider's graph misses calls through a package (``pkg.func(``), methods called on
+instances and callbacks it cannot resolve, so "no caller in the graph" is often untrue of the
+code. The text index (``index/mentions.py``, built with the index) lists the lines that use each
+defined name; here they become their own sections, never merged with graph relationships: every
+item's confidence is ``textual``, the lines the graph already carries are left out, and a name
+several definitions share is said to be ambiguous. Only ``code_context`` reads them; the seed's
+four questions and their packets stay graph-only.
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any
+
+import apsw
+
+from ..base.sqlfiles import query_sql
+from ..base.sqlrows import fetch_rows
+from ..index.graphmodel import is_test_path
+from ..index.mentions import MAX_KEPT, defined_name
+from .sections import MAX_ITEMS
+
+TEXTUAL = "textual"
+COMMON_TOTAL = MAX_KEPT + 1  # a common name's total: more lines use it than the index lists
+
+
+def mention_facts(connection: apsw.Connection, label: str) -> dict[str, Any]:
+    """What the text index says about the anchor's name: every mention outside the graph's
+    relationships (at most ``MAX_KEPT``), whether the name is too common to list, and how many
+    definitions carry it."""
+    name = defined_name(label)
+    if name is None:
+        return {"name": None, "rows": [], "common": False, "definitions": 0}
+    total, kept, definitions = fetch_rows(
+        connection.execute(query_sql("mention_count"), {"name": name}), tuple[Any, Any, int])[0]
+    if total is not None and not kept:
+        return {"name": name, "rows": [], "common": True, "definitions": definitions}
+    rows = fetch_rows(connection.execute(query_sql("mentions_of"), {"name": name, "limit": MAX_KEPT}),
+                      tuple[str, int, str])
+    return {"name": name, "rows": rows, "common": False, "definitions": definitions}
+
+
+def mention_items(
+    connection: apsw.Connection, facts: dict[str, Any], *, tests_only: bool
+) -> tuple[list[dict[str, Any]], int]:
+    """(items, total): one item per mention line (``tests_only``: per test definition or test
+    file that mentions it, with its first line and how many lines), in file then line order."""
+    rows = [row for row in facts["rows"] if not tests_only or is_test_path(row[0])]
+    owners = _Owners(connection)
+    if not tests_only:
+        return [owners.item(path, line, form) for path, line, form in rows[:MAX_ITEMS]], len(rows)
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for path, line, form in rows:
+        item = owners.item(path, line, form)
+        key = (path, item["label"])
+        if key in groups:
+            groups[key]["lines"] += 1
+        else:
+            item["lines"] = 1
+            groups[key] = item
+    grouped = list(groups.values())
+    return grouped[:MAX_ITEMS], len(grouped)
+
+
+class _Owners:
+    """Names a mention by the definition the graph has it in: the nearest symbol or test at or
+    above its line (the provider records no end lines), else its file. Each file's definitions
+    are read once."""
+
+    def __init__(self, connection: apsw.Connection) -> None:
+        self._connection = connection
+        self._files: dict[str, tuple[list[int], list[tuple[str, str]]]] = {}
+
+    def item(self, path: str, line: int, form: str) -> dict[str, Any]:
+        lines, owners = self._definitions(path)
+        at = bisect.bisect_right(lines, line)
+        if at:
+            first = bisect.bisect_left(lines, lines[at - 1])  # the lowest node number on that line
+            label, kind = owners[first]
+        else:
+            label, kind = path.rsplit("/", 1)[-1], "file"
+        return {"label": label, "kind": kind, "path": path, "line": line, "form": form,
+                "confidence": TEXTUAL, "test": is_test_path(path)}
+
+    def _definitions(self, path: str) -> tuple[list[int], list[tuple[str, str]]]:
+        found = self._files.get(path)
+        if found is None:
+            rows = fetch_rows(self._connection.execute(query_sql("definitions_in_file"), {"path": path}),
+                              tuple[int, int, str, str])
+            found = ([row[0] for row in rows], [(row[2], row[3]) for row in rows])
+            self._files[path] = found
+        return found
+
+
+def common_name_detail(name: str) -> str:
+    return (f"`{name}` is used by name on more than {MAX_KEPT} lines of this commit: too common a name "
+            "to list them as evidence about this definition.")
+
+
+def homonym_note(definitions: int) -> str | None:
+    """The caveat of a name several definitions share (None for one)."""
+    if definitions <= 1:
+        return None
+    return f"{definitions} definitions in the graph carry this name; a mention by name cannot tell them apart."

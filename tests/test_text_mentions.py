@@ -1,0 +1,310 @@
+"""Text evidence (issue 20): the text index of the bound commit and code_context's mentions.
+
+Real git repositories with real code, published with a hand-written graph that lacks edges a
+reader of the code can see (a call through the package, a method called on an instance, a test
+calling the function): those uses come back as ``textual`` mentions, cited and verified, never
+as graph relationships; the lines the graph carries are not repeated.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import apsw
+import pytest
+from typer.testing import CliRunner
+
+from cm_graph.cli.app import app
+from cm_graph.context.shape import dumps
+from cm_graph.generation.status import require_current
+from cm_graph.index.importer import build_index
+from cm_graph.index.mentions import MAX_KEPT, scan_blob
+
+from .contextkit import ask_context, published
+from .g0 import edge, node
+from .helpers import make_repo
+
+NAMES = frozenset({"helper", "Loader", "load", "step", "get", "from"})
+
+
+def scanned(path: str, text: str) -> list[tuple[str, int, str]]:
+    return list(scan_blob(path, text.encode(), NAMES))
+
+
+def test_the_scanner_tells_calls_qualified_uses_and_plain_references_apart() -> None:
+    source = (
+        "import pkg\n"                                   # 1
+        "def helper(x):\n"                               # 2 a definition, not a use
+        "    return pkg.core.helper(x)\n"                # 3
+        "loader = Loader()\n"                            # 4
+        "loader.load(step)\n"                            # 5 two names on one line
+        "callback = helper\n"                            # 6
+        "value = Loader.load\n"                          # 7
+        "run(helper=1)\n"                                # 8 a keyword argument
+        "# helper() in a comment\n"                      # 9
+        "print('helper() in a string')\n"                # 10
+        '"""\n'                                          # 11
+        "helper() in a docstring\n"                      # 12
+        '"""\n'                                          # 13
+        "helpers = 2; self.helper_x = 3\n"               # 14 other names that contain it
+        "def other(step, load=None):\n"                 # 15 parameters, not uses
+    )
+    assert scanned("pkg/a.py", source) == [
+        ("helper", 3, "qualified_call"),
+        ("Loader", 4, "call"),
+        ("load", 5, "qualified_call"),
+        ("step", 5, "name"),
+        ("helper", 6, "name"),
+        ("Loader", 7, "name"),
+        ("load", 7, "qualified"),
+    ]
+
+
+def test_the_scanner_reads_c_like_comments_and_strings() -> None:
+    source = (
+        "function helper() {}\n"                         # 1 definition
+        "// helper() in a comment\n"                     # 2
+        "/* a block\n"                                   # 3
+        "   helper() inside it\n"                        # 4
+        "*/ api.helper(1);\n"                            # 5
+        "const s = \"helper()\"; obj?.load();\n"         # 6
+        "export const step = () => helper;\n"            # 7
+        "function run(load, step) { return load; }\n"   # 8 parameters (the body's use is a mention)
+        "import { step } from './y';\n"                 # 9 the keyword `from`
+        "from(x);\n"                                    # 10 a call of a function named from
+    )
+    assert scanned("src/a.js", source) == [
+        ("helper", 5, "qualified_call"), ("load", 6, "qualified_call"), ("helper", 7, "name"), ("load", 8, "name"),
+        ("step", 9, "name"), ("from", 10, "call"),
+    ]
+
+
+CORE = '''"""Core helpers."""
+
+
+def helper(value):
+    return value + 1
+
+
+class Loader:
+    def load(self, path):
+        return helper(len(path))
+
+
+def lonely():
+    return 0
+
+
+def unused():
+    return 1
+'''
+USE = '''import pkg.core as core
+from pkg.core import Loader
+
+
+def main():
+    loader = Loader()
+    loader.load("x")
+    return core.helper(2)
+
+
+def other():
+    return core.lonely()
+'''
+TESTS = '''from pkg import core
+
+
+def test_helper():
+    assert core.helper(1) == 2
+
+
+def test_load():
+    assert core.Loader().load("ab") == 3
+'''
+
+
+def _graph() -> dict[str, Any]:
+    """The graph a provider could give: it resolves the call inside core.py and the constructor
+    call in use.py, and misses the rest (calls through the module alias, the method on an
+    instance, the tests)."""
+    return {
+        "nodes": [
+            node("core", "core.py", "pkg/core.py", "L1"),
+            node("core_helper", "helper()", "pkg/core.py", "L4"),
+            node("core_loader", "Loader", "pkg/core.py", "L8"),
+            node("core_load", ".load()", "pkg/core.py", "L9"),
+            node("core_lonely", "lonely()", "pkg/core.py", "L13"),
+            node("core_unused", "unused()", "pkg/core.py", "L17"),
+            node("use", "use.py", "pkg/use.py", "L1"),
+            node("use_main", "main()", "pkg/use.py", "L5"),
+            node("use_other", "other()", "pkg/use.py", "L11"),
+            node("t", "test_core.py", "tests/test_core.py", "L1"),
+            node("t_helper", "test_helper()", "tests/test_core.py", "L4"),
+            node("t_load", "test_load()", "tests/test_core.py", "L8"),
+        ],
+        "edges": [
+            edge("core", "core_helper", "contains", path="pkg/core.py", location="L4"),
+            edge("core", "core_loader", "contains", path="pkg/core.py", location="L8"),
+            edge("core_loader", "core_load", "method", path="pkg/core.py", location="L9"),
+            edge("core_load", "core_helper", "calls", path="pkg/core.py", location="L10"),
+            edge("use_main", "core_loader", "calls", path="pkg/use.py", location="L6"),
+            edge("use", "core_loader", "imports_from", path="pkg/use.py", location="L2"),
+        ],
+    }
+
+
+@pytest.fixture
+def text_repo(tmp_path: Path, state_dir: Path) -> Any:
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/core.py": CORE, "pkg/use.py": USE,
+                                         "tests/test_core.py": TESTS})
+    return published(repo, state_dir, _graph())
+
+
+def _mentions(document: dict[str, Any], name: str = "mentions") -> list[tuple[str, int, str, str]]:
+    return [(i["path"], i["line"], i["form"], i["label"]) for i in document["sections"][name]["items"]]
+
+
+def test_usage_adds_the_uses_the_graph_lacks_as_textual_mentions(text_repo: Any) -> None:
+    document = ask_context(text_repo, "usage", "helper")
+    callers = document["sections"]["callers"]
+    assert [(i["label"], i["site"]["line"]) for i in callers["items"]] == [(".load()", 10)]
+    mentions = document["sections"]["mentions"]
+    # The call at core.py#L10 is the graph's; the definition line is not a use.
+    assert _mentions(document) == [
+        ("pkg/use.py", 8, "qualified_call", "main()"),
+        ("tests/test_core.py", 5, "qualified_call", "test_helper()"),
+    ]
+    assert mentions["status"] == "ok" and (mentions["shown"], mentions["total"], mentions["homonyms"]) == (2, 2, 1)
+    assert {i["confidence"] for i in mentions["items"]} == {"textual"}
+    assert [i["test"] for i in mentions["items"]] == [False, True]
+    cited = {c["id"]: c for c in document["citations"]}
+    for item in mentions["items"]:
+        citation = cited[item["cite"]]
+        assert (citation["path"], citation["line"]) == (item["path"], item["line"])
+        assert citation["verified_at"] == document["graph"]["commit"]
+    assert "2 more call site(s) by name, not in the graph (textual): `main()` [" in document["answer"]
+    assert "text_mentions" in document["used_primitives"]
+
+
+def test_a_method_called_on_an_instance_is_a_mention_and_never_no_callers(text_repo: Any) -> None:
+    document = ask_context(text_repo, "impact", "Loader.load")
+    assert document["sections"]["callers_by_hop"]["status"] == "empty"
+    assert _mentions(document) == [
+        ("pkg/use.py", 7, "qualified_call", "main()"),
+        ("tests/test_core.py", 9, "qualified_call", "test_load()"),
+    ]
+    detail = document["sections"]["callers_by_hop"]["detail"]
+    assert detail == ("The graph holds none of its callers within depth 3, but 2 line(s) of this commit use it "
+                      "by name (see mentions).")
+    assert "no caller" not in document["answer"].lower() and "nothing reaches" not in document["answer"].lower()
+
+
+def test_no_graph_caller_and_no_mention_is_said_for_this_commit(text_repo: Any) -> None:
+    document = ask_context(text_repo, "usage", "unused")
+    commit = document["graph"]["commit"][:12]
+    assert document["sections"]["callers"]["reason"] == "no_caller_within_depth"
+    mentions = document["sections"]["mentions"]
+    assert (mentions["status"], mentions["reason"], mentions["total"]) == ("empty", "no_mention", 0)
+    assert mentions["detail"] == f"No line of commit {commit} uses `unused` by name outside the graph's relationships."
+    assert mentions["detail"] in document["answer"]
+
+
+def test_the_tests_intent_counts_the_tests_that_use_it_by_name(text_repo: Any) -> None:
+    document = ask_context(text_repo, "tests", "helper")
+    assert document["sections"]["tests"]["status"] == "empty"  # no graph edge reaches a test
+    found = document["sections"]["test_mentions"]
+    assert [(i["label"], i["path"], i["line"], i["lines"]) for i in found["items"]] == [
+        ("test_helper()", "tests/test_core.py", 5, 1)]
+    assert "1 test(s) use it by name, not in the graph (textual): `test_helper()` [" in document["answer"]
+
+
+def test_a_name_several_definitions_carry_says_mentions_cannot_tell_them_apart(tmp_path: Path,
+                                                                              state_dir: Path) -> None:
+    files = {"a.py": "def run():\n    return 1\n", "b.py": "def run():\n    return 2\n",
+             "c.py": "import a\n\n\ndef go():\n    return a.run()\n"}
+    graph = {"nodes": [node("a", "a.py", "a.py", "L1"), node("a_run", "run()", "a.py", "L1"),
+                       node("b", "b.py", "b.py", "L1"), node("b_run", "run()", "b.py", "L1"),
+                       node("c", "c.py", "c.py", "L1"), node("c_go", "go()", "c.py", "L4")],
+             "edges": []}
+    workspace = published(make_repo(tmp_path / "repo", files), state_dir, graph)
+    document = ask_context(workspace, "usage", "a.py::run")
+    mentions = document["sections"]["mentions"]
+    assert (mentions["homonyms"], _mentions(document)) == (2, [("c.py", 5, "qualified_call", "go()")])
+    assert "2 definitions in the graph carry this name; a mention by name cannot tell them apart." in (
+        document["answer"])
+
+
+def test_a_common_name_is_counted_and_capped_not_listed(tmp_path: Path, state_dir: Path) -> None:
+    body = "def get():\n    return 1\n" + "".join(f"v{n} = get()\n" for n in range(MAX_KEPT + 1))
+    workspace = published(make_repo(tmp_path / "repo", {"m.py": body}), state_dir,
+                          {"nodes": [node("m", "m.py", "m.py", "L1"), node("m_get", "get()", "m.py", "L1")],
+                           "edges": []})
+    document = ask_context(workspace, "usage", "get")
+    mentions = document["sections"]["mentions"]
+    assert (mentions["status"], mentions["reason"], mentions["shown"], mentions["items"]) == (
+        "truncated", "common_name", 0, [])
+    assert f"more than {MAX_KEPT} lines" in mentions["detail"] and mentions["detail"] in document["answer"]
+    assert f"but more than {MAX_KEPT} line(s) of this commit use it by name" in (
+        document["sections"]["callers"]["detail"])
+
+
+def test_mentions_obey_the_character_budget(tmp_path: Path, state_dir: Path) -> None:
+    body = "def work():\n    return 1\n" + "".join(
+        f"def caller_{n}():\n    return work()\n" for n in range(60))
+    nodes = [node("m", "m.py", "m.py", "L1"), node("m_work", "work()", "m.py", "L1")] + [
+        node(f"c{n}", f"caller_{n}()", "m.py", f"L{3 + 2 * n}") for n in range(60)]
+    workspace = published(make_repo(tmp_path / "repo", {"m.py": body}), state_dir, {"nodes": nodes, "edges": []})
+    document = ask_context(workspace, "usage", "work", max_chars=4000)
+    mentions = document["sections"]["mentions"]
+    assert len(dumps(document)) <= 4000
+    assert mentions["total"] == 60 and mentions["shown"] < 12 and mentions["status"] == "truncated"
+    assert {"section": "mentions", "dropped": 60 - mentions["shown"], "by": "max_chars"} in (
+        document["bounds"]["omissions"])
+    assert [i["label"] for i in mentions["items"]] == [f"caller_{n}()" for n in range(mentions["shown"])]
+
+
+def _text_rows(path: Path) -> list[Any]:
+    connection = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return [connection.execute(f"SELECT * FROM {table}").fetchall()
+                for table in ("text_files", "mention_names", "mentions")]
+    finally:
+        connection.close()
+
+
+def test_the_text_index_is_byte_identical_when_derived_again_and_whatever_the_provider_order(
+    text_repo: Any, tmp_path: Path, state_dir: Path,
+) -> None:
+    generation = require_current(text_repo)
+    first = build_index(generation, tmp_path / "first.sqlite", seal=False)
+    second = build_index(generation, tmp_path / "second.sqlite", seal=False)
+    assert first.path.read_bytes() == second.path.read_bytes()
+    rows = _text_rows(first.path)
+    # The three files with nodes; helper, Loader, load, lonely; 3 + 3 + 2 + 1 lines (all of them,
+    # the graph's call sites too: what the graph carries is left out when a question asks).
+    assert [len(table) for table in rows] == [3, 4, 9]
+    shuffled = _graph()
+    random.Random(20).shuffle(shuffled["nodes"])
+    random.Random(21).shuffle(shuffled["edges"])
+    other = published(text_repo.checkout, tmp_path / "other-state", shuffled)
+    third = build_index(require_current(other), tmp_path / "third.sqlite", seal=False)
+    assert _text_rows(third.path) == rows
+
+
+def test_audit_covers_the_text_index(text_repo: Any) -> None:
+    index = text_repo.index_path(require_current(text_repo).id)
+    where = ["--repo-path", str(text_repo.checkout), "--state-dir", str(text_repo.root)]
+    runner = CliRunner()
+    assert runner.invoke(app, ["index", *where]).exit_code == 0
+    assert runner.invoke(app, ["audit", "--json", *where]).exit_code == 0
+    connection = apsw.Connection(str(index))
+    connection.execute("UPDATE mentions SET line = line + 1 WHERE name = 'helper' AND line = 8")
+    connection.close()
+    result = runner.invoke(app, ["audit", "--json", *where])
+    report = json.loads(result.stdout)
+    assert result.exit_code == 1 and report["identical"] is False
+    differing = [t["table"] for t in report["tables"] if t["only_in_stored"] or t["only_in_rebuilt"]]
+    assert differing == ["mentions"]
