@@ -137,3 +137,21 @@ async def test_cross_repo_usages_over_a_real_fleet_with_citations_checked_agains
     async with stdio(served, "codex:reviewer") as stranger:
         refused = await call(stranger, "cross_repo_usages", {"symbol": "PoolManager", "fleet": "tiny"}, error=True)
         assert refused["reason"] == "unauthorized"
+
+
+def test_a_recipient_that_cannot_be_a_client_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    """Recipients are free text; an outcome's client is not. The refusal names the server's
+    recipient, not a ``client`` argument the agent never gave, and nothing is written."""
+    from cm_graph.feedback.outcomes import store_path
+    from cm_graph.surfaces.authority import Caller
+    from cm_graph.surfaces.dispatch import call_tool
+    from cm_graph.surfaces.tools import BY_NAME
+
+    served = connected(tmp_path)
+    connect(ConnectionStore(served.state), "mail-graph", served.repo, ["owner/repo"], ["me@laptop"])
+    context = call_tool(Caller(served.state, "mail-graph", "me@laptop"), BY_NAME["code_context"],
+                        {"target": "parse_config"}).payload
+    reply = call_tool(Caller(served.state, "mail-graph", "me@laptop"), BY_NAME["graph_feedback"],
+                      {**_ids(context), "reads_avoided": 1, "files_read": 0, "correct": True})
+    assert reply.is_error and reply.payload["reason"] == "invalid" and "recipient" in reply.payload["answer"]
+    assert not store_path(served.state).exists()

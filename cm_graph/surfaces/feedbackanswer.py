@@ -17,7 +17,7 @@ from typing import Any
 
 from ..base.errors import InvalidInput
 from ..feedback.reask import KINDS
-from ..feedback.record import record_outcome
+from ..feedback.record import is_client_name, record_outcome
 from ..query.answerids import capability_id
 from .authority import Caller, approved_workspace
 
@@ -41,6 +41,9 @@ def parse_capability(capability: str) -> tuple[str, str, str]:
 
 def graph_feedback_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
     workspace, _ = approved_workspace(caller)
+    if not is_client_name(caller.recipient):
+        raise InvalidInput("This server's recipient cannot name an outcome's client (1-64 letters, digits, '.', '_', "
+                           "':' or '-'); start the server for such a recipient to record feedback.")
     given = arguments["capability_id"]
     kind, intent, target = parse_capability(given)
     target = arguments.get("target", target)

@@ -24,7 +24,8 @@ from .tools import BY_NAME, TOOLS, Tool
 SERVER_NAME = "cm-graph"
 INSTRUCTIONS = (
     "Call `code_context` before grep or reading files to learn an area. Read only the cited lines you must "
-    "edit. Answers describe the commit in `graph.commit`; check `freshness`."
+    "edit. Answers describe the commit in `graph.commit`; check `freshness`. After a task, report whether "
+    "an answer saved reads with `graph_feedback` (its capability_id and answer_id)."
 )
 
 
