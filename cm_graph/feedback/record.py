@@ -28,6 +28,13 @@ MAX_NOTE_CHARS = 200
 MAX_REPORTED_FILES = 1_000_000
 _ANSWER_ID = re.compile(r"sha256:[0-9a-f]{64}", re.ASCII)
 _CLIENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}", re.ASCII)
+
+
+def is_client_name(name: Any) -> bool:
+    """Whether ``name`` can be stored as an outcome's client (the surfaces check their recipient)."""
+    return isinstance(name, str) and _CLIENT.fullmatch(name) is not None
+
+
 NOT_REPRODUCED = ("The answer id is not what this question answers on the current graph (it was refreshed "
                   "since, or the arguments differ); ask again and report the new answer's id.")
 
@@ -39,7 +46,7 @@ def record_outcome(
 ) -> dict[str, Any]:
     if not isinstance(answer_id, str) or not _ANSWER_ID.fullmatch(answer_id):
         raise InvalidInput("The answer id must be sha256: and 64 lowercase hex digits, as the answer gave it.")
-    if not isinstance(client, str) or not _CLIENT.fullmatch(client):
+    if not is_client_name(client):
         raise InvalidInput("The client must be 1-64 letters, digits, '.', '_', ':' or '-'.")
     if not is_bounded_text(target, MAX_TARGET_CHARS):
         raise InvalidInput(f"The target must be non-empty single-line text of at most {MAX_TARGET_CHARS} characters.")

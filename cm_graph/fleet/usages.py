@@ -30,9 +30,11 @@ from ..base.jsonio import dumps_canonical
 from ..base.rules import is_bounded_text
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
+from ..query.answerids import ID_PREFIX, capability_id, stamp_ids
 from .build import FleetIndex
 
 USAGES_SCHEMA = "cm_graph.crossRepoUsages.v1"
+USAGES_KIND = "cross_repo_usages"  # capability ids: cmg:cross_repo_usages:<fleet>:<symbol>
 DEFAULT_ITEMS_PER_GROUP = 20   # per repository and per kind
 MAX_ITEMS_PER_GROUP = 200
 DEFAULT_MAX_CHARS = 24_000
@@ -143,8 +145,8 @@ def cross_repo_usages(
         usages.setdefault(repository, []).append(item)
     status = "not_found" if not definitions else "ok" if len(definitions) == 1 else "ambiguous"
     answer = {
-        "schema": USAGES_SCHEMA, "fleet": fleet.name, "fleet_index": fleet.digest[:32], "symbol": symbol,
-        "name": name, "status": status,
+        "schema": USAGES_SCHEMA, "status": status, "answer": _prose(symbol, definitions, usages, name_matches),
+        "fleet": fleet.name, "fleet_index": fleet.digest[:32], "symbol": symbol, "name": name,
         "definitions": [d.to_json() for d in definitions],
         "usages_by_repository": {},
         "name_matches_by_repository": {},
@@ -159,8 +161,31 @@ def cross_repo_usages(
         )
     elif status == "not_found":
         answer["next_action"] = "No covered member defines that name; check the spelling or `cm-graph doctor --fleet`."
+    # The ids go in before the budget is filled (the placeholder is the id's own length), so the
+    # stamped answer keeps to max_chars; the fleet index digest in the answer pins its generations.
+    answer["capability_id"] = capability_id(USAGES_KIND, fleet.name, symbol)
+    answer["answer_id"] = ID_PREFIX + "0" * 64
     _fill(answer, usages, name_matches, max_items, max_chars)
-    return answer
+    return stamp_ids(answer, USAGES_KIND, fleet.name, symbol)
+
+
+def _prose(
+    symbol: str, definitions: list[Definition], usages: dict[str, list[dict[str, Any]]],
+    name_matches: dict[str, list[dict[str, Any]]],
+) -> str:
+    """The answer in one paragraph (totals, not what the budget shows: those are per group)."""
+    if not definitions:
+        return f"No covered member of the fleet defines `{symbol}`."
+    references = sorted({d.reference() for d in definitions})
+    shown = references[:MAX_CANDIDATES_PER_USAGE]
+    where = ", ".join(shown) + (", ..." if len(references) > len(shown) else "")
+    used = sum(len(items) for items in usages.values())
+    text = (f"`{symbol}` is defined {len(definitions)} time(s) ({where}); {used} usage(s) in "
+            f"{len(usages)} other repositor(ies) anchored by package import or receiver type")
+    matches = sum(len(items) for items in name_matches.values())
+    if matches:
+        text += f"; {matches} name-only match(es) listed apart, never attributed"
+    return text + ". Each citation was checked against its repository's bound commit."
 
 
 def _list_candidates(item: dict[str, Any], candidates: list[Definition]) -> None:

@@ -1,4 +1,4 @@
-"""The three answers a surface serves today, each a whole, bounded, JSON-ready object.
+"""The checkout's answers a surface serves, each a whole, bounded, JSON-ready object.
 
 Each adapter takes the caller and the validated arguments and returns the structured object
 that MCP sends as ``structuredContent`` (and as compact JSON text) and REST sends as its body.
@@ -22,9 +22,11 @@ from ..base.git import GitFailure
 from ..context.run import code_context
 from ..context.shape import CODE_CONTEXT_SCHEMA, dumps
 from ..evidence.ask import ask
+from ..feedback.reask import reask
 from ..generation.layout import Workspace
 from ..generation.status import REMEDIES, GraphStatus, graph_status
 from ..index.ensure import has_usable_index
+from ..query.answerids import capability_id, stamp_ids
 from .authority import Caller, approved_workspace, evidence_authorization, head_commit
 
 ASK_ANSWER_SCHEMA = "cm_graph.askAnswer.v1"
@@ -68,7 +70,14 @@ def code_context_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
             "schema": CODE_CONTEXT_SCHEMA, "status": "unavailable", "answer": refusal.message,
             "intent": intent, "target": target, "reason": refusal.reason, "detail": refusal.message,
             "freshness": _freshness(workspace), "next_actions": next_actions(refusal.reason),
+            **unanswered_ids("code_context", intent, target),
         }
+
+
+def unanswered_ids(kind: str, intent: str, target: str) -> dict[str, Any]:
+    """The ids of a call the graph could not answer: what was asked, and no answer (``None``: the
+    CLI refuses these with the same reason and prints no answer either)."""
+    return {"capability_id": capability_id(kind, intent, target), "answer_id": None}
 
 
 def ask_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -87,7 +96,8 @@ def ask_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
                   node_budget=arguments.get("node_budget"), now=now, derive=False, status=status)
     summary, packet = outcome.summary, outcome.packet
     if packet is None:
-        return _ask_unavailable(question, target, summary["reason"], summary["detail"], _freshness(workspace))
+        return _ask_unavailable(question, target, summary["reason"], summary["detail"], _freshness(workspace),
+                                _unresolved_ids(workspace, question, target, arguments, summary["reason"]))
     head = packet["source_revision"]
     graph = {"generation": summary["generation"], "commit": head, "built_at": packet["source_built_at"]}
     documents = [{"text": d["text"], "confidence": d["confidence"], "citations": d["citations"]}
@@ -99,8 +109,23 @@ def ask_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
         "documents": {"shown": len(shown), "total": len(documents), "items": shown},
         "completeness": packet["completeness"], "truncated": packet["truncated"] or len(shown) < len(documents),
         "omissions": packet["omissions"], "graph": graph, "freshness": {"state": "current", "head": head},
-        "next_actions": [],
+        "next_actions": [], "capability_id": summary["capability_id"], "answer_id": summary["answer_id"],
     })
+
+
+def _unresolved_ids(
+    workspace: Workspace, question: str, target: str, arguments: dict[str, Any], reason: str,
+) -> dict[str, Any]:
+    """An unresolved target is still an answer (``ask --json`` gives it with its ids, and an agent
+    may report it unhelpful); its ids come from the same re-ask ``graph_feedback`` replays."""
+    if reason == "unresolved":
+        try:
+            asked = reask(workspace, "question", question, target,
+                          {"depth": arguments.get("depth"), "node_budget": arguments.get("node_budget")})
+            return {"capability_id": asked.capability_id, "answer_id": asked.answer_id}
+        except Refusal:
+            pass
+    return unanswered_ids("question", question, target)
 
 
 def fit_documents(
@@ -125,16 +150,22 @@ def _ask_prose(question: str, target: str, summary: dict[str, Any], shown: int, 
     return text + ". Each citation was checked against the bound commit."
 
 
-def _ask_unavailable(question: str, target: str, reason: str, detail: str, freshness: dict[str, Any]) -> dict[str, Any]:
+def _ask_unavailable(
+    question: str, target: str, reason: str, detail: str, freshness: dict[str, Any], ids: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     return {
         "schema": ASK_ANSWER_SCHEMA, "status": "unavailable", "answer": detail, "question": question,
         "target": target, "reason": reason, "detail": detail, "freshness": freshness,
-        "next_actions": next_actions(reason),
+        "next_actions": next_actions(reason), **(ids or unanswered_ids("question", question, target)),
     }
 
 
 def graph_status_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
     workspace, repositories = approved_workspace(caller)
+    if arguments.get("fleet") is not None:
+        from .fleetanswers import fleet_status_answer
+
+        return fleet_status_answer(caller, arguments["fleet"], _freshness(workspace))
     status = graph_status(workspace, "HEAD", trust_seal=True)
     generation = status.generation
     index = "not_checked" if generation is None else ("ready" if has_usable_index(generation) else "missing")
@@ -143,12 +174,12 @@ def graph_status_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
         prose = f"The graph is current for HEAD (generation {generation.id if generation else ''}); ask away."
     else:
         prose = status.detail or f"The graph cannot answer yet ({reason})."
-    return {
+    return stamp_ids({
         "schema": SURFACE_STATUS_SCHEMA, "status": "ready" if reason is None else "unavailable",
         "answer": prose, "reason": reason, "connection": caller.connection, "recipient": caller.recipient,
         "repositories": list(repositories), "index": index, "freshness": _freshness(workspace, status),
         "graph": status.to_json(), "next_actions": next_actions(reason) if reason else [],
-    }
+    }, "graph_status", "checkout", caller.connection)
 
 
 def _head(workspace: Workspace) -> str | None:

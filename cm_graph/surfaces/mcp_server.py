@@ -24,7 +24,8 @@ from .tools import BY_NAME, TOOLS, Tool
 SERVER_NAME = "cm-graph"
 INSTRUCTIONS = (
     "Call `code_context` before grep or reading files to learn an area. Read only the cited lines you must "
-    "edit. Answers describe the commit in `graph.commit`; check `freshness`."
+    "edit. Answers describe the commit in `graph.commit`; check `freshness`. After a task, report whether "
+    "an answer saved reads with `graph_feedback` (its capability_id and answer_id)."
 )
 
 
@@ -34,7 +35,8 @@ def tool_listing(tool: Tool) -> types.Tool:
         output_schema=tool.output,
         annotations=types.ToolAnnotations(
             read_only_hint=tool.read_only, destructive_hint=False if not tool.read_only else None,
-            idempotent_hint=True if tool.read_only else None, open_world_hint=False,
+            # graph_feedback too: a repeated report is already_recorded, never a second row.
+            idempotent_hint=True, open_world_hint=False,
         ),
     )
 

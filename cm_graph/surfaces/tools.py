@@ -17,6 +17,7 @@ from typing import Any
 
 from ..context.budget import MIN_CHARS
 from ..context.sections import INTENT_NAMES
+from ..fleet import usages as fleet_usages
 from ..query.questions import MAX_DEPTH, MAX_NODE_BUDGET, QUESTION_NAMES
 from .answers import (
     DEFAULT_REPLY_CHARS,
@@ -26,11 +27,18 @@ from .answers import (
     graph_status_answer,
 )
 from .authority import Caller
+from .feedbackanswer import graph_feedback_answer
+from .fleetanswers import cross_repo_usages_answer
 
 Adapter = Callable[[Caller, dict[str, Any]], dict[str, Any]]
 TARGET = {"type": "string", "minLength": 1, "maxLength": 256}
 MAX_CHARS_ARGUMENT = {"type": "integer", "minimum": MIN_CHARS, "maximum": HARD_CAP_CHARS,
                       "default": DEFAULT_REPLY_CHARS}
+FLEET = {"type": "string", "pattern": "^[a-z][a-z0-9_-]{0,63}$"}
+DEPTH = {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH}
+NODE_BUDGET = {"type": "integer", "minimum": 1, "maximum": MAX_NODE_BUDGET}
+COUNT = {"type": "integer", "minimum": 0}  # the upper bound is record_outcome's, checked there
+INTEGER = {"type": "integer"}  # graph_feedback repeats the asking tool's; the re-ask checks its range
 
 
 def answer_schema(*required: str) -> dict[str, Any]:
@@ -74,16 +82,36 @@ TOOLS: tuple[Tool, ...] = (
         "documents, for the checkout's HEAD.",
         True, "POST", "/graph/ask",
         {"question": {"enum": list(QUESTION_NAMES)}, "target": TARGET,
-         "depth": {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH},
-         "node_budget": {"type": "integer", "minimum": 1, "maximum": MAX_NODE_BUDGET},
-         "max_chars": MAX_CHARS_ARGUMENT},
+         "depth": DEPTH, "node_budget": NODE_BUDGET, "max_chars": MAX_CHARS_ARGUMENT},
         ("question", "target"), answer_schema("freshness"), ask_answer,
     ),
     Tool(
+        "cross_repo_usages",
+        "Where a symbol is defined and used across this checkout's fleet (or `fleet`), by repository, "
+        "anchored by import or receiver type; name-only matches apart.",
+        True, "POST", "/graph/analyze/cross-repo-usages",
+        {"symbol": {"type": "string", "minLength": 1, "maxLength": 512}, "fleet": FLEET,
+         "max_chars": {**MAX_CHARS_ARGUMENT, "minimum": fleet_usages.MIN_CHARS}},
+        ("symbol",), answer_schema(), cross_repo_usages_answer,
+    ),
+    Tool(
         "graph_status",
-        "Whether this checkout's graph can answer now: state, index, generation and commit against HEAD.",
-        True, "GET", "/graph/status", {}, (), answer_schema("freshness"),
+        "Whether this checkout's graph can answer now (state, index, commit against HEAD); with `fleet`, "
+        "the fleet doctor's report.",
+        True, "GET", "/graph/status", {"fleet": FLEET}, (), answer_schema("freshness"),
         graph_status_answer,
+    ),
+    Tool(
+        "graph_feedback",
+        "After a task: did an answer save file reads? Its capability_id and answer_id, plus any "
+        "non-default target, max_chars, depth, node_budget it was asked with.",
+        False, "POST", "/graph/feedback",
+        {"capability_id": {"type": "string", "pattern": "^cmg:"},
+         "answer_id": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
+         "reads_avoided": COUNT, "files_read": COUNT, "correct": {"type": "boolean"},
+         "target": TARGET, "max_chars": INTEGER, "depth": INTEGER, "node_budget": INTEGER},
+        ("capability_id", "answer_id", "reads_avoided", "files_read", "correct"), answer_schema(),
+        graph_feedback_answer,
     ),
 )
 BY_NAME = {tool.name: tool for tool in TOOLS}

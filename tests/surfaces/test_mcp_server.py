@@ -27,7 +27,7 @@ from ..support.helpers import CM_GRAPH, commit_all, make_repo, numbered_lines, p
 from ..support.surfacekit import Served, cited_line_exists, connected, free_port, http_server  # noqa: E402
 
 pytestmark = pytest.mark.anyio
-TOOLS = {"code_context", "ask", "graph_status"}
+TOOLS = {"code_context", "ask", "cross_repo_usages", "graph_status", "graph_feedback"}
 
 
 @pytest.fixture
@@ -56,7 +56,8 @@ async def list_and_call_each(client: Client, served: Served) -> dict[str, dict[s
                       separators=(",", ":"))
     assert len(wire) < 4000, len(wire)
     for tool in listed:
-        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+        assert tool.annotations is not None
+        assert tool.annotations.read_only_hint is (tool.name != "graph_feedback"), tool.name
         assert tool.output_schema is not None and "status" in tool.output_schema["required"]
     answers = {}
     for name, arguments in {"code_context": {"target": "parse_config", "intent": "usage"},
