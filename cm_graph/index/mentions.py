@@ -33,6 +33,9 @@ _HASH_LANGUAGES = (".py", ".pyi", ".pyw", ".rb", ".sh", ".bash", ".pl", ".r", ".
 # prose, not code. Line comments and one-line strings are judged on the mention's own line.
 _HASH_BLOCKS = (('"""', '"""'), ("'''", "'''"))
 _C_BLOCKS = (("/*", "*/"),)
+# A line that is only a line comment (str.lstrip's whitespace is the pattern's \s).
+_HASH_COMMENT_LINE = re.compile(r"^[^\S\n]*#[^\n]*", re.MULTILINE)
+_C_COMMENT_LINE = re.compile(r"^[^\S\n]*//[^\n]*", re.MULTILINE)
 # Words a language reserves (or gives a meaning in some position: `from`, `of`, `type`, `get`):
 # a function may carry one as its name (rxjs's `from()`), but only a call or a qualified use of
 # it is a mention; the bare word is the keyword.
@@ -76,7 +79,9 @@ def scan_blob(
     if len(data) > MAX_SCANNED_BYTES or b"\0" in data[:8192]:
         return
     text = data.decode("utf-8", errors="replace")
-    tokens = _TOKEN.findall(text)
+    lines = text.split("\n")
+    hashed = path.lower().endswith(_HASH_LANGUAGES)
+    tokens = _TOKEN.findall(_code_only(text, lines, hashed))
     present = names.intersection(tokens).difference(skip)
     if not present:
         return
@@ -84,15 +89,26 @@ def scan_blob(
     # (line index, name) of every wanted token, deduplicated: all of it C-level iteration.
     line_of = compress(accumulate(map("\n".__eq__, tokens)), wanted)
     pairs = set(zip(line_of, compress(tokens, wanted), strict=True))
-    lines = text.split("\n")
-    hashed = path.lower().endswith(_HASH_LANGUAGES)
-    inside = _block_lines(text, _HASH_BLOCKS if hashed else _C_BLOCKS)
     for index, name in sorted(pairs):
-        if index + 1 in inside:
-            continue
         form = _strongest_form(lines[index], name, hashed)
         if form is not None:
             yield name, index + 1, form
+
+
+def _code_only(text: str, lines: list[str], hashed: bool) -> str:
+    """``text`` with the lines no mention can be on emptied (their newlines kept, so every line
+    keeps its number): the lines strictly inside a multi-line string or block comment, and the
+    lines that are only a line comment. ``_form`` finds no use on either (a mention inside a
+    block is prose; a name after a line comment's marker, with no quote before it, is in the
+    comment), so their tokens would only cost a Python step each to be refused; emptied, they
+    never become tokens, and sympy's docstrings are a third of its text."""
+    inside = _block_lines(text, _HASH_BLOCKS if hashed else _C_BLOCKS)
+    if inside:
+        kept = lines.copy()
+        for number in inside:
+            kept[number - 1] = ""
+        text = "\n".join(kept)
+    return (_HASH_COMMENT_LINE if hashed else _C_COMMENT_LINE).sub("", text)
 
 
 def _block_lines(text: str, delimiters: tuple[tuple[str, str], ...]) -> set[int]:
