@@ -24,7 +24,7 @@ from ..context.shape import CODE_CONTEXT_SCHEMA, dumps
 from ..evidence.ask import ask
 from ..feedback.reask import reask
 from ..generation.layout import Workspace
-from ..generation.status import REMEDIES, GraphStatus, graph_status
+from ..generation.status import REMEDIES, STATUS_SCHEMA, GraphStatus, graph_status
 from ..index.ensure import has_usable_index
 from ..query.answerids import capability_id, stamp_ids
 from .authority import Caller, approved_workspace, evidence_authorization, head_commit
@@ -166,9 +166,21 @@ def graph_status_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
         from .fleetanswers import fleet_status_answer
 
         return fleet_status_answer(caller, arguments["fleet"], _freshness(workspace))
-    status = graph_status(workspace, "HEAD", trust_seal=True)
-    generation = status.generation
-    index = "not_checked" if generation is None else ("ready" if has_usable_index(generation) else "missing")
+    try:
+        status = graph_status(workspace, "HEAD", trust_seal=True)
+        generation = status.generation
+        index = "not_checked" if generation is None else ("ready" if has_usable_index(generation) else "missing")
+    except Refusal as refusal:
+        if _is_refusal(refusal):
+            raise
+        # A graph found damaged while it is judged is the answer to "what state is the graph in".
+        return stamp_ids({
+            "schema": SURFACE_STATUS_SCHEMA, "status": "unavailable", "answer": refusal.message,
+            "reason": refusal.reason, "connection": caller.connection, "recipient": caller.recipient,
+            "repositories": list(repositories), "index": "not_checked", "freshness": _freshness(workspace),
+            "graph": {"schema": STATUS_SCHEMA, "state": refusal.reason, "usable": False, "detail": refusal.message},
+            "next_actions": next_actions(refusal.reason),
+        }, "graph_status", "checkout", caller.connection)
     reason = status.state if status.state != "current" else ("index_missing" if index == "missing" else None)
     if reason is None:
         prose = f"The graph is current for HEAD (generation {generation.id if generation else ''}); ask away."
@@ -190,8 +202,13 @@ def _head(workspace: Workspace) -> str | None:
 
 
 def _freshness(workspace: Workspace, status: GraphStatus | None = None) -> dict[str, Any]:
-    """The current generation and its commit against HEAD, as read now."""
-    status = status or graph_status(workspace, "HEAD", trust_seal=True)
+    """The current generation and its commit against HEAD, as read now (a graph that cannot be
+    judged is named by its reason: freshness is reported, never a reason to fail the call)."""
+    if status is None:
+        try:
+            status = graph_status(workspace, "HEAD", trust_seal=True)
+        except Refusal as refusal:
+            return {"state": refusal.reason, "head": _head(workspace), "commit": None, "generation": None}
     generation = status.generation
     return {"state": status.state, "head": _head(workspace),
             "commit": generation.manifest.commit if generation is not None else None,

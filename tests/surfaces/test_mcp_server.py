@@ -8,6 +8,7 @@ two calls of one session is served without a restart; an unnamed recipient is re
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -215,3 +216,20 @@ async def test_the_handshake_era_client_gets_the_same_bytes_from_another_process
                      await client.call_tool("ask", {"question": "dependency", "target": "load"})]
             texts.append([result.content[0].text for result in calls])
     assert texts[0] == texts[1]
+
+
+async def test_a_damaged_graph_is_an_ordinary_answer_on_every_tool(tmp_path: Path) -> None:
+    """A truncated graph.bin is a state of the graph, not a malfunction: every tool answers
+    ``unavailable`` with the reason, and only refusals and faults set ``isError``."""
+    from cm_graph.generation.store import read_current
+
+    served = connected(tmp_path)
+    artifact = read_current(served.workspace).artifact_path
+    os.truncate(artifact, 5000)
+    async with stdio(served) as client:
+        for name, arguments in {"graph_status": {}, "code_context": {"target": "parse_config"},
+                                "ask": {"question": "impact", "target": "parse_config"}}.items():
+            result = await client.call_tool(name, arguments)
+            answer = structured(result)
+            assert result.is_error is False and answer["status"] == "unavailable", (name, answer)
+            assert answer["reason"] == "corrupt" and answer["next_actions"], (name, answer)
