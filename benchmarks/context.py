@@ -315,7 +315,7 @@ def mentions_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of:
             name = _unit(label, path)[1]
             truth = truth_of.callers(name)
             graph = _reached(connection, node, WALKS["callers"])
-            facts = mention_facts(connection, label)
+            facts = mention_facts(connection, label, node)
             claims = {_unit(*_enclosing(connection, p, n)) for p, n, _ in facts["rows"]}
             lines.extend((label, p, n, form) for p, n, form in facts["rows"])
             row: dict[str, Any] = {"target": label, "common_name": facts["common"], "mention_lines": len(facts["rows"]),

@@ -12,14 +12,17 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..context.shape import shown_cite
+
 
 def _where(item: dict[str, Any]) -> tuple[str, str]:
-    """The location a row shows (the call site when it is cited, else the definition) and its cite."""
+    """The location a row shows (the call site when it is cited, else the definition) and the
+    cite the prose uses for the same item (``shown_cite``)."""
     site = item.get("site") or {}
     if site.get("cite"):
-        return f"{site['path']}#L{site['line']}" if site["line"] else site["path"], site["cite"]
+        return f"{site['path']}#L{site['line']}" if site["line"] else site["path"], shown_cite(item) or ""
     path, line = item["path"], item["line"]
-    return (f"{path}#L{line}" if path and line else path or "-"), item.get("cite") or ""
+    return (f"{path}#L{line}" if path and line else path or "-"), shown_cite(item) or ""
 
 
 def print_context(out: Console, document: dict[str, Any]) -> None:
@@ -40,6 +43,10 @@ def print_context(out: Console, document: dict[str, Any]) -> None:
         for item in section["items"]:
             how = item.get("relation") or (f"{item['form']}, {item['confidence']}" if "form" in item else
                                             f"shares {item['jaccard']}" if "jaccard" in item else "says")
+            chosen = item.get("linked_to")
+            if chosen:
+                where_chosen = f"{chosen['path']}#L{chosen['line']}" if chosen["line"] else chosen["path"]
+                how += f"; graph links it to {chosen['label']} at {where_chosen}"
             if "hop" in item:
                 how += f", hop {item['hop']}"
             name = item.get("label") or item["text"]

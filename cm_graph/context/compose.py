@@ -33,7 +33,7 @@ from .sections import (
     mention_section,
     unavailable,
 )
-from .shape import CODE_CONTEXT_SCHEMA, ID_PLACEHOLDER, CitationBook, capability_id, listed, tag
+from .shape import CODE_CONTEXT_SCHEMA, ID_PLACEHOLDER, LIST_HEAD, CitationBook, capability_id, listed, shown_cite, tag
 from .textual import homonym_note, mention_facts, mention_items
 from .walks import MAX_READ, walk
 
@@ -53,7 +53,8 @@ def compose(
         return _unanswered(connection, intent, target, resolution, names, graph, freshness, max_chars)
     node = resolution.anchors[0]
     anchor = _describe(connection, [node])[node]
-    facts = mention_facts(connection, anchor["label"]) if set(names) & set(MENTION_SECTIONS) else None
+    aside = list(_describe(connection, list(resolution.set_aside)).values()) if resolution.set_aside else []
+    facts = mention_facts(connection, anchor["label"], node) if set(names) & set(MENTION_SECTIONS) else None
     raw = {name: _section(connection, name, node, history, anchor["path"], facts) for name in names}
     fleet_section = cross_repo(anchor["label"]) if cross_repo is not None and "cross_repo" in names else None
     book_checker = CitationChecker(connection)
@@ -61,6 +62,7 @@ def compose(
     def build(shown: dict[str, int], dropped: dict[str, int]) -> dict[str, Any]:
         book = CitationBook(book_checker.confirms, graph["commit"])
         anchor_item = _cited(dict(anchor), book)
+        bindings = [_cited(dict(item), book) for item in aside[:LIST_HEAD]]  # the prose names these
         sections: dict[str, Any] = {}
         omissions = []
         for name in names:
@@ -85,7 +87,7 @@ def compose(
             _not_uncalled(sections)
         document = {
             "schema": CODE_CONTEXT_SCHEMA, "status": "answered",
-            "answer": _prose(anchor_item, sections),
+            "answer": _prose(anchor_item, sections, bindings, len(resolution.set_aside)),
             "intent": intent, "target": target,
             "anchors": [anchor_item],
             "sections": sections,
@@ -249,9 +251,13 @@ def _cited(item: dict[str, Any], book: CitationBook) -> dict[str, Any]:
     return item
 
 
-def _prose(anchor: dict[str, Any], sections: dict[str, Any]) -> str:
+def _prose(anchor: dict[str, Any], sections: dict[str, Any], bindings: list[dict[str, Any]], set_aside: int) -> str:
     where = (f"{anchor['path']}#L{anchor['line']}" if anchor["line"] else anchor["path"]) or "no source location"
     sentences = [f"{tag(anchor['label'], anchor['cite'])} ({anchor['kind']}) is defined at {where}."]
+    if set_aside:
+        named = [tag(item["label"], item["cite"]) for item in bindings]
+        sentences.append(f"It was chosen over {set_aside} variable binding(s) of the same name, which define "
+                         f"nothing themselves: {listed(named, set_aside)}.")
     missing = []
     for name, section in sections.items():
         if section["status"] == "unavailable":
@@ -265,12 +271,9 @@ def _prose(anchor: dict[str, Any], sections: dict[str, Any]) -> str:
     return " ".join(sentences)
 
 
-def _names(section: dict[str, Any], cite_key: str = "cite") -> list[str]:
-    out = []
-    for item in section["items"]:
-        cid = (item.get("site") or {}).get("cite") if cite_key == "site" else None
-        out.append(tag(item["label"], cid or item["cite"]))
-    return out
+def _names(section: dict[str, Any]) -> list[str]:
+    """Each item's name with the id its table row shows (``shown_cite``), so prose and table agree."""
+    return [tag(item["label"], shown_cite(item)) for item in section["items"]]
 
 
 def _by_hop(section: dict[str, Any]) -> str:
@@ -278,7 +281,7 @@ def _by_hop(section: dict[str, Any]) -> str:
     for hop, group in HOP_GROUPS.items():
         members = [item for item in section["items"] if item["hop"] == hop]
         if members:
-            names = [tag(i["label"], (i.get("site") or {}).get("cite") or i["cite"]) for i in members]
+            names = [tag(i["label"], shown_cite(i)) for i in members]
             groups.append(f"{group.replace('_', ' ')} (hop {hop}): {listed(names, len(names))}")
     return f"Changing it reaches {section['total']} node(s) — " + "; ".join(groups) + "."
 
@@ -293,6 +296,10 @@ def _mentioned(section: dict[str, Any], tests: bool) -> str:
         return section["detail"]
     what = "test(s) use it by name" if tests else "more call site(s) by name"
     text = f"{section['total']} {what}, not in the graph (textual): {listed(_names(section), section['total'])}."
+    elsewhere = sum(1 for item in section["items"] if "linked_to" in item)
+    if elsewhere:
+        text += (f" The graph links {elsewhere} of those shown to another definition of the name (linked_to), "
+                 "not to this one.")
     note = homonym_note(section["homonyms"])
     return text if note is None else f"{text} {note}"
 
@@ -311,8 +318,8 @@ _SENTENCES = {
                                                        s["total"]) + ".",
     "calls": lambda s: f"It calls {s['total']}: {listed(_names(s), s['total'])}.",
     "defines": lambda s: f"It defines {s['total']}: {listed(_names(s), s['total'])}.",
-    "callers": lambda s: f"Used by {s['shown']} of {s['total']} caller(s): {listed(_names(s, 'site'), s['total'])}.",
-    "references": lambda s: f"Referenced by {s['total']}: {listed(_names(s, 'site'), s['total'])}.",
+    "callers": lambda s: f"Used by {s['shown']} of {s['total']} caller(s): {listed(_names(s), s['total'])}.",
+    "references": lambda s: f"Referenced by {s['total']}: {listed(_names(s), s['total'])}.",
     "tests": lambda s: f"{s['total']} test(s) reach it: {listed(_names(s), s['total'])}.",
     "similar": lambda s: f"Structurally similar (shared callees): {listed(_names(s), s['total'])}.",
     "cross_repo": lambda s: f"Used from other repositories of the fleet {s['fleet']} ({s['total']}): "

@@ -6,6 +6,9 @@ naturally writes: ``path::name``, ``Class.method`` (by the provider's ``method``
 edges), ``module.func`` (dotted module path against the node's file) and a method without its
 leading dot (the pinned provider labels methods ``.name()``). More than one definition is
 ``ambiguous`` with the candidates; nothing at all is ``unresolved`` with ranked suggestions.
+A variable binding of the name (the provider's node for ``const parse = require('./parse')``)
+ranks after every real definition (``bindings_among.sql`` says how one is told apart), and one
+real definition resolves with the bindings it was preferred over named in the answer.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class Resolution:
     total: int  # how many candidates there were (at least, when the read stopped)
     via: str  # label | path | path_line | path_name | owner_name | module_name | method | none
     suggestions: tuple[str, ...] = ()
+    set_aside: tuple[int, ...] = ()  # same-named variable bindings ranked after the one definition
 
 
 def resolve(connection: apsw.Connection, target: object) -> Resolution:
@@ -47,7 +51,9 @@ def resolve(connection: apsw.Connection, target: object) -> Resolution:
     exact = [row[0] for row in connection.execute(query_sql("resolve_target"), bindings)]
     if exact:
         files = _file_nodes(connection, exact, target)
-        return _settle(files or exact, "path" if files else "label")
+        if files:
+            return _settle(files, "path")
+        return _definitions_first(connection, exact, target)
     for via, nodes in _qualified(connection, target):
         if nodes:
             return _settle(nodes, via)
@@ -55,11 +61,34 @@ def resolve(connection: apsw.Connection, target: object) -> Resolution:
     return Resolution("unresolved", (), 0, "none", tuple(ranked)[:MAX_CANDIDATES])
 
 
-def _settle(nodes: list[int], via: str) -> Resolution:
+def _settle(nodes: list[int], via: str, bindings: tuple[int, ...] = ()) -> Resolution:
+    """One definition resolves (the ``bindings`` set aside for it are named, never hidden);
+    several are ambiguous, with the bindings ranked after every definition."""
     nodes = sorted(set(nodes))
     if len(nodes) == 1:
-        return Resolution("resolved", (nodes[0],), 1, via)
-    return Resolution("ambiguous", tuple(nodes[:MAX_CANDIDATES]), len(nodes), via)
+        return Resolution("resolved", (nodes[0],), 1 + len(bindings), via, (), bindings)
+    ranked = nodes + sorted(set(bindings))
+    return Resolution("ambiguous", tuple(ranked[:MAX_CANDIDATES]), len(ranked), via)
+
+
+def _definitions_first(connection: apsw.Connection, exact: list[int], target: str) -> Resolution:
+    """A name the label tier matches: a variable binding of it (``const parse = require(...)``)
+    is no definition of it, so the real definitions come first, including the functions the
+    seed's second tier would have found (``parse()``), which the label tier hides."""
+    bound = _bindings(connection, exact)
+    if not bound:
+        return _settle(exact, "label")
+    real = [node for node in exact if node not in bound]
+    if "(" not in target:
+        real += [row[0] for row in connection.execute(query_sql("callables_named"), {"name": target, "limit": _READ})]
+    if not real:
+        return _settle(exact, "label")
+    return _settle(real, "label", tuple(sorted(bound)))
+
+
+def _bindings(connection: apsw.Connection, nodes: list[int]) -> set[int]:
+    rows = connection.execute(query_sql("bindings_among"), {"nodes": json.dumps(sorted(set(nodes)))})
+    return {row[0] for row in rows}
 
 
 def _file_nodes(connection: apsw.Connection, nodes: list[int], target: str) -> list[int]:

@@ -57,6 +57,13 @@ class CitationBook:
         return cid
 
 
+def shown_cite(item: dict[str, Any]) -> str | None:
+    """The one citation id an item is shown with, in the prose and in its table row alike: its
+    call or reference site when that is cited (where it uses the anchor), else its definition."""
+    site = item.get("site") or {}
+    return site.get("cite") or item.get("cite")
+
+
 def tag(label: str, cid: str | None) -> str:
     return f"`{label}` [{cid}]" if cid else f"`{label}`"
 

@@ -5,13 +5,17 @@ instances and callbacks it cannot resolve, so "no caller in the graph" is often 
 code. The text index (``index/mentions.py``, built with the index) lists the lines that use each
 defined name; here they become their own sections, never merged with graph relationships: every
 item's confidence is ``textual``, the lines the graph already carries are left out, and a name
-several definitions share is said to be ambiguous. Only ``code_context`` reads them; the seed's
+several definitions share is said to be ambiguous. A line the graph links to another definition
+of the name is not "carried" for this one: the provider may have chosen wrongly (a local
+``const parse = require(...)`` binding, a subclass's own ``__init__``), so it stays a mention and
+says which definition the graph chose (``linked_to``). Only ``code_context`` reads them; the seed's
 four questions and their packets stay graph-only.
 """
 
 from __future__ import annotations
 
 import bisect
+import json
 from typing import Any
 
 import apsw
@@ -26,20 +30,24 @@ TEXTUAL = "textual"
 COMMON_TOTAL = MAX_KEPT + 1  # a common name's total: more lines use it than the index lists
 
 
-def mention_facts(connection: apsw.Connection, label: str) -> dict[str, Any]:
+def mention_facts(connection: apsw.Connection, label: str, anchor: int) -> dict[str, Any]:
     """What the text index says about the anchor's name: every mention outside the graph's
-    relationships (at most ``MAX_KEPT``), whether the name is too common to list, and how many
-    definitions carry it."""
+    relationships into ``anchor`` (at most ``MAX_KEPT``; ``linked`` maps a line the graph links
+    to another same-named definition to that definition's node), whether the name is too common
+    to list, and how many definitions carry it."""
     name = defined_name(label)
     if name is None:
-        return {"name": None, "rows": [], "common": False, "definitions": 0}
+        return {"name": None, "rows": [], "linked": {}, "common": False, "definitions": 0}
     total, kept, definitions = fetch_rows(
         connection.execute(query_sql("mention_count"), {"name": name}), tuple[Any, Any, int])[0]
     if total is not None and not kept:
-        return {"name": name, "rows": [], "common": True, "definitions": definitions}
-    rows = fetch_rows(connection.execute(query_sql("mentions_of"), {"name": name, "limit": MAX_KEPT}),
-                      tuple[str, int, str])
-    return {"name": name, "rows": rows, "common": False, "definitions": definitions}
+        return {"name": name, "rows": [], "linked": {}, "common": True, "definitions": definitions}
+    found = fetch_rows(connection.execute(query_sql("mentions_of"),
+                                          {"name": name, "anchor": anchor, "limit": MAX_KEPT}),
+                       tuple[str, int, str, Any])
+    rows = [(path, line, form) for path, line, form, _ in found]
+    linked = {(path, line): other for path, line, _, other in found if other is not None}
+    return {"name": name, "rows": rows, "linked": linked, "common": False, "definitions": definitions}
 
 
 def mention_items(
@@ -48,7 +56,7 @@ def mention_items(
     """(items, total): one item per mention line (``tests_only``: per test definition or test
     file that mentions it, with its first line and how many lines), in file then line order."""
     rows = [row for row in facts["rows"] if not tests_only or is_test_path(row[0])]
-    owners = _Owners(connection)
+    owners = _Owners(connection, facts["linked"])
     if not tests_only:
         return [owners.item(path, line, form) for path, line, form in rows[:MAX_ITEMS]], len(rows)
     groups: dict[tuple[str, str], dict[str, Any]] = {}
@@ -67,11 +75,18 @@ def mention_items(
 class _Owners:
     """Names a mention by the definition the graph has it in: the nearest symbol or test at or
     above its line (the provider records no end lines), else its file. Each file's definitions
-    are read once."""
+    are read once. A line the graph links to another definition of the name says which one
+    (``linked_to``: label, path, line), so an agent sees where the graph and the text disagree."""
 
-    def __init__(self, connection: apsw.Connection) -> None:
+    def __init__(self, connection: apsw.Connection, linked: dict[tuple[str, int], int]) -> None:
         self._connection = connection
         self._files: dict[str, tuple[list[int], list[tuple[str, str]]]] = {}
+        self._linked = linked
+        wanted = sorted(set(linked.values()))
+        self._chosen: dict[int, dict[str, Any]] = {}
+        if wanted:
+            for row in connection.execute(query_sql("describe_nodes"), {"nodes": json.dumps(wanted)}):
+                self._chosen[row[0]] = {"label": row[1], "path": row[2], "line": row[3]}
 
     def item(self, path: str, line: int, form: str) -> dict[str, Any]:
         lines, owners = self._definitions(path)
@@ -81,8 +96,12 @@ class _Owners:
             label, kind = owners[first]
         else:
             label, kind = path.rsplit("/", 1)[-1], "file"
-        return {"label": label, "kind": kind, "path": path, "line": line, "form": form,
+        item = {"label": label, "kind": kind, "path": path, "line": line, "form": form,
                 "confidence": TEXTUAL, "test": is_test_path(path)}
+        other = self._linked.get((path, line))
+        if other is not None:
+            item["linked_to"] = dict(self._chosen[other])
+        return item
 
     def _definitions(self, path: str) -> tuple[list[int], list[tuple[str, str]]]:
         found = self._files.get(path)
