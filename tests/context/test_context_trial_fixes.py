@@ -25,9 +25,9 @@ from rich.console import Console
 
 from cm_graph.cli.context_view import print_context
 
-from .contextkit import ask_context
-from .g0 import edge, node
-from .helpers import git, inventory_for, make_repo, publish, run_installed
+from ..support.contextkit import ask_context
+from ..support.g0 import edge, node
+from ..support.helpers import git, inventory_for, make_repo, publish, run_installed
 
 PARSE = """const SemVer = require('../classes/semver')
 const parse = (version) => {
@@ -259,7 +259,7 @@ def test_prose_and_table_cite_an_item_by_the_same_id(tmp_path: Path, state_dir: 
 
 @pytest.mark.provider
 def test_the_real_provider_on_a_commonjs_project(tmp_path: Path) -> None:
-    from .test_provider_real import PROVIDER
+    from ..provider.test_provider_real import PROVIDER
 
     assert PROVIDER is not None
     repo = make_repo(tmp_path / "repo", {**FILES, "package.json": '{"name": "tiny"}\n'})
