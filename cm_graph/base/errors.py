@@ -24,6 +24,8 @@ REASONS = frozenset({
     "internal", "forbidden_host", "forbidden_origin", "unauthenticated", "not_found", "too_large", "extra_missing",
     # feedback and the eval corpus (feedback/)
     "not_reproduced", "eval_failed",
+    # the command line itself (cli/): a usage error (exit 2), an interrupt (exit 130)
+    "usage", "interrupted",
     # faults of the machine (base/refusals.py)
     "read_only", "disk_full", "permission_denied", "not_a_file", "not_a_directory", "missing", "unsafe", "io",
 })

@@ -1,0 +1,41 @@
+"""Trial findings 5, 11 and 13 on the command line: piped tables never fold a citation, a bad
+state directory is named by ``status``, usage errors are one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .helpers import run_installed
+from .test_lifecycle import cli
+
+USAGE_ERRORS = [
+    (["ask", "impact"], "cm-graph: usage: Missing argument 'TARGET...'. (see cm-graph ask --help)"),
+    (["context", "bogus", "x"], "cm-graph: usage: No such command 'bogus'. (see cm-graph context --help)"),
+    (["feedback", "record", "--answer-id", "a", "--target", "t", "--reads-avoided", "1", "--files-read", "0",
+      "--correct"], "cm-graph: usage: Invalid value: give exactly one of --intent (code_context) or --question "
+                    "(ask). (see cm-graph feedback record --help)"),
+    (["status", "--bogus"], "cm-graph: usage: No such option: --bogus (see cm-graph status --help)"),
+]
+
+
+@pytest.mark.parametrize(("args", "line"), USAGE_ERRORS, ids=[" ".join(a[:2]) for a, _ in USAGE_ERRORS])
+def test_a_usage_error_is_one_line_with_exit_2(args: list[str], line: str) -> None:
+    ran = cli(*args)
+    assert (ran.code, ran.out, ran.err) == (2, "", line + "\n")
+
+
+def test_the_installed_script_prints_usage_in_one_line_and_help_in_full(tmp_path: Path) -> None:
+    usage = run_installed("query", "--question", "blast", "--target", "x", cwd=tmp_path)
+    assert (usage.returncode, usage.stdout) == (2, "")
+    assert usage.stderr.splitlines() == [
+        "cm-graph: usage: Invalid value for '--question': 'blast' is not one of 'impact', 'dependency', "
+        "'symbol', 'related_tests'. (see cm-graph query --help)"
+    ]
+    bare = run_installed(cwd=tmp_path)  # a group without a command: its help, exit 2 as before
+    assert bare.returncode == 2 and "Usage: cm-graph [OPTIONS] COMMAND" in bare.stdout and "eval" in bare.stdout
+    group = run_installed("context", cwd=tmp_path)
+    assert group.returncode == 2 and "Usage: cm-graph context [OPTIONS] COMMAND" in group.stdout
+    helped = run_installed("context", "how", "--help", cwd=tmp_path)
+    assert (helped.returncode, helped.stderr) == (0, "") and "Usage: cm-graph context how" in helped.stdout
