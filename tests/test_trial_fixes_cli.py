@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import run_installed
-from .test_lifecycle import cli
+from .helpers import make_repo, run_installed
+from .test_lifecycle import cli, where
 
 USAGE_ERRORS = [
     (["ask", "impact"], "cm-graph: usage: Missing argument 'TARGET...'. (see cm-graph ask --help)"),
@@ -39,3 +39,34 @@ def test_the_installed_script_prints_usage_in_one_line_and_help_in_full(tmp_path
     assert group.returncode == 2 and "Usage: cm-graph context [OPTIONS] COMMAND" in group.stdout
     helped = run_installed("context", "how", "--help", cwd=tmp_path)
     assert (helped.returncode, helped.stderr) == (0, "") and "Usage: cm-graph context how" in helped.stdout
+
+
+OWNER_ONLY = "Private state is not an owner-only directory."
+
+
+@pytest.mark.parametrize("shape", ["0755", "a file", "graph/ 0755"])
+def test_a_state_directory_that_is_not_owner_only_is_named_not_called_absent(tmp_path: Path, shape: str) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.py": "def f():\n    return 1\n"})
+    state = tmp_path / "state"
+    if shape == "a file":
+        state.write_text("not a directory\n")
+    else:
+        state.mkdir(mode=0o700)
+        (state / "graph").mkdir(mode=0o700)
+        (state if shape == "0755" else state / "graph").chmod(0o755)
+    status = cli("status", *where(repo, state), "--json")
+    assert status.code == 1 and (status.out["state"], status.out["detail"]) == ("invalid", OWNER_ONLY), status.out
+    assert "chmod 700" in status.out["next_action"] and "build" in status.out["next_action"]
+    for asked in (("context", "how", "f"), ("ask", "impact", "f")):
+        ran = cli(*asked, *where(repo, state))
+        assert ran.code == 1 and ran.err.startswith(f"cm-graph: invalid: {OWNER_ONLY}"), (asked, ran.err)
+
+
+@pytest.mark.provider
+def test_refresh_refuses_a_state_directory_that_is_not_owner_only_with_the_same_sentence(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.py": "def f():\n    return 1\n"})
+    state = tmp_path / "state"
+    state.mkdir(mode=0o755)
+    state.chmod(0o755)
+    ran = cli("refresh", "--sandbox", "off", *where(repo, state))
+    assert (ran.code, ran.err) == (1, f"cm-graph: invalid: {OWNER_ONLY}\n")

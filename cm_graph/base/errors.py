@@ -104,6 +104,11 @@ class Unsafe(Refusal):
     reason = "invalid"
 
 
+class UnsafeStateRoot(Unsafe):
+    """The state root (or its ``graph/`` directory) is not an owner-only real directory: no
+    build would be accepted there, so the remedy is the directory, not a rebuild."""
+
+
 class UnsafeDestination(Refusal):
     """An output path names something that must not be replaced: a device, FIFO, socket or
     directory. Only a regular file or a symlink is ever replaced."""
