@@ -70,3 +70,25 @@ def test_refresh_refuses_a_state_directory_that_is_not_owner_only_with_the_same_
     state.chmod(0o755)
     ran = cli("refresh", "--sandbox", "off", *where(repo, state))
     assert (ran.code, ran.err) == (1, f"cm-graph: invalid: {OWNER_ONLY}\n")
+
+
+LONG_MODULE = "src/a_package_with_a_rather_long_name/and_a_module_whose_name_is_long_too.py"
+
+
+@pytest.mark.provider
+def test_piped_tables_never_fold_a_citation(tmp_path: Path) -> None:
+    callers = "".join(f"\n\ndef caller_number_{n}_of_the_long_function():\n    return "
+                      f"a_function_with_a_rather_long_name({n})\n" for n in range(12))
+    repo = make_repo(tmp_path / "repo", {
+        "src/a_package_with_a_rather_long_name/__init__.py": "",
+        LONG_MODULE: "def a_function_with_a_rather_long_name(x):\n    return x\n" + callers,
+    })
+    state = tmp_path / "state"
+    assert cli("build", "--sandbox", "off", *where(repo, state)).code == 0
+    asked = ("context", "usage", "a_function_with_a_rather_long_name", *where(repo, state))
+    callers = cli(*asked, "--json").out["sections"]["callers"]["items"]
+    rows = [f"{item['site']['path']}#L{item['site']['line']}" for item in callers]
+    assert len(rows) >= 3 and all(len(row) >= 78 for row in rows)  # a 4-column row is wider than 80
+    piped = run_installed(*asked, cwd=tmp_path)  # stdout is a pipe: rich would give it 80 columns
+    assert piped.returncode == 0, piped.stderr
+    assert [row for row in rows if row not in piped.stdout] == [], piped.stdout  # each whole on its line
