@@ -13,6 +13,7 @@ styles, never as markup.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -29,10 +30,10 @@ PIPED_WIDTH = 100_000
 
 def console(stderr: bool = False) -> Console:
     """The console every command prints through: literal text (no markup, no emoji codes); on a
-    terminal its width, elsewhere whole rows (``PIPED_WIDTH``)."""
+    terminal its width, elsewhere whole rows (``PIPED_WIDTH``) unless ``$COLUMNS`` is set."""
     out = Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
-    if not out.is_terminal:
-        out.width = PIPED_WIDTH
+    if not out.is_terminal and not os.environ.get("COLUMNS", "").strip():
+        out.width = PIPED_WIDTH  # an explicit $COLUMNS is a width someone asked for: kept
     return out
 
 
