@@ -158,9 +158,27 @@ def cross_repo_usages(
             + _qualified_hint(definitions[0]) + "."
         )
     elif status == "not_found":
-        answer["next_action"] = "No covered member defines that name; check the spelling or `cm-graph doctor --fleet`."
+        answer["next_action"] = not_found_action(fleet.name, answer["coverage"])
     _fill(answer, usages, name_matches, max_items, max_chars)
     return answer
+
+
+def not_found_action(fleet_name: str, cover: dict[str, Any]) -> str:
+    """What to do when no searched member defines the name. A member with no usable graph was not
+    searched, and a stale one only at its older bound commit: the name may be defined there, so
+    "check the spelling" alone would send the reader the wrong way."""
+    unsearched = [m["repository"] for m in cover["missing"]]
+    if not unsearched and not cover["stale"]:
+        return (f"No member of the fleet defines that name; check the spelling or "
+                f"`cm-graph doctor --fleet {fleet_name}`.")
+    places = []
+    if unsearched:
+        places.append(f"not searched (no usable graph): {', '.join(unsearched)}")
+    if cover["stale"]:
+        places.append(f"searched only at an older commit: {', '.join(cover['stale'])}")
+    return (f"No searched member defines that name, but it may be defined in members the fleet could not "
+            f"read ({'; '.join(places)}): restore or refresh them (`cm-graph doctor --fleet {fleet_name}` "
+            "gives each one's command), then ask again.")
 
 
 def _list_candidates(item: dict[str, Any], candidates: list[Definition]) -> None:
