@@ -142,13 +142,14 @@ def cross_repo_usages(
             _list_candidates(item, candidates)
         usages.setdefault(repository, []).append(item)
     status = "not_found" if not definitions else "ok" if len(definitions) == 1 else "ambiguous"
+    covered = coverage(fleet)
     answer = {
         "schema": USAGES_SCHEMA, "fleet": fleet.name, "fleet_index": fleet.digest[:32], "symbol": symbol,
         "name": name, "status": status,
         "definitions": [d.to_json() for d in definitions],
         "usages_by_repository": {},
         "name_matches_by_repository": {},
-        "coverage": coverage(fleet),
+        "coverage": covered,
         "unverified_citations": unverified,
         "budget": {"max_items": max_items, "max_chars": max_chars, "truncated": False},
     }
@@ -158,7 +159,7 @@ def cross_repo_usages(
             + _qualified_hint(definitions[0]) + "."
         )
     elif status == "not_found":
-        answer["next_action"] = not_found_action(fleet.name, answer["coverage"])
+        answer["next_action"] = not_found_action(fleet.name, covered)
     _fill(answer, usages, name_matches, max_items, max_chars)
     return answer
 
