@@ -81,3 +81,17 @@ def test_eval_run_refuses_outside_a_checkout_and_on_a_damaged_graph_even_with_no
         handle.truncate(os.path.getsize(artifact) // 2)
     damaged = cli("eval", "run", *where(g0_repo, state_dir), "--json")
     assert damaged.code == 1 and damaged.err.startswith("cm-graph: corrupt: "), damaged.err
+
+
+def test_a_file_citation_at_line_1_still_matches_after_lines_are_inserted_above_everything(tmp_path: Path) -> None:
+    from cm_graph.feedback.evalrun import _as_cited_now
+
+    repo = make_repo(tmp_path / "repo", {"a.py": BODY})
+    before = git(repo, "rev-parse", "HEAD").strip()
+    write_files(repo, {"a.py": "# inserted\n" + BODY})
+    after = commit_all(repo, "one line above everything")
+    moved = map_citations(repo, before, after, ["a.py#L1", "a.py#L3"])
+    assert moved == {"a.py#L1": "a.py#L2", "a.py#L3": "a.py#L4"}
+    now = {"a.py#L1", "a.py#L4"}  # the file's own citation stays at line 1; the definition moved
+    assert _as_cited_now(moved, now) == {"a.py#L1": "a.py#L1", "a.py#L3": "a.py#L4"}
+    assert _as_cited_now(moved, {"a.py#L2", "a.py#L4"}) == moved

@@ -83,8 +83,9 @@ def _grade(case: dict[str, Any], answer: Reasked, survivals: _Survival, bar: flo
         same = answer.answer_id == case["answer_id"]
         return result | {"verdict": "reproduced" if same else "not_reproduced", "new_answer_id": answer.answer_id}
     recorded = set(case["cited"])
-    moved = map_citations(checkout, case["commit"], answer.commit, recorded)
-    old, new = set(moved.values()), set(answer.cited)
+    new = set(answer.cited)
+    moved = _as_cited_now(map_citations(checkout, case["commit"], answer.commit, recorded), new)
+    old = set(moved.values())
     survival = survivals.rate(answer.generation, sorted(recorded))
     overlap = len(old & new) / len(old | new) if old | new else 1.0
     if not answer.answered:
@@ -103,6 +104,13 @@ def _grade(case: dict[str, Any], answer: Reasked, survivals: _Survival, bar: flo
         "lost": sorted(c for c in recorded if moved[c] not in new)[:LISTED],
         "gained": sorted(new - old)[:LISTED],
     }
+
+
+def _as_cited_now(moved: dict[str, str], new: set[str]) -> dict[str, str]:
+    """Each recorded citation as the new answer cites it: where the diff moved it, else where it
+    stood when the new answer cites that (a file's own ``#L1`` stays at line 1 when lines are
+    inserted above everything). Never worse than comparing the strings as recorded."""
+    return {old: old if moved_to not in new and old in new else moved_to for old, moved_to in moved.items()}
 
 
 class _Survival:
