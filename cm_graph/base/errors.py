@@ -24,6 +24,8 @@ REASONS = frozenset({
     "internal", "forbidden_host", "forbidden_origin", "unauthenticated", "not_found", "too_large", "extra_missing",
     # feedback and the eval corpus (feedback/)
     "not_reproduced", "eval_failed",
+    # the command line itself (cli/): a usage error (exit 2), an interrupt (exit 130)
+    "usage", "interrupted",
     # faults of the machine (base/refusals.py)
     "read_only", "disk_full", "permission_denied", "not_a_file", "not_a_directory", "missing", "unsafe", "io",
 })
@@ -100,6 +102,11 @@ class Unsafe(Refusal):
     """Private state failed an ownership, mode, link-count or symlink check."""
 
     reason = "invalid"
+
+
+class UnsafeStateRoot(Unsafe):
+    """The state root (or its ``graph/`` directory) is not an owner-only real directory: no
+    build would be accepted there, so the remedy is the directory, not a rebuild."""
 
 
 class UnsafeDestination(Refusal):

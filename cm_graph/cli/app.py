@@ -5,7 +5,8 @@ Each command lives in a command-group module under ``cli/`` (``graph_commands``,
 command table (``command_table.py``, typer-free, also read by the fast entry) says which function
 or sub-application each command is and gives its help, so this module only assembles. One error
 boundary: every expected refusal becomes a reason code and one sentence on stderr (and a JSON
-object on stdout with ``--json``) with exit code 1. Usage errors exit 2. Bugs still raise.
+object on stdout with ``--json``) with exit code 1. Usage errors are one line too
+(``usage.py``) and exit 2. Bugs still raise.
 """
 
 from __future__ import annotations
@@ -15,9 +16,14 @@ import sys
 
 import typer
 
+from .boundary import print_refusal
 from .command_table import COMMANDS, SUMMARY
+from .usage import OneLineUsageGroup
+
+INTERRUPTED = "The command was stopped before it finished."
 
 app = typer.Typer(
+    cls=OneLineUsageGroup,
     name="cm-graph",
     help=SUMMARY,
     no_args_is_help=True,
@@ -37,5 +43,5 @@ def main() -> None:
     try:
         app()
     except KeyboardInterrupt:
-        sys.stderr.write("cm-graph: interrupted\n")
+        print_refusal(reason="interrupted", message=INTERRUPTED)
         sys.exit(130)

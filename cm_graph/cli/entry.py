@@ -89,7 +89,9 @@ def main() -> None:
     try:
         _fast_or_typer(sys.argv[1:])
     except KeyboardInterrupt:
-        sys.stderr.write("cm-graph: interrupted\n")
+        from .boundary import print_refusal
+
+        print_refusal(reason="interrupted", message="The command was stopped before it finished.")
         sys.exit(130)
     except BrokenPipeError:
         # The reader went away (``| head``, ``| true``): nothing more can be said, and the

@@ -6,7 +6,6 @@ Registered from the command table (``command_table.py``), which gives each comma
 
 from __future__ import annotations
 
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -24,7 +23,7 @@ from ..generation.layout import Workspace
 from ..generation.status import graph_status
 from ..generation.store import read_current, read_generation, remove_graph_state
 from ..index.ensure import ensure_index, index_for, search_readiness
-from .boundary import print_json
+from .boundary import print_json, print_refusal
 from .command_kit import (
     Json,
     RepoPath,
@@ -158,7 +157,7 @@ def _run_build(
                     exclude=exclude,
                 )
         except KeyboardInterrupt:
-            sys.stderr.write(f"cm-graph: interrupted; {_kept_after_interrupt(workspace, before)}\n")
+            print_refusal(reason="interrupted", message=_kept_after_interrupt(workspace, before))
             raise typer.Exit(130) from None
         summary = _build_summary(result.manifest, result.coverage, result.index)
         summary["contained"] = result.run.contained
@@ -179,14 +178,14 @@ def _current_id(workspace: Workspace) -> str | None:
 
 
 def _kept_after_interrupt(workspace: Workspace, before: str | None) -> str:
-    """One clause saying what an interrupted build left: the build only ever moves the
+    """One sentence saying what an interrupted build left: the build only ever moves the
     ``current`` pointer by a whole publish, so comparing it with what was current before says it."""
     after = _current_id(workspace)
     if after is not None and after != before:
-        return f"generation {after} was published and is current; its index is derived on first use."
+        return f"Generation {after} was published and is current; its index is derived on first use."
     if before is not None:
-        return f"nothing of this build was kept; generation {before} is still current."
-    return "nothing was kept; this checkout has no generation."
+        return f"Nothing of this build was kept; generation {before} is still current."
+    return "Nothing was kept; this checkout has no generation."
 
 
 @refusals_exit

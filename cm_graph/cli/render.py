@@ -13,6 +13,7 @@ styles, never as markup.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -21,10 +22,19 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+# The width of a console that is not a terminal (a pipe, a file, CliRunner): wider than any row
+# we print, so a table never folds a cell. rich gives a pipe 80 columns (or $COLUMNS), and a
+# citation folded there (``tests/test_more.py#L17`` then ``26``) reads as another line.
+PIPED_WIDTH = 100_000
+
 
 def console(stderr: bool = False) -> Console:
-    """The console every command prints through: literal text (no markup, no emoji codes)."""
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
+    """The console every command prints through: literal text (no markup, no emoji codes); on a
+    terminal its width, elsewhere whole rows (``PIPED_WIDTH``) unless ``$COLUMNS`` is set."""
+    out = Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
+    if not out.is_terminal and not os.environ.get("COLUMNS", "").strip():
+        out.width = PIPED_WIDTH  # an explicit $COLUMNS is a width someone asked for: kept
+    return out
 
 
 def _literal(value: str) -> Text:

@@ -5,21 +5,27 @@ cited set). On the generation it was recorded on, the answer must come back with
 is a determinism guard, and anything else fails the run. On a later generation the answer may
 rightly differ, so it is scored instead: *survival* is the share of the case's citations that still
 resolve in the new bound commit (``cm-graph score``'s measure and gate), *overlap* the Jaccard of
-the old and new cited sets. A case is ``unchanged`` (same cited set), ``changed`` (still answered,
+the old cited set, carried to the new commit through ``git diff`` (``linemap``: a pure line shift
+is not a change), and the new one. A case is ``unchanged`` (same cited set), ``changed`` (still answered,
 survival at the gate, overlap at least ``min_overlap``) or ``regressed`` (no longer answered, or
-below either bar). The run fails, for a CI, when any case is ``not_reproduced`` or ``regressed``.
+below either bar). The run fails, for a CI, when any case is ``not_reproduced`` or ``regressed``;
+it refuses (the graph's reason) when the graph is not usable, even with no case; no case on a usable
+graph is ``empty`` and passes.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ..audit.score import GATE_RATE, parse_citation
 from ..base.errors import InvalidInput
 from ..evidence.documents import CitationChecker
 from ..generation.layout import Workspace, workspace_id
+from ..generation.status import require_current
 from ..generation.store import read_current
 from ..index.ensure import open_index_for
+from .linemap import map_citations
 from .outcomes import OutcomeStore
 from .reask import Reasked, reask
 from .rewards import PLACES
@@ -41,6 +47,10 @@ def check_min_overlap(value: Any) -> float:
 
 def run_eval(workspace: Workspace, min_overlap: Any = None) -> dict[str, Any]:
     bar = check_min_overlap(min_overlap)
+    # Nothing to grade passes only on a graph that could grade: outside a checkout, or with an
+    # absent, damaged, stale or partial graph, the run refuses with the graph's own reason (a CI run in the
+    # wrong directory must not pass green).
+    require_current(workspace, "HEAD", require_complete=True)
     with OutcomeStore(workspace.root) as store:
         cases = store.cases(workspace_id(workspace.checkout))
     results = []
@@ -48,7 +58,7 @@ def run_eval(workspace: Workspace, min_overlap: Any = None) -> dict[str, Any]:
     try:
         for case in cases:
             answer = reask(workspace, case["kind"], case["intent"], case["target"], case["arguments"])
-            results.append(_grade(case, answer, survivals, bar))
+            results.append(_grade(case, answer, survivals, bar, workspace.checkout))
     finally:
         survivals.close()
     counts = {verdict: sum(1 for r in results if r["verdict"] == verdict) for verdict in VERDICTS}
@@ -63,7 +73,8 @@ def run_eval(workspace: Workspace, min_overlap: Any = None) -> dict[str, Any]:
     }
 
 
-def _grade(case: dict[str, Any], answer: Reasked, survivals: _Survival, bar: float) -> dict[str, Any]:
+def _grade(case: dict[str, Any], answer: Reasked, survivals: _Survival, bar: float,
+           checkout: Path) -> dict[str, Any]:
     result: dict[str, Any] = {
         "capability_id": case["capability_id"], "answer_id": case["answer_id"],
         "recorded_generation": case["generation"], "generation": answer.generation,
@@ -71,8 +82,11 @@ def _grade(case: dict[str, Any], answer: Reasked, survivals: _Survival, bar: flo
     if answer.generation == case["generation"]:
         same = answer.answer_id == case["answer_id"]
         return result | {"verdict": "reproduced" if same else "not_reproduced", "new_answer_id": answer.answer_id}
-    old, new = set(case["cited"]), set(answer.cited)
-    survival = survivals.rate(answer.generation, sorted(old))
+    recorded = set(case["cited"])
+    new = set(answer.cited)
+    moved = _as_cited_now(map_citations(checkout, case["commit"], answer.commit, recorded), new)
+    old = set(moved.values())
+    survival = survivals.rate(answer.generation, sorted(recorded))
     overlap = len(old & new) / len(old | new) if old | new else 1.0
     if not answer.answered:
         verdict, why = "regressed", "the target no longer resolves to one answer"
@@ -87,8 +101,16 @@ def _grade(case: dict[str, Any], answer: Reasked, survivals: _Survival, bar: flo
     return result | {
         "verdict": verdict, "why": why, "new_answer_id": answer.answer_id,
         "survival": round(survival, PLACES), "overlap": round(overlap, PLACES),
-        "lost": sorted(old - new)[:LISTED], "gained": sorted(new - old)[:LISTED],
+        "lost": sorted(c for c in recorded if moved[c] not in new)[:LISTED],
+        "gained": sorted(new - old)[:LISTED],
     }
+
+
+def _as_cited_now(moved: dict[str, str], new: set[str]) -> dict[str, str]:
+    """Each recorded citation as the new answer cites it: where the diff moved it, else where it
+    stood when the new answer cites that (a file's own ``#L1`` stays at line 1 when lines are
+    inserted above everything). Never worse than comparing the strings as recorded."""
+    return {old: old if moved_to not in new and old in new else moved_to for old, moved_to in moved.items()}
 
 
 class _Survival:

@@ -11,7 +11,8 @@ diverged or missing bound commit, a missing checkout, or any fact git could not 
 failure with its reason, never a pass); ``warn`` when the member is behind by more than
 ``max_behind`` commits, or behind at all and older than ``max_age_days`` in commit time (a
 repository with no new commits is never stale), or its graph is partial; else ``ok``. Each
-non-ok verdict carries a next action. Exit codes: 0 all ok, 3 warnings only, 1 any failure.
+non-ok verdict carries a next action, and so does an ``ok`` member behind HEAD within the
+thresholds (its refresh command). Exit codes: 0 all ok, 3 warnings only, 1 any failure.
 """
 
 from __future__ import annotations
@@ -115,6 +116,10 @@ def _check_git(root: Path, member: Member, row: dict[str, Any], max_behind: int,
                         refresh, reason="stale")
     if status.state == "partial":
         return _verdict(row, "warn", status.detail, refresh, reason="partial")
+    if row["behind"] > 0:  # within the thresholds, so ok; still a refresh away from HEAD
+        commits = "commit" if row["behind"] == 1 else "commits"
+        return _verdict(row, "ok", f"The graph is {row['behind']} {commits} behind HEAD (within the thresholds).",
+                        refresh, reason=None)
     return _verdict(row, "ok", "", "", reason=None)
 
 

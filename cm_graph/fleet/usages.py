@@ -144,13 +144,14 @@ def cross_repo_usages(
             _list_candidates(item, candidates)
         usages.setdefault(repository, []).append(item)
     status = "not_found" if not definitions else "ok" if len(definitions) == 1 else "ambiguous"
+    covered = coverage(fleet)
     answer = {
         "schema": USAGES_SCHEMA, "status": status, "answer": _prose(symbol, definitions, usages, name_matches),
         "fleet": fleet.name, "fleet_index": fleet.digest[:32], "symbol": symbol, "name": name,
         "definitions": [d.to_json() for d in definitions],
         "usages_by_repository": {},
         "name_matches_by_repository": {},
-        "coverage": coverage(fleet),
+        "coverage": covered,
         "unverified_citations": unverified,
         "budget": {"max_items": max_items, "max_chars": max_chars, "truncated": False},
     }
@@ -160,7 +161,7 @@ def cross_repo_usages(
             + _qualified_hint(definitions[0]) + "."
         )
     elif status == "not_found":
-        answer["next_action"] = "No covered member defines that name; check the spelling or `cm-graph doctor --fleet`."
+        answer["next_action"] = not_found_action(fleet.name, covered)
     # The ids go in before the budget is filled (the placeholder is the id's own length), so the
     # stamped answer keeps to max_chars; the fleet index digest in the answer pins its generations.
     answer["capability_id"] = capability_id(USAGES_KIND, fleet.name, symbol)
@@ -186,6 +187,24 @@ def _prose(
     if matches:
         text += f"; {matches} name-only match(es) listed apart, never attributed"
     return text + ". Each citation was checked against its repository's bound commit."
+
+
+def not_found_action(fleet_name: str, cover: dict[str, Any]) -> str:
+    """What to do when no searched member defines the name. A member with no usable graph was not
+    searched, and a stale one only at its older bound commit: the name may be defined there, so
+    "check the spelling" alone would send the reader the wrong way."""
+    unsearched = [m["repository"] for m in cover["missing"]]
+    if not unsearched and not cover["stale"]:
+        return (f"No member of the fleet defines that name; check the spelling or "
+                f"`cm-graph doctor --fleet {fleet_name}`.")
+    places = []
+    if unsearched:
+        places.append(f"not searched (no usable graph): {', '.join(unsearched)}")
+    if cover["stale"]:
+        places.append(f"searched only at an older commit: {', '.join(cover['stale'])}")
+    return (f"No searched member defines that name, but it may be defined in members the fleet could not "
+            f"read ({'; '.join(places)}): restore or refresh them (`cm-graph doctor --fleet {fleet_name}` "
+            "gives each one's command), then ask again.")
 
 
 def _list_candidates(item: dict[str, Any], candidates: list[Definition]) -> None:

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from ..base.errors import Absent, Corrupt, GitFailure, InvalidInput, Oversized, Refusal, Unsafe
+from ..base.errors import Absent, Corrupt, GitFailure, InvalidInput, Oversized, Refusal, Unsafe, UnsafeStateRoot
 from ..base.git import checkout_root, has_commit, resolve_revision
 from ..base.privfs import read_private_bytes
 from ..base.records import record, replaced
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from .manifest import Manifest
 
 STATUS_SCHEMA = "code_mower.contextGraphStatus.v1"
+STATE_ROOT_REMEDY = ("Make the state directory an owner-only directory (chmod 700) or point CM_GRAPH_HOME "
+                     "or --state-dir at one; then run cm-graph build.")
 STATES = ("absent", "invalid", "oversized", "corrupt", "stale", "partial", "current")
 REMEDIES = {
     "absent": "Build the graph: cm-graph build.",
@@ -154,6 +156,8 @@ def _judge(workspace: Workspace, revision: str, require_complete: bool, trust_se
         generation = read_current(workspace)
     except Absent as refusal:
         return _absent_status(workspace, refusal.message)
+    except UnsafeStateRoot as refusal:
+        return GraphStatus("invalid", refusal.message, None, remedy=STATE_ROOT_REMEDY)
     except (InvalidInput, Unsafe, Oversized) as refusal:
         return GraphStatus("invalid", refusal.message, None)
     try:

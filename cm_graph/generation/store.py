@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from ..base.errors import Absent, Corrupt, InvalidInput, Oversized, Refusal
+from ..base.errors import Absent, Corrupt, InvalidInput, Oversized, Refusal, Unsafe, UnsafeStateRoot
 from ..base.jsonio import dumps_canonical, loads_strict
 from ..base.locking import build_lock
 from ..base.privfs import (
@@ -136,10 +136,18 @@ def _seal_text(st: os.stat_result, digest: str) -> bytes:
 
 def read_current(workspace: Workspace) -> Generation:
     """The generation the ``current`` pointer names, with a validated manifest."""
-    if not os.path.lexists(workspace.directory):
-        raise Absent("No local graph has been built for this checkout; run `cm-graph build`.")
+    # Judge each level of the state that exists before calling the graph absent: a state root
+    # that is not an owner-only directory (0755, a file) would refuse the build that "absent"
+    # advises, so every reader names that problem instead, as ``build`` and ``refresh`` do.
     for directory in (workspace.root, workspace.graph_dir, workspace.directory):
-        check_private_dir(directory)
+        if not os.path.lexists(directory):
+            raise Absent("No local graph has been built for this checkout; run `cm-graph build`.")
+        try:
+            check_private_dir(directory)
+        except Unsafe as refusal:
+            if directory == workspace.directory:
+                raise
+            raise UnsafeStateRoot(refusal.message) from None
     try:
         pointer = read_private_bytes(workspace.current_pointer, 64)
     except FileNotFoundError:

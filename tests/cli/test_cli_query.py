@@ -678,7 +678,8 @@ def test_usage_errors_exit_2(g0: Case, args: list[str], option: str) -> None:
     result = run("query", *args, "--authorization", auth, "--packet-out", g0.packet, *g0.where())
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert option in result.stderr and "Usage: cm-graph query" in result.stderr
+    assert option in result.stderr and result.stderr.startswith("cm-graph: usage: ")
+    assert result.stderr.endswith(" (see cm-graph query --help)\n") and result.stderr.count("\n") == 1
     assert not g0.packet.exists()
 
 

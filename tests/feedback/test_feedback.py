@@ -204,8 +204,9 @@ def test_replay_gives_the_same_figures_from_two_state_dirs(g0_repo: Path, tmp_pa
 
 def test_eval_run_reproduces_on_the_same_generation_and_fails_when_it_cannot(g0_repo: Path,
                                                                              state_dir: Path) -> None:
-    assert cli("eval", "run", *where(g0_repo, state_dir), "--json").out["status"] == "empty"
+    assert cli("eval", "run", *where(g0_repo, state_dir)).err.startswith("cm-graph: absent: ")  # no graph
     publish(g0_repo, state_dir, g0_graph())
+    assert cli("eval", "run", *where(g0_repo, state_dir), "--json").out["status"] == "empty"
     answer = context_answer(g0_repo, state_dir, "impact", "parse_config")
     assert record(g0_repo, state_dir, answer, "--reads-avoided", "1", "--files-read", "0", "--correct",
                   intent="impact").code == 0

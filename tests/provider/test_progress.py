@@ -105,7 +105,7 @@ def test_ctrl_c_says_in_one_line_what_was_kept(tmp_path: Path, baseline) -> None
     _stdout, stderr = child.communicate(timeout=30)
     assert child.returncode == 130
     assert stderr.decode().splitlines() == [
-        f"cm-graph: interrupted; nothing of this build was kept; generation {before} is still current."
+        f"cm-graph: interrupted: Nothing of this build was kept; generation {before} is still current."
     ]
     assert read_current(baseline).id == before
     assert not [e for e in os.listdir(baseline.directory) if e.endswith(".build")]

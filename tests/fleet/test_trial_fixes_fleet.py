@@ -1,0 +1,48 @@
+"""Trial finding 12: a fleet ``not_found`` names the members it could not search (the name may be
+defined there), and ``doctor --fleet`` gives an ``ok`` member behind HEAD its refresh command."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from cm_graph.cli.app import app
+from cm_graph.fleet.doctor import fleet_doctor
+
+from ..support.helpers import commit_all, write_files
+from .test_fleet import _usages, fleet  # noqa: F401  (the fixture)
+from .test_fleet_doctor import _commits, _member, _rows
+
+
+def test_not_found_names_the_members_it_could_not_search(fleet: tuple[Path, dict[str, Path]]) -> None:  # noqa: F811
+    state, repos = fleet
+    complete = _usages(state, "nowhere_at_all")
+    assert complete["status"] == "not_found" and "check the spelling" in complete["next_action"]
+
+    write_files(repos["other"], {"NEWS": "moved on\n"})
+    commit_all(repos["other"], "after the build")
+    shutil.rmtree(repos["lib"])  # the member that defines helper() is gone
+    answer = _usages(state, "helper")
+    assert answer["status"] == "not_found" and answer["definitions"] == []
+    action = answer["next_action"]
+    assert "check the spelling" not in action and "may be defined" in action, action
+    assert "not searched (no usable graph): lib" in action and "searched only at an older commit: other" in action
+    assert "`cm-graph doctor --fleet deps`" in action
+
+    ran = CliRunner().invoke(app, ["fleet", "usages", "deps", "helper", "--state-dir", str(state)])
+    assert ran.exit_code == 0 and f"next: {action}" in ran.stdout
+
+
+def test_an_ok_member_behind_head_gets_its_refresh_command(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    behind = _member(tmp_path, state, "one-after")
+    _commits(behind, 1)
+    _member(tmp_path, state, "at-head")
+    rows = _rows(fleet_doctor(state, "f"))
+    one = rows["one-after"]
+    assert (one["verdict"], one["state"], one["behind"]) == ("ok", "stale", 1)
+    assert one["next_action"] == f"cm-graph refresh --repo-path {behind}"
+    assert one["detail"] == "The graph is 1 commit behind HEAD (within the thresholds)."
+    assert (rows["at-head"]["verdict"], rows["at-head"]["next_action"]) == ("ok", None)
