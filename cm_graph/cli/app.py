@@ -16,11 +16,9 @@ import sys
 
 import typer
 
-from .boundary import print_refusal
+from .boundary import INTERRUPTED, print_refusal
 from .command_table import COMMANDS, SUMMARY
 from .usage import OneLineUsageGroup
-
-INTERRUPTED = "The command was stopped before it finished."
 
 app = typer.Typer(
     cls=OneLineUsageGroup,

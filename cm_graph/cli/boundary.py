@@ -21,6 +21,7 @@ TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing s
 if TYPE_CHECKING:
     from typing import Any
 
+INTERRUPTED = "The command was stopped before it finished."  # Ctrl-C, exit 130
 REFUSED = 1
 
 

@@ -37,14 +37,20 @@ Connection = Annotated[str, typer.Option("--connection", help="Connection name (
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def exit_refusing(body: Callable[[], Any], json_output: bool) -> None:
+    """Run ``body``; a Refusal becomes reason + sentence on stderr (JSON on stdout with --json)
+    and a non-zero exit."""
+    code = run_refusing(body, json_output)
+    if code:
+        raise typer.Exit(code)
+
+
 def refusals_exit(func: F) -> F:
     """Turn a Refusal into reason + sentence on stderr, JSON on stdout with --json, exit 1."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> None:
-        code = run_refusing(lambda: func(*args, **kwargs), bool(kwargs.get("json_output")))
-        if code:
-            raise typer.Exit(code)
+        exit_refusing(lambda: func(*args, **kwargs), bool(kwargs.get("json_output")))
 
     return wrapper  # type: ignore[return-value]
 

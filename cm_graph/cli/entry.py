@@ -89,9 +89,9 @@ def main() -> None:
     try:
         _fast_or_typer(sys.argv[1:])
     except KeyboardInterrupt:
-        from .boundary import print_refusal
+        from .boundary import INTERRUPTED, print_refusal
 
-        print_refusal(reason="interrupted", message="The command was stopped before it finished.")
+        print_refusal(reason="interrupted", message=INTERRUPTED)
         sys.exit(130)
     except BrokenPipeError:
         # The reader went away (``| head``, ``| true``): nothing more can be said, and the

@@ -1,7 +1,7 @@
 """``cm-graph feedback record|report|export|purge`` and ``cm-graph eval run``: the outcome loop.
 
 A thin shell over ``cm_graph/feedback/``: every command runs inside the one error boundary
-(``boundary.run_refusing``), prints data on stdout (JSON with ``--json``) and a reason and one
+(``command_kit.exit_refusing``), prints data on stdout (JSON with ``--json``) and a reason and one
 sentence on stderr when it refuses. ``register(app)`` adds the two groups to the application.
 """
 
@@ -12,7 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
-from .boundary import print_json, print_refusal, run_refusing
+from .boundary import print_json, print_refusal
+from .command_kit import exit_refusing
 
 RepoPath = Annotated[Path | None, typer.Option("--repo-path", help="A directory inside the checkout (default: cwd).")]
 StateDir = Annotated[
@@ -25,12 +26,6 @@ feedback_app = typer.Typer(
     help="Record whether an answer saved reads; report, export or purge the local outcomes.", no_args_is_help=True,
 )
 eval_app = typer.Typer(help="Re-ask the eval corpus (correct answers) and grade the answers.", no_args_is_help=True)
-
-
-def _exit(body: Any, json_output: bool) -> None:
-    code = run_refusing(body, json_output)
-    if code:
-        raise typer.Exit(code)
 
 
 def _show(title: str, value: dict[str, Any], json_output: bool) -> None:
@@ -81,7 +76,7 @@ def record_command(
         )
         _show(f"Outcome: {summary['status']}", summary, json_output)
 
-    _exit(body, json_output)
+    exit_refusing(body, json_output)
 
 
 @feedback_app.command("report")
@@ -106,7 +101,7 @@ def report_command(repo_path: RepoPath = None, state_dir: StateDir = None, json_
         for row in report["weakest"]:
             print_mapping(out, f"weak: {row['capability_id']} (n={row['n']})", row)
 
-    _exit(body, json_output)
+    exit_refusing(body, json_output)
 
 
 @feedback_app.command("export")
@@ -119,7 +114,7 @@ def export_command(repo_path: RepoPath = None, state_dir: StateDir = None) -> No
 
         print_json(export_outcomes(Workspace.locate(repo_path, state_dir)))
 
-    _exit(body, True)
+    exit_refusing(body, True)
 
 
 @feedback_app.command("purge")
@@ -138,7 +133,7 @@ def purge_command(
         summary = purge_outcomes(Workspace.locate(repo_path, state_dir), connection)
         _show("Feedback purged", summary, json_output)
 
-    _exit(body, json_output)
+    exit_refusing(body, json_output)
 
 
 @eval_app.command("run")
@@ -174,4 +169,4 @@ def eval_run_command(
             return 1
         return 0
 
-    _exit(body, json_output)
+    exit_refusing(body, json_output)

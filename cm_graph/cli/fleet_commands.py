@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from .boundary import print_json
-from .command_kit import Json, StateDir, state_root
+from .command_kit import Json, StateDir, exit_refusing, state_root
 
 fleet_app = typer.Typer(help="A named set of checkouts and cross-repository usages over them.", no_args_is_help=True)
 
@@ -23,14 +23,6 @@ def _root(state_dir: Path | None) -> Path:
     from ..fleet.members import state_root as fleet_state_root
 
     return fleet_state_root(state_root(state_dir))
-
-
-def _refusing(body: Any, json_output: bool) -> None:
-    from .boundary import run_refusing
-
-    code = run_refusing(body, json_output)
-    if code:
-        raise typer.Exit(code)
 
 
 def _print_members(listing: dict[str, Any], json_output: bool) -> None:
@@ -60,7 +52,7 @@ def fleet_add_command(
         member = member_from(root, connection=connection, repo_path=repo_path, repository=repository)
         _print_members(add_member(root, name, member), json_output)
 
-    _refusing(body, json_output)
+    exit_refusing(body, json_output)
 
 
 @fleet_app.command("remove")
@@ -73,7 +65,7 @@ def fleet_remove_command(
     """Remove a member from the fleet (its graph state is not touched)."""
     from ..fleet.members import remove_member
 
-    _refusing(lambda: _print_members(remove_member(_root(state_dir), name, member), json_output), json_output)
+    exit_refusing(lambda: _print_members(remove_member(_root(state_dir), name, member), json_output), json_output)
 
 
 @fleet_app.command("list")
@@ -81,7 +73,7 @@ def fleet_list_command(name: FleetName, state_dir: StateDir = None, json_output:
     """List the fleet's members."""
     from ..fleet.members import listing, read_members
 
-    _refusing(lambda: _print_members(listing(name, read_members(_root(state_dir), name)), json_output), json_output)
+    exit_refusing(lambda: _print_members(listing(name, read_members(_root(state_dir), name)), json_output), json_output)
 
 
 @fleet_app.command("usages")
@@ -108,7 +100,7 @@ def fleet_usages_command(
         else:
             _print_usages(answer)
 
-    _refusing(body, json_output)
+    exit_refusing(body, json_output)
 
 
 def _print_usages(answer: dict[str, Any]) -> None:
@@ -143,7 +135,7 @@ def run_fleet_doctor(
         else:
             _print_fleet_doctor(report)
 
-    _refusing(body, json_output)
+    exit_refusing(body, json_output)
     raise typer.Exit(report["exit_code"])
 
 

@@ -14,8 +14,7 @@ import typer
 
 from ..base.errors import Refusal
 from ..base.rules import identifier
-from ..generation.layout import default_state_root
-from .boundary import run_refusing
+from .command_kit import exit_refusing, state_root
 
 
 def _require_extra() -> None:
@@ -54,7 +53,7 @@ def mcp_command(
         _require_extra()
         from ..surfaces.authority import Caller
 
-        caller = Caller(Path(state_dir) if state_dir is not None else default_state_root(), connection, recipient)
+        caller = Caller(state_root(state_dir), connection, recipient)
         if http:
             from ..surfaces.serve import serve_http
 
@@ -64,7 +63,5 @@ def mcp_command(
 
             serve_stdio(caller)
 
-    code = run_refusing(serve, False)
-    if code:
-        raise typer.Exit(code)
+    exit_refusing(serve, False)
 

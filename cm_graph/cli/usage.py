@@ -14,11 +14,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from typer import Abort
+from typer import Abort, Exit
 from typer._click import exceptions as click  # typer >= 0.24 vendors click; these are its classes
 from typer.core import TyperGroup
 
-from .boundary import print_refusal
+from .boundary import INTERRUPTED, print_refusal
 
 
 def usage_line(error: click.UsageError) -> str:
@@ -30,6 +30,15 @@ def usage_line(error: click.UsageError) -> str:
 class OneLineUsageGroup(TyperGroup):
     """The root group: parse and run in click's non-standalone mode, then say what click would
     have said, in our one-line shape."""
+
+    def invoke(self, ctx: Any) -> Any:
+        # typer turns a KeyboardInterrupt escaping a command into a silent exit 130; say it in
+        # our one line first (build and refresh catch it themselves to say what was kept).
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            print_refusal(reason="interrupted", message=INTERRUPTED)
+            raise Exit(130) from None
 
     def main(  # type: ignore[override]
         self, args: Sequence[str] | None = None, prog_name: str | None = None,

@@ -37,20 +37,24 @@ class Reasked:
     cited: tuple[str, ...]  # sorted, unique citation strings
 
 
-def reask(workspace: Workspace, kind: str, intent: str, target: str, arguments: dict[str, Any]) -> Reasked:
+def reask(
+    workspace: Workspace, kind: str, intent: str, target: str, arguments: dict[str, Any], *, derive: bool = True,
+) -> Reasked:
+    """The answer asked again on the current graph; ``derive=False`` (an agent surface's call)
+    reports a missing index instead of building it."""
     if kind == "code_context":
         if intent not in INTENT_NAMES:
             raise InvalidInput(f"The intent must be one of: {', '.join(INTENT_NAMES)}.")
-        return _context(workspace, intent, target, arguments)
+        return _context(workspace, intent, target, arguments, derive)
     if kind == "question":
         if intent not in QUESTION_NAMES:
             raise InvalidInput(f"The question must be one of: {', '.join(QUESTION_NAMES)}.")
-        return _question(workspace, intent, target, arguments)
+        return _question(workspace, intent, target, arguments, derive)
     raise InvalidInput(f"The kind must be one of: {', '.join(KINDS)}.")
 
 
-def _context(workspace: Workspace, intent: str, target: str, arguments: dict[str, Any]) -> Reasked:
-    document = code_context(workspace, intent, target, max_chars=arguments.get("max_chars"))
+def _context(workspace: Workspace, intent: str, target: str, arguments: dict[str, Any], derive: bool) -> Reasked:
+    document = code_context(workspace, intent, target, max_chars=arguments.get("max_chars"), derive=derive)
     return Reasked(
         "code_context", intent, target, {"max_chars": document["bounds"]["max_chars"]},
         document["capability_id"], document["answer_id"], document["graph"]["generation"],
@@ -59,12 +63,12 @@ def _context(workspace: Workspace, intent: str, target: str, arguments: dict[str
     )
 
 
-def _question(workspace: Workspace, name: str, target: str, arguments: dict[str, Any]) -> Reasked:
+def _question(workspace: Workspace, name: str, target: str, arguments: dict[str, Any], derive: bool) -> Reasked:
     generation = require_current(workspace, "HEAD", require_complete=True)
     spec = question(name)
     depth, budget = check_depth(arguments.get("depth"), spec), check_budget(arguments.get("node_budget"))
     within = arguments.get("within")
-    connection = open_index_for(generation)
+    connection = open_index_for(generation, derive=derive)
     try:
         [data] = answer_targets(connection, spec, [target], depth, budget, within, generation=generation.id)
     finally:

@@ -42,7 +42,7 @@ NOT_REPRODUCED = ("The answer id is not what this question answers on the curren
 def record_outcome(
     workspace: Workspace, *, kind: str, intent: str, target: Any, arguments: dict[str, Any], answer_id: Any,
     client: Any, reads_avoided: Any, files_read: Any, correct: bool, connection: str | None = None,
-    note: Any = None, keep_note: bool = False, now: datetime | None = None,
+    note: Any = None, keep_note: bool = False, now: datetime | None = None, derive: bool = True,
 ) -> dict[str, Any]:
     if not isinstance(answer_id, str) or not _ANSWER_ID.fullmatch(answer_id):
         raise InvalidInput("The answer id must be sha256: and 64 lowercase hex digits, as the answer gave it.")
@@ -60,7 +60,7 @@ def record_outcome(
         if known is None or known.state == "disconnected":
             raise Refusal("No such connected connection; connect it or leave --connection out.",
                           reason="not_configured")
-    answer = reask(workspace, kind, intent, target, arguments)
+    answer = reask(workspace, kind, intent, target, arguments, derive=derive)
     if answer.answer_id != answer_id:
         raise Refusal(NOT_REPRODUCED, reason="not_reproduced")
     at = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0).isoformat()

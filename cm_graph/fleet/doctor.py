@@ -83,8 +83,9 @@ def _check_git(root: Path, member: Member, row: dict[str, Any], max_behind: int,
     refresh = f"cm-graph refresh --repo-path {checkout}"
     if generation is None or status.state in _UNUSABLE:
         rebuild = f"cm-graph remove --repo-path {checkout} && cm-graph build --repo-path {checkout}"
+        damaged = status.state in ("invalid", "oversized", "corrupt")  # as generation/status REMEDIES says
         return _verdict(row, "fail", status.detail or "The member has no usable graph.",
-                        rebuild if status.state == "corrupt" else refresh, reason=status.state)
+                        rebuild if damaged else refresh, reason=status.state)
     row["generation"], row["bound"] = generation.id, generation.manifest.commit
     row["built_at"] = generation.manifest.built_at  # wall clock, for information only: never judged
     dates = run_git(checkout, "show", "-s", "--format=%ct", row["bound"], head, "--", check=False)

@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..base.errors import ConnectionRefusal, InvalidInput, Refusal
-from ..base.git import GitFailure
 from ..context.run import code_context
 from ..context.shape import CODE_CONTEXT_SCHEMA, dumps
 from ..evidence.ask import ask
@@ -121,7 +120,7 @@ def _unresolved_ids(
     if reason == "unresolved":
         try:
             asked = reask(workspace, "question", question, target,
-                          {"depth": arguments.get("depth"), "node_budget": arguments.get("node_budget")})
+                          {"depth": arguments.get("depth"), "node_budget": arguments.get("node_budget")}, derive=False)
             return {"capability_id": asked.capability_id, "answer_id": asked.answer_id}
         except Refusal:
             pass
@@ -197,7 +196,7 @@ def graph_status_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
 def _head(workspace: Workspace) -> str | None:
     try:
         return head_commit(workspace)
-    except (GitFailure, Refusal):
+    except Refusal:  # a GitFailure too
         return None
 
 

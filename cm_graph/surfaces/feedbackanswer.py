@@ -54,7 +54,7 @@ def graph_feedback_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str
     summary = record_outcome(
         workspace, kind=kind, intent=intent, target=target, arguments=asked, answer_id=arguments["answer_id"],
         client=caller.recipient, reads_avoided=arguments["reads_avoided"], files_read=arguments["files_read"],
-        correct=arguments["correct"], connection=caller.connection,
+        correct=arguments["correct"], connection=caller.connection, derive=False,
     )
     prose = f"{RECORDED_PROSE[summary['status']]} (seq {summary['seq']})"
     if summary["eval_case"]:

@@ -92,3 +92,26 @@ def test_piped_tables_never_fold_a_citation(tmp_path: Path) -> None:
     piped = run_installed(*asked, cwd=tmp_path)  # stdout is a pipe: rich would give it 80 columns
     assert piped.returncode == 0, piped.stderr
     assert [row for row in rows if row not in piped.stdout] == [], piped.stdout  # each whole on its line
+
+
+def test_ctrl_c_in_any_command_is_one_line_and_exit_130() -> None:
+    """typer turns a KeyboardInterrupt escaping a command into a silent exit 130; the root group
+    says it in the one-line shape first (build and refresh say more themselves)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import typer\n"
+        "from cm_graph.cli.usage import OneLineUsageGroup\n"
+        "app = typer.Typer(cls=OneLineUsageGroup)\n"
+        "@app.command('stop')\n"
+        "def stop() -> None:\n"
+        "    raise KeyboardInterrupt\n"
+        "@app.command('other')\n"
+        "def other() -> None:\n"
+        "    pass\n"
+        "app()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, "stop"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130
+    assert done.stderr == "cm-graph: interrupted: The command was stopped before it finished.\n"

@@ -233,3 +233,18 @@ async def test_a_damaged_graph_is_an_ordinary_answer_on_every_tool(tmp_path: Pat
             answer = structured(result)
             assert result.is_error is False and answer["status"] == "unavailable", (name, answer)
             assert answer["reason"] == "corrupt" and answer["next_actions"], (name, answer)
+
+
+async def test_feedback_on_a_missing_index_never_builds_it_in_the_call(tmp_path: Path) -> None:
+    """graph_feedback re-asks the answer to check its id: on a missing index that is reported,
+    never derived inside the call (a host could time out on the build)."""
+    served = connected(tmp_path, indexed=False)
+    index_dir = served.workspace.index_path("x").parent
+    async with stdio(served) as client:
+        result = await client.call_tool("graph_feedback", {
+            "capability_id": "cmg:code_context:how:parse_config", "answer_id": "sha256:" + "0" * 64,
+            "reads_avoided": 2, "files_read": 0, "correct": True,
+        })
+        answer = structured(result)
+        assert "index_missing" in json.dumps(answer), answer
+    assert not index_dir.exists() or not any(index_dir.glob("*.sqlite"))
