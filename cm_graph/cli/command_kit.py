@@ -16,7 +16,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from ..generation.layout import default_state_root
-from .boundary import run_refusing
+from .boundary import print_json, run_refusing
 from .command_table import QUERY_OPTIONS
 
 
@@ -60,6 +60,16 @@ class QuestionName(StrEnum):
     dependency = "dependency"
     symbol = "symbol"
     related_tests = "related_tests"
+
+
+def show_mapping(title: str, value: dict[str, Any], json_output: bool) -> None:
+    """One result on stdout: JSON with --json, else a titled table."""
+    if json_output:
+        print_json(value)
+        return
+    from .render import console, print_mapping
+
+    print_mapping(console(), title, value)
 
 
 def state_root(state_dir: Path | None) -> Path:

@@ -34,6 +34,7 @@ from .command_kit import (
     RepoPath,
     StateDir,
     refusals_exit,
+    show_mapping,
     state_root,
 )
 
@@ -198,17 +199,13 @@ def session_prepare_command(
     """Prepare graph evidence for a session's work; prints the packet handle, never the evidence."""
     from ..connections.session import MAX_SESSION_BYTES, parse_session, prepare
     from ..connections.store import ConnectionStore
-    from .render import console, print_mapping
 
     if query_stdin == (query_text is not None):
         raise InvalidInput("Give the target once: --query TEXT, or on stdin with --query-stdin.")
     session = parse_session(read_regular_file(session_file, MAX_SESSION_BYTES, "session file"))
     query = (sys.stdin.read(4096) if query_stdin else query_text or "")[:4096].strip()
     outcome, code = prepare(ConnectionStore(state_root(state_dir)), session, question.value, query, refresh=refresh)
-    if json_output:
-        print_json(outcome)
-    else:
-        print_mapping(console(), f"Session context: {outcome['status']}", outcome)
+    show_mapping(f"Session context: {outcome['status']}", outcome, json_output)
     raise typer.Exit(code)
 
 

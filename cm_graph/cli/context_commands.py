@@ -15,13 +15,14 @@ import typer
 from ..base.errors import Refusal
 from ..base.refusals import refusal_for_os_error
 from ..generation.layout import Workspace
-from .boundary import print_json, print_refusal
+from .boundary import print_refusal
 from .command_kit import (
     Connection,
     Json,
     RepoPath,
     StateDir,
     refusals_exit,
+    show_mapping,
     state_root,
 )
 
@@ -67,12 +68,7 @@ def context_history_command(repo_path: RepoPath = None, state_dir: StateDir = No
     from ..context.run import build_history_for
 
     summary = build_history_for(Workspace.locate(repo_path, state_dir))
-    if json_output:
-        print_json(summary)
-    else:
-        from .render import console, print_mapping
-
-        print_mapping(console(), "Change-coupling history built", summary)
+    show_mapping("Change-coupling history built", summary, json_output)
 
 
 for _intent, _summary in (
@@ -103,7 +99,7 @@ def context_fetch_command(
         render_evidence,
     )
     from ..evidence.outcome import exit_code
-    from .render import console, print_evidence, print_mapping
+    from .render import console, print_evidence
 
     store = ConnectionStore(state_root(state_dir))
     try:
@@ -115,10 +111,7 @@ def context_fetch_command(
         refusal = caught if isinstance(caught, Refusal) else refusal_for_os_error(caught)
         required = entry_required(store, connection, handle)
         outcome = unavailable(required, refusal.reason, refusal.message, stage="fetching")
-        if json_output:
-            print_json(outcome)
-        else:
-            print_mapping(console(), f"Context: {outcome['status']}", outcome)
+        show_mapping(f"Context: {outcome['status']}", outcome, json_output)
         print_refusal(refusal.reason, refusal.message)
         raise typer.Exit(exit_code(outcome)) from None
     evidence = render_evidence(packet)

@@ -8,12 +8,12 @@ sentence on stderr when it refuses. ``register(app)`` adds the two groups to the
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from .boundary import print_json, print_refusal
-from .command_kit import exit_refusing
+from .command_kit import exit_refusing, show_mapping
 
 RepoPath = Annotated[Path | None, typer.Option("--repo-path", help="A directory inside the checkout (default: cwd).")]
 StateDir = Annotated[
@@ -26,15 +26,6 @@ feedback_app = typer.Typer(
     help="Record whether an answer saved reads; report, export or purge the local outcomes.", no_args_is_help=True,
 )
 eval_app = typer.Typer(help="Re-ask the eval corpus (correct answers) and grade the answers.", no_args_is_help=True)
-
-
-def _show(title: str, value: dict[str, Any], json_output: bool) -> None:
-    if json_output:
-        print_json(value)
-        return
-    from .render import console, print_mapping
-
-    print_mapping(console(), title, value)
 
 
 @feedback_app.command("record")
@@ -74,7 +65,7 @@ def record_command(
             arguments=arguments, answer_id=answer_id, client=client, reads_avoided=reads_avoided,
             files_read=files_read, correct=correct, connection=connection, note=note, keep_note=keep_note,
         )
-        _show(f"Outcome: {summary['status']}", summary, json_output)
+        show_mapping(f"Outcome: {summary['status']}", summary, json_output)
 
     exit_refusing(body, json_output)
 
@@ -131,7 +122,7 @@ def purge_command(
         from ..generation.layout import Workspace
 
         summary = purge_outcomes(Workspace.locate(repo_path, state_dir), connection)
-        _show("Feedback purged", summary, json_output)
+        show_mapping("Feedback purged", summary, json_output)
 
     exit_refusing(body, json_output)
 

@@ -31,6 +31,7 @@ from .command_kit import (
     StateDir,
     edits_note,
     refusals_exit,
+    show_mapping,
 )
 
 
@@ -42,7 +43,6 @@ def index_command(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Derive the index again even if one is readable.")] = False,
     json_output: Json = False,
 ) -> None:
-    from .render import console, print_mapping
 
     workspace = Workspace.locate(repo_path, state_dir)
     report = ensure_index(workspace, revision, rebuild=rebuild)
@@ -54,10 +54,7 @@ def index_command(
         "index_bytes": report.bytes,
         "elapsed_seconds": round(report.seconds, 3),
     }
-    if json_output:
-        print_json(summary)
-    else:
-        print_mapping(console(), f"Index {summary['status']}", summary)
+    show_mapping(f"Index {summary['status']}", summary, json_output)
 
 
 class SandboxMode(StrEnum):
@@ -138,7 +135,7 @@ def _run_build(
     from ..provider.build import build
     from ..provider.publish import publish_provider_output
     from ..provider.run import default_executable, verify_provider
-    from .render import build_progress, console, print_mapping
+    from .render import build_progress, console
 
     workspace = Workspace.locate(repo_path, state_dir)
     if from_graph is not None:
@@ -162,10 +159,7 @@ def _run_build(
         summary = _build_summary(result.manifest, result.coverage, result.index)
         summary["contained"] = result.run.contained
         summary["extract_seconds"] = round(result.run.seconds, 3)
-    if json_output:
-        print_json(summary)
-    else:
-        print_mapping(console(), "Generation published", summary)
+    show_mapping("Generation published", summary, json_output)
     if not summary["usable"]:
         raise typer.Exit(1)
 

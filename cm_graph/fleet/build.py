@@ -199,7 +199,7 @@ def _read_member(number: int, state: MemberState, root: str, rows: dict[str, lis
         for label, base, owner, path, line, kind in fetch_rows(
                 index.execute(query_sql("member_symbols")), tuple[str, str | None, str, str, int, str]):
             rows["symbols"].append((
-                number, _bare(base or label), label, _bare(owner), module_of(path, root), path, line, kind,
+                number, bare_name(base or label), label, bare_name(owner), module_of(path, root), path, line, kind,
                 family_of_path(path),
             ))
             cited.add(path)
@@ -214,7 +214,7 @@ def _read_member(number: int, state: MemberState, root: str, rows: dict[str, lis
                 python_imports.setdefault(path, []).append((target, line))
         for label, base, path, line in fetch_rows(
                 index.execute(query_sql("member_name_references")), tuple[str, str | None, str, int]):
-            qualifier, _, bare = _bare(base or label).rpartition(".")  # a JVM stub is com.acme.Session
+            qualifier, _, bare = bare_name(base or label).rpartition(".")  # a JVM stub is com.acme.Session
             rows["references_out"].append((bare, "name", number, path, line, qualifier, "", family_of_path(path)))
             cited.add(path)
         cited |= _python_import_rows(number, state.member.checkout, census, python_imports, rows)
@@ -245,7 +245,7 @@ def _python_import_rows(
     return cited
 
 
-def _bare(name: str) -> str:
+def bare_name(name: str) -> str:
     """A label's name as code writes it: no leading '.' of a member, no argument list."""
     name = name.lstrip(".")
     return name[:-2] if name.endswith("()") else name

@@ -10,11 +10,10 @@ here, so a member's rebuild needs no fleet command.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import InvalidInput, Refusal, Unsafe
+from ..base.errors import InvalidInput, Refusal
 from ..base.git import checkout_root
 from ..base.jsonio import dumps_canonical, loads_strict
 from ..base.locking import build_lock
@@ -22,6 +21,7 @@ from ..base.privfs import ensure_private_dir, read_private_bytes, write_private_
 from ..base.records import record
 from ..base.rules import identifier, is_bounded_text
 from ..connections.store import ConnectionStore
+from ..generation.layout import resolved_state_root
 
 FLEET_SCHEMA = "cm_graph.fleet.v1"
 MAX_MEMBERS = 500
@@ -40,13 +40,7 @@ class Member:
 
 def state_root(state_dir: Path) -> Path:
     """The resolved state root, refused inside a git work tree (as every state is)."""
-    root = Path(os.path.realpath(os.path.abspath(state_dir)))
-    if any((ancestor / ".git").exists() for ancestor in (root, *root.parents)):
-        raise Unsafe(
-            "The state directory must stay outside Git repositories; set CM_GRAPH_HOME or "
-            "--state-dir to a directory outside any work tree."
-        )
-    return root
+    return resolved_state_root(state_dir)
 
 
 def fleet_dir(root: Path, name: str) -> Path:
@@ -78,9 +72,7 @@ def read_members(root: Path, name: str) -> list[Member]:
 
 def _write(root: Path, name: str, members: list[Member]) -> None:
     directory = fleet_dir(root, name)
-    write_private_atomic(directory / "fleet.json", dumps_canonical({
-        "schema": FLEET_SCHEMA, "fleet": name, "members": [m.to_json() for m in members],
-    }))
+    write_private_atomic(directory / "fleet.json", dumps_canonical(listing(name, members)))
 
 
 def fleet_lock(root: Path, name: str):  # type: ignore[no-untyped-def]

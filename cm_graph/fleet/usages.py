@@ -31,7 +31,7 @@ from ..base.rules import is_bounded_text
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..query.answerids import ID_PREFIX, capability_id, stamp_ids
-from .build import FleetIndex
+from .build import FleetIndex, bare_name
 
 USAGES_SCHEMA = "cm_graph.crossRepoUsages.v1"
 USAGES_KIND = "cross_repo_usages"  # capability ids: cmg:cross_repo_usages:<fleet>:<symbol>
@@ -350,7 +350,7 @@ def cross_repo_section(root: Path, checkout: Path, label: str) -> dict[str, Any]
     name, member = fleets[0]
     fleet = open_fleet(root, name)
     try:
-        answer = cross_repo_usages(fleet, label.lstrip(".").removesuffix("()") or label,
+        answer = cross_repo_usages(fleet, bare_name(label) or label,
                                    max_items=SECTION_ITEMS, max_chars=SECTION_CHARS, repository=member.repository)
     finally:
         fleet.connection.close()

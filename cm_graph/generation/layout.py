@@ -37,8 +37,20 @@ def workspace_id(checkout: Path) -> str:
     return hashlib.sha256(str(checkout).encode("utf-8")).hexdigest()[:32]
 
 
-def _inside_git_work_tree(path: Path) -> bool:
-    return any((ancestor / ".git").exists() for ancestor in (path, *path.parents))
+def refuse_state_in_git_work_tree(path: Path) -> None:
+    """State kept inside a work tree could be committed or cleaned away with the code."""
+    if any((ancestor / ".git").exists() for ancestor in (path, *path.parents)):
+        raise Unsafe(
+            "The state directory must stay outside Git repositories; set CM_GRAPH_HOME or "
+            "--state-dir to a directory outside any work tree."
+        )
+
+
+def resolved_state_root(state_dir: Path) -> Path:
+    """A state root as an absolute real path, refused inside a git work tree."""
+    root = Path(os.path.realpath(os.path.abspath(state_dir)))
+    refuse_state_in_git_work_tree(root)
+    return root
 
 
 @record
@@ -53,11 +65,7 @@ class Workspace:
         root = Path(state_dir) if state_dir is not None else default_state_root()
         root = Path(os.path.realpath(os.path.abspath(root)))
         workspace = cls(resolve_checkout(repo_path), root)
-        if _inside_git_work_tree(workspace.directory):
-            raise Unsafe(
-                "The state directory must stay outside Git repositories; set CM_GRAPH_HOME or "
-                "--state-dir to a directory outside any work tree."
-            )
+        refuse_state_in_git_work_tree(workspace.directory)
         return workspace
 
     @property
