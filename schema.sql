@@ -5,7 +5,7 @@
 -- in full relationship-identity order, so the file's bytes do not depend on the order the
 -- provider listed its records in. Text compares by code point (BINARY collation over UTF-8).
 PRAGMA application_id = 1668114290;  -- 0x636d6772, "cmgr": marks files this project wrote
-PRAGMA user_version = 5;             -- the schema version; see migrations/
+PRAGMA user_version = 6;             -- the schema version; see migrations/
 
 -- The generation this file was derived from: the one row that names it and its digests.
 CREATE TABLE generation (
@@ -143,21 +143,16 @@ CREATE TABLE text_files (
 );
 
 -- Every name the graph defines (a symbol's or test's label without a leading dot or argument
--- list) that some code line of the bound commit mentions, with how many lines mention it.
--- kept = 0 when the name is too common to list: more than 2,000 lines (total = 2001), none listed.
+-- list) that some code line of the bound commit mentions, with how many lines mention it and
+-- which (postings). kept = 0 when the name is too common to list: more than 2,000 lines
+-- (total = 2001), no posting. A posting is a line that uses the name outside strings and
+-- comments, other than a definition, an assignment target or keyword argument, or (outside `#`
+-- languages) an object key: a little-endian unsigned 64-bit integer
+-- file << 24 | line << 2 | form, ascending, with form 0 qualified_call (`x.name(`), 1 call
+-- (`name(`), 2 qualified (`x.name`), 3 name (a bare reference), the strongest on the line.
 CREATE TABLE mention_names (
-  name   TEXT NOT NULL PRIMARY KEY,
-  total  INTEGER NOT NULL,
-  kept   INTEGER NOT NULL CHECK (kept IN (0, 1))
-) WITHOUT ROWID;
-
--- The lines that mention a kept name outside strings and comments, other than its own
--- definition: form says how (call `name(`, qualified_call `x.name(`, qualified `x.name`,
--- name: a bare reference), the strongest form on the line.
-CREATE TABLE mentions (
-  name  TEXT NOT NULL,
-  file  INTEGER NOT NULL REFERENCES text_files (file),
-  line  INTEGER NOT NULL,
-  form  TEXT NOT NULL CHECK (form IN ('qualified_call', 'call', 'qualified', 'name')),
-  PRIMARY KEY (name, file, line)
+  name      TEXT NOT NULL PRIMARY KEY,
+  total     INTEGER NOT NULL,
+  kept      INTEGER NOT NULL CHECK (kept IN (0, 1)),
+  postings  BLOB NOT NULL                    -- 8 bytes a line: see above ('' when kept = 0)
 ) WITHOUT ROWID;

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..base.errors import Refusal
 from ..index.format import APPLICATION_ID, INDEX_TABLES
+from ..index.mentions import postings_as_rows
 
 FORMATS = ("jsonl", "sql")
 
@@ -47,6 +48,8 @@ def export_lines(path: Path, fmt: str) -> Iterator[str]:
         for table in INDEX_TABLES:
             order = ", ".join(f'"{pk}"' for pk in db[table].pks)
             for row in db[table].rows_where(order_by=order):
+                if "postings" in row:  # the one blob column: as the lines it lists
+                    row["postings"] = postings_as_rows(row["postings"])
                 yield json.dumps({"table": table, "row": row}, sort_keys=True, ensure_ascii=False)
     except sqlite3.DatabaseError:
         raise Refusal("The index file is corrupt; run `cm-graph audit`.", reason="unreadable") from None

@@ -20,6 +20,7 @@ from ..generation.scratch import scratch_owner
 from ..generation.store import Generation
 from ..index.format import INDEX_TABLES, configure_readonly
 from ..index.importer import build_index
+from ..index.mentions import postings_as_rows
 from ..index.seal import index_is_sealed
 
 AUDIT_SCHEMA = "cm_graph.audit.v1"
@@ -52,7 +53,7 @@ def _compare(stored: str, rebuilt: str) -> list[dict[str, Any]]:
             for side in ("stored", "rebuilt"):
                 rows = connection.execute(_ONLY_IN[(side, table)]).fetchall()
                 entry[f"only_in_{side}"] = len(rows)
-                entry[f"{side}_samples"] = [list(row) for row in rows[:SAMPLE_ROWS]]
+                entry[f"{side}_samples"] = [[_plain(value) for value in row] for row in rows[:SAMPLE_ROWS]]
             tables.append(entry)
         return tables
     except apsw.Error:
@@ -60,6 +61,12 @@ def _compare(stored: str, rebuilt: str) -> list[dict[str, Any]]:
                  "rebuilt_samples": [], "error": "SQLite cannot read the stored index: it is corrupt."}]
     finally:
         connection.close()
+
+
+def _plain(value: Any) -> Any:
+    """A sample value as JSON can carry it: a name's postings (the one blob column) as the
+    (file, line, form) triples it packs, so a report says which lines differ."""
+    return postings_as_rows(value) if isinstance(value, bytes) else value
 
 
 def _integrity(path: str) -> dict[str, str]:

@@ -346,24 +346,71 @@ class BlobReader:
             raise GitFailure("Git could not be run for this checkout.") from None
 
     def chunks(self, blob: str, expected_size: int) -> Iterator[bytes]:
+        header = self._ask(blob)
+        if len(header) != 3 or header[1] != b"blob" or int(header[2]) != expected_size:
+            raise GitFailure("Git could not read a blob of the bound commit.")
+        yield from self._content(expected_size)
+
+    def by_name(self, spec: str) -> tuple[str, int, Iterator[bytes]] | None:
+        """An object asked for by name (``<commit>:<path>``): its object name, size and content
+        (read it whole before the next request), or None when that is no blob of the commit."""
+        header = self._ask(spec)
+        if header[-1:] == [b"missing"]:  # "<spec> missing"; a path may hold spaces
+            return None
+        if len(header) != 3 or not header[2].isdigit() or not is_object_name(header[0].decode("ascii", "replace")):
+            raise GitFailure("Git returned a malformed blob record.")
+        size = int(header[2])
+        if header[1] != b"blob":
+            for _ in self._content(size):
+                pass
+            return None
+        return header[0].decode("ascii"), size, self._content(size)
+
+    def each(self, blobs: list[tuple[str, int]]) -> Iterator[Iterator[bytes]]:
+        """The contents of ``blobs`` ((object name, size) pairs), in order, each to be read whole
+        before the next. A thread writes every request up front, so git streams the answers
+        without a round trip per blob (for a scan that reads a whole commit's code)."""
+        import threading
+
+        def ask_all() -> None:
+            stdin = self._child.stdin
+            try:
+                assert stdin is not None
+                stdin.write(b"".join(blob.encode("ascii") + b"\n" for blob, _ in blobs))
+                stdin.flush()
+            except (OSError, ValueError):  # the reader stopped early and closed the child
+                pass
+
+        threading.Thread(target=ask_all, name="cm-graph-blob-requests", daemon=True).start()
+        stdout = self._child.stdout
+        assert stdout is not None
+        for _, size in blobs:
+            header = stdout.readline(4096).split()
+            if len(header) != 3 or header[1] != b"blob" or int(header[2]) != size:
+                raise GitFailure("Git could not read a blob of the bound commit.")
+            yield self._content(size)
+
+    def _ask(self, name: str) -> list[bytes]:
         child = self._child
         assert child.stdin is not None and child.stdout is not None
         try:
-            child.stdin.write(blob.encode("ascii") + b"\n")
+            child.stdin.write(name.encode("utf-8") + b"\n")
             child.stdin.flush()
         except OSError:
             raise GitFailure("Git stopped while reading blobs of the bound commit.") from None
-        header = child.stdout.readline(4096).split()
-        if len(header) != 3 or header[1] != b"blob" or int(header[2]) != expected_size:
-            raise GitFailure("Git could not read a blob of the bound commit.")
-        remaining = expected_size
+        return child.stdout.readline(4096).split()
+
+    def _content(self, size: int) -> Iterator[bytes]:
+        stdout = self._child.stdout
+        assert stdout is not None
+        remaining = size
         while remaining:
-            chunk = child.stdout.read(min(remaining, 256 * 1024))
+            chunk = stdout.read(min(remaining, 256 * 1024))
             if not chunk:
                 raise GitFailure("Git stopped while reading blobs of the bound commit.")
             remaining -= len(chunk)
             yield chunk
-        if child.stdout.read(1) != b"\n":
+        if stdout.read(1) != b"\n":
             raise GitFailure("Git returned a malformed blob record.")
 
     def line_count(self, blob: str, size: int) -> int:

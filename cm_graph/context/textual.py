@@ -23,7 +23,7 @@ import apsw
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..index.graphmodel import is_test_path
-from ..index.mentions import MAX_KEPT, defined_name
+from ..index.mentions import MAX_KEPT, defined_name, read_postings
 from .sections import MAX_ITEMS
 
 TEXTUAL = "textual"
@@ -37,17 +37,26 @@ def mention_facts(connection: apsw.Connection, label: str, anchor: int) -> dict[
     to list, and how many definitions carry it."""
     name = defined_name(label)
     if name is None:
-        return {"name": None, "rows": [], "linked": {}, "common": False, "definitions": 0}
-    total, kept, definitions = fetch_rows(
-        connection.execute(query_sql("mention_count"), {"name": name}), tuple[Any, Any, int])[0]
+        return {"name": name, "rows": [], "linked": {}, "common": False, "definitions": 0}
+    total, kept, postings, definitions = fetch_rows(
+        connection.execute(query_sql("mention_count"), {"name": name}), tuple[Any, Any, Any, int])[0]
     if total is not None and not kept:
         return {"name": name, "rows": [], "linked": {}, "common": True, "definitions": definitions}
-    found = fetch_rows(connection.execute(query_sql("mentions_of"),
-                                          {"name": name, "anchor": anchor, "limit": MAX_KEPT}),
-                       tuple[str, int, str, Any])
-    rows = [(path, line, form) for path, line, form, _ in found]
-    linked = {(path, line): other for path, line, _, other in found if other is not None}
-    return {"name": name, "rows": rows, "linked": linked, "common": False, "definitions": definitions}
+    found = list(read_postings(postings or b""))
+    paths = dict(fetch_rows(connection.execute(query_sql("text_file_paths"),
+                                               {"files": json.dumps(sorted({file for file, _, _ in found}))}),
+                            tuple[int, str]))
+    carried: set[tuple[str, int]] = set()
+    linked: dict[tuple[str, int], int] = {}
+    for path, line, node, site in fetch_rows(connection.execute(query_sql("mention_exclusions"), {"name": name}),
+                                             tuple[str, int, int, int]):
+        if not site or node == anchor:
+            carried.add((path, line))
+        elif (path, line) not in linked:  # rows come in node order: the lowest node wins
+            linked[(path, line)] = node
+    rows = [(paths[file], line, form) for file, line, form in found if (paths[file], line) not in carried]
+    kept_linked = {key: node for key, node in linked.items() if key not in carried}
+    return {"name": name, "rows": rows[:MAX_KEPT], "linked": kept_linked, "common": False, "definitions": definitions}
 
 
 def mention_items(

@@ -22,9 +22,9 @@ APPLICATION_ID = 0x636D6772
 INDEX_TABLES = (
     "generation", "counts", "nodes", "edges", "adjacency", "exclusions",
     "undeclared_endpoints", "untraversable_borders", "rationale", "external_references", "census",
-    "text_files", "mention_names", "mentions",
+    "text_files", "mention_names",
 )
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 PAGE_SIZE = 4096
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO, Generic, TypeVar
@@ -23,7 +22,7 @@ from typing import BinaryIO, Generic, TypeVar
 import apsw
 
 from ..base.errors import Corrupt, Refusal, Unreadable
-from ..base.git import BlobReader, Census, count_lines, read_census, refuse_partial_clone
+from ..base.git import Census, read_census, refuse_partial_clone
 from ..base.privfs import ensure_private_dir, fsync_dir
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
@@ -33,8 +32,8 @@ from ..generation.store import Generation
 from . import resolver
 from .format import IndexReport, configure, create_schema, index_write_refusal
 from .graph_document import CodeNode, DocumentShape, EdgeRecord, read_document
-from .mentions import MAX_SCANNED_BYTES, MentionTable, defined_name, scan_blob
 from .resolver import EndpointResolver
+from .text_index import TextScan, write_text_index
 
 _BY_EDGE_LIST = ("insert_rationale", "insert_external_references")  # statements bound to :edge_list
 MAX_RATIONALE_CHARS = 300  # a rationale's text in the index (the provider's label is longer)
@@ -100,9 +99,15 @@ class _StagingSink:
     committed once, at the end: for it the commits would cost more than the overlap saves.
     """
 
-    def __init__(self, connection: apsw.Connection, scratch: _Scratch) -> None:
+    def __init__(
+        self, connection: apsw.Connection, scratch: _Scratch, nodes_ended: Callable[[set[str], set[str]], None]
+    ) -> None:
         self._connection = connection
         self._scratch = scratch
+        # What the text scan needs as soon as the nodes end (the first edge, or the end).
+        self._nodes_ended: Callable[[set[str], set[str]], None] | None = nodes_ended
+        self._labels: set[str] = set()
+        self._paths: set[str] = set()
         self.resolver: EndpointResolver | None = None
         self._nodes: list[CodeNode] = []
         self._exclusions: list[tuple[str, str]] = []
@@ -120,6 +125,10 @@ class _StagingSink:
     def add_code_node(self, node: CodeNode) -> None:
         self._nodes_seen = True
         self._nodes.append(node)
+        if node[5] != "file":
+            self._labels.add(node[1])
+        if node[3]:
+            self._paths.add(node[3])
         if len(self._nodes) >= _BATCH:
             self._flush_nodes()
 
@@ -155,6 +164,8 @@ class _StagingSink:
             self._flush_untraversable()
 
     def add_edge(self, list_name: str, edge: EdgeRecord) -> None:
+        if self._nodes_ended is not None:
+            self._end_nodes()
         self._edges.append(edge)
         staged = self._staged_edges + len(self._edges)
         if self._overlap and self._nodes_seen and staged >= _OVERLAP_FROM and staged % _commit_interval(staged) == 0:
@@ -218,8 +229,14 @@ class _StagingSink:
         self._staged_edges += len(self._edges)
         self._edges.clear()
 
+    def _end_nodes(self) -> None:
+        ended, self._nodes_ended = self._nodes_ended, None
+        if ended is not None:
+            ended(self._labels, self._paths)
+
     def finish(self) -> int:
         """Stage what is left and commit; the number of staged edges."""
+        self._end_nodes()
         if self._duplicate is not None:
             raise self._duplicate
         self._flush_nodes()
@@ -314,9 +331,11 @@ def _stage_and_write(
         _census_for(generation, checkout)
         raise
     sink: _StagingSink | None = None
+    text_scan = TextScan(generation.manifest.graph_bytes, temp_path.parent)
     try:
         try:
-            sink = _StagingSink(connection, scratch)
+            sink = _StagingSink(connection, scratch, lambda labels, paths: text_scan.start(
+                checkout, generation.manifest.commit, labels, paths))
             shape = read_document(
                 artifact.open_graph_member(handle),
                 commit=generation.manifest.commit,
@@ -342,13 +361,14 @@ def _stage_and_write(
                     resolved = 0
                 if resolved < staged:
                     resolver.resolve(connection, resolved + 1, staged)
-                counts = _write_tables(connection, generation, shape, census, checkout)
+                counts = _write_tables(connection, generation, shape, census, checkout, text_scan)
             return counts  # after the commit (a return inside the block reads, to a checker, as maybe swallowed)
         except Exception:
             census.wait()
             census.result()
             raise
     finally:
+        text_scan.close()
         connection.close()
 
 
@@ -406,6 +426,7 @@ def _write_tables(
     shape: DocumentShape,
     census_work: _Background[Census],
     checkout: Path,
+    text_scan: TextScan,
 ) -> dict[str, int]:
     bindings = {"edge_list": shape.edge_list}
     if connection.execute(query_sql("find_untraversable_duplicates")).fetchall():
@@ -426,10 +447,10 @@ def _write_tables(
     census = census_work.result()
     # Count lines (and scan them for the text index) while SQLite writes the adjacency (the
     # statements write in the same order as ever, so the file's bytes do not change); a failed
-    # statement is still the error raised.
-    labels = connection.execute(query_sql("select_defined_labels"))
-    names = frozenset(name for (label,) in labels if (name := defined_name(label)) is not None)
-    line_work = _Background(lambda: _read_code_blobs(census, cited, checkout, names))
+    # statement is still the error raised. With a scan worker, this thread scans the files the
+    # worker has not reached once the statements are done (during them it would only slow them).
+    labels = [label for (label,) in connection.execute(query_sql("select_defined_labels"))]
+    line_work = None if text_scan.has_worker else _Background(lambda: text_scan.read(census, cited, checkout, labels))
     try:
         for statement in (
             "insert_adjacency", "insert_undeclared", "insert_untraversable_borders", "insert_exclusions",
@@ -437,16 +458,17 @@ def _write_tables(
         ):
             connection.execute(query_sql(statement), bindings if statement in _BY_EDGE_LIST else {})
     except Exception:
-        line_work.wait()
+        if line_work is not None:
+            line_work.wait()
         raise
     finally:
         connection.execute("PRAGMA ignore_check_constraints = OFF")
-    lines, mentions = line_work.result()
+    lines, mentions = line_work.result() if line_work is not None else text_scan.read(census, cited, checkout, labels)
     connection.executemany(
         "INSERT INTO idx.census (path, mode, blob, size, lines) VALUES (?, ?, ?, ?, ?)",
         ((e.path, e.mode, e.blob, e.size, lines.get(e.path)) for e in census.entries),
     )
-    _write_text_index(connection, mentions)
+    write_text_index(connection, mentions)
     counts = _tallies(connection, shape, census, len(lines))
     connection.executemany(
         "INSERT INTO idx.counts (name, value) VALUES (?, ?)", sorted(counts.items())
@@ -465,51 +487,6 @@ def generation_row(generation: Generation, document_format: str) -> dict[str, ob
         "graph_bytes": manifest.graph_bytes, "census_digest": manifest.census_digest,
         "document_format": document_format,
     }
-
-
-def _read_code_blobs(
-    census: Census, cited: list[str], checkout: Path, names: frozenset[str]
-) -> tuple[dict[str, int], MentionTable]:
-    """Line counts of every cited path the commit tracks, and the text index of their lines
-    (``mentions``): each distinct blob is read once, through one ``git cat-file --batch``."""
-    by_path = {entry.path: entry for entry in census.entries}
-    wanted = [by_path[path] for path in cited if path in by_path]  # cited is in path order
-    shared = {blob for blob, seen in Counter(e.blob for e in wanted).items() if seen > 1}
-    by_blob: dict[str, tuple[int, list[tuple[str, int, str]]]] = {}
-    lines: dict[str, int] = {}
-    table = MentionTable()
-    if wanted:
-        with BlobReader(checkout) as blobs:
-            for entry in wanted:
-                done = by_blob.get(entry.blob)
-                if done is None and entry.size > MAX_SCANNED_BYTES:  # counted in chunks, never scanned
-                    done = (count_lines(blobs.chunks(entry.blob, entry.size)), [])
-                elif done is None:
-                    data = b"".join(blobs.chunks(entry.blob, entry.size))
-                    done = (count_lines((data,)), list(scan_blob(entry.path, data, names, table.common)))
-                    if entry.blob in shared:
-                        by_blob[entry.blob] = done
-                lines[entry.path] = done[0]
-                table.add_file(entry.path, done[1])
-    return lines, table
-
-
-def _write_text_index(connection: apsw.Connection, mentions: MentionTable) -> None:
-    """The text index's three tables, each in its primary-key order (so in one fixed order).
-
-    Like the bulk graph rows, their CHECKed columns (``form``, ``kept``) hold only words of
-    ``mentions.FORMS`` and 0/1 written by ``MentionTable``, so the CHECKs are not evaluated per
-    row (a third of a ``mentions`` insert on sympy's 340,000 rows); the bytes are the same."""
-    connection.execute("PRAGMA ignore_check_constraints = ON")
-    try:
-        connection.executemany("INSERT INTO idx.text_files (file, path) VALUES (?, ?)",
-                               enumerate(mentions.paths, start=1))
-        connection.executemany("INSERT INTO idx.mention_names (name, total, kept) VALUES (?, ?, ?)",
-                               mentions.name_rows())
-        connection.executemany("INSERT INTO idx.mentions (name, file, line, form) VALUES (?, ?, ?, ?)",
-                               mentions.mention_rows())
-    finally:
-        connection.execute("PRAGMA ignore_check_constraints = OFF")
 
 
 def _tallies(

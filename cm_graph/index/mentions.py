@@ -1,41 +1,114 @@
 """The text index's scanner: which code lines of a blob mention a name the graph defines, and how.
 
 The provider misses calls through a package (``pkg.func(``), methods called on instances and
-callbacks it cannot resolve; the names themselves are still on the lines. So the importer reads
-every code blob it already reads for line counts, and records, for each name some symbol of the
-graph is called by, every line that uses it outside strings and comments. It is a lexer, not a
-parser (one per comment family: ``#`` languages, and C-like ones with ``//``, ``/* */`` and
-template strings), so a mention is textual evidence, never a relationship.
+callbacks it cannot resolve; the names themselves are still on the lines. So the importer scans
+every code blob it cites and records, for each name some symbol of the graph is called by, every
+line that uses it outside strings and comments. It is a lexer, not a parser (one per comment
+family), so a mention is textual evidence, never a relationship.
 
-Only names the graph defines are indexed (not every identifier), which keeps the table a small
-fraction of the index; a name used on more than ``MAX_KEPT`` lines is counted, not listed (a
-``get`` or an ``__init__`` would otherwise be most of the file and no help to anyone).
+**The rules** (docs/index-format.md#the-text-index states them for users, and
+``tests/support/lexer_reference.py`` implements them a character at a time, as the definition
+this scanner is held to):
+
+- *Strings and comments hold no uses.* ``#`` languages (``_HASH_LANGUAGES``): ``#`` to the end of
+  the line; ``\"\"\"``/``'''`` strings, which may span lines; ``"`` and ``'`` strings, which end
+  at their closing quote or the end of the line (a backslash escapes the next character). Every
+  other file: ``//`` to the end of the line; ``/* */`` and backtick strings, which may span
+  lines; ``"`` and ``'`` as above (in Rust, ``'`` opens only a character literal, so a lifetime
+  ``'a`` is code).
+- *An identifier* is ``[A-Za-z_$][\\w$]*`` (a token starting with a digit is a number).
+- *A definition is not a use.* A defining line (its code starts, after indentation and modifiers
+  such as ``export``/``pub``/``async``, with ``def`` or, elsewhere, ``function``/``fn``/``func``)
+  uses nothing up to the end of its parameter list (found by parentheses alone, one level of
+  nesting, possibly over several lines). An identifier right after a declaring word
+  (``_DECLARING``: ``class X``, ``const x``...) is declared, not used.
+- *The form*: ``.``, ``::``, ``->`` or ``?.`` right before the identifier makes it qualified;
+  ``(`` after it (spaces or tabs between allowed; Rust's ``!(``, ``![``, ``!{`` too) a call.
+  ``=`` after it (not ``==``/``=>``) makes it an assignment target or keyword argument, not a use;
+  ``:`` after it (not ``::``/``:=``) makes an unqualified identifier an object key, label or
+  annotated parameter outside the ``#`` family, not a use. A reserved word (``_KEYWORDS``) used
+  bare is the keyword, not a function of that name. A line's mention of a name is its strongest
+  form: ``qualified_call`` > ``call`` > ``qualified`` > ``name``.
+
+**Why it is shaped like this.** A build scans every cited blob (25 MB on sympy), so the Python
+steps are per blob, not per token: one regular expression cuts a blob into tokens (strings,
+comments and defining lines are single tokens), and C-level iteration (``map``, ``compress``,
+``accumulate``, dict lookups) turns them into packed integers ``name id << 24 | line << 2 |
+rank``. Only names the graph defines are looked up; a name used on more than ``MAX_KEPT`` lines
+is counted, not listed (a ``get`` would otherwise be most of the file and no help to anyone),
+and once a scan sees it that often it stops looking it up.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from array import array
-from collections.abc import Iterator
-from itertools import accumulate, compress
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from itertools import accumulate, compress, count, repeat
+from operator import add, and_, getitem, itemgetter, lshift, mul, ne, or_, rshift
 
 MAX_KEPT = 2000  # lines per name the index lists; a more common name is only counted
 MAX_SCANNED_BYTES = 2 * 1024 * 1024  # a larger blob is generated or minified: not scanned
-FORMS = ("qualified_call", "call", "qualified", "name")  # strongest first
-_STRENGTH = {form: rank for rank, form in enumerate(FORMS)}
+FORMS = ("qualified_call", "call", "qualified", "name")  # strongest first: a mention's rank
+LINE_SHIFT = 2  # packed mention: ... | line << LINE_SHIFT | rank
+# A posting: file << FILE_SHIFT | line << LINE_SHIFT | rank (a scanned blob has < 2**22 lines).
+FILE_SHIFT = 24
+# A packed mention: id << ID_SHIFT | line << LINE_SHIFT | rank, and | file << FILE_SHIFT in a
+# table (a census has at most 50,000 files, under 2**16): 64 bits for 2**24 names, so a worker
+# hands its mentions over as they are.
+ID_SHIFT = 40
+_LINE_MASK = (1 << (FILE_SHIFT - LINE_SHIFT)) - 1
+_POSTING_MASK = (1 << ID_SHIFT) - 1
 
-_TOKEN = re.compile(r"\n|[A-Za-z_$][\w$]*")
-_NAME = re.compile(r"[A-Za-z_][\w$]*\Z")
-_NOISY = re.compile(r"[\"'#/`]")  # a character that could open a string or a comment
-_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 _HASH_LANGUAGES = (".py", ".pyi", ".pyw", ".rb", ".sh", ".bash", ".pl", ".r", ".jl", ".nim", ".cr", ".ex", ".exs")
-# Multi-line strings and comments, found with str.find (a few per file): a mention inside one is
-# prose, not code. Line comments and one-line strings are judged on the mention's own line.
-_HASH_BLOCKS = (('"""', '"""'), ("'''", "'''"))
-_C_BLOCKS = (("/*", "*/"),)
-# A line that is only a line comment (str.lstrip's whitespace is the pattern's \s).
-_HASH_COMMENT_LINE = re.compile(r"^[^\S\n]*#[^\n]*", re.MULTILINE)
-_C_COMMENT_LINE = re.compile(r"^[^\S\n]*//[^\n]*", re.MULTILINE)
+_IDENT = r"[A-Za-z_$][\w$]*"
+_SUFFIX = r"(?:[ \t]*(?:\(|![(\[{]|=(?![=>])|:(?![:=])))?"
+_MODIFIERS = (r"(?:(?:export|pub|async|static|default|public|private|protected|override|unsafe|extern|inline"
+              r"|declare|abstract)[ \t]+)*")
+_PARAMETERS = r"\((?:[^()]|\([^()]*\))*\)?"
+# A line that starts (after its indentation and modifiers) by defining a function is one token up
+# to the end of its parameter list; one that starts by declaring a class, type or variable is one
+# token up to the declared name. No name's spelling matches either.
+_DECLARING = ("class", "struct", "enum", "trait", "interface", "type", "impl", "module", "namespace", "const",
+              "let", "var")
+_DECLARATION = r"(?:" + "|".join(_DECLARING) + r")[ \t*]+" + _IDENT
+_HASH_DEFINING = (r"\n[ \t]*" + _MODIFIERS + r"(?:def[ \t]+" + _IDENT + r"[ \t]*" + _PARAMETERS + "|"
+                  + _DECLARATION + ")")
+_C_DEFINING = (r"\n[ \t]*" + _MODIFIERS + r"(?:(?:function\*?|fn|func)[ \t]+(?:\([^()\n]*\)[ \t]*)?[^(\n]*"
+               + _PARAMETERS + "|" + _DECLARATION + ")")
+# Strings and comments as "unrolled loops" (a run of plain characters, then one special one),
+# which the regex engine scans a run at a time.
+_ONE_LINE_STRINGS = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|' + r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'?"
+_BLOCK_COMMENT = r"/\*[^*]*(?:\*(?!/)[^*]*)*(?:\*/|\Z)"
+_TEMPLATE = r"`[^`\\]*(?:\\[\s\S][^`\\]*)*`?"
+_HASH_NOISE = (r'#[^\n]*|"""[^"]*(?:"(?!"")[^"]*)*(?:"""|\Z)|' + r"'''[^']*(?:'(?!'')[^']*)*(?:'''|\Z)|"
+               + _ONE_LINE_STRINGS)
+_C_NOISE = r"//[^\n]*|" + _BLOCK_COMMENT + "|" + _TEMPLATE + "|" + _ONE_LINE_STRINGS
+_RUST_NOISE = (r"//[^\n]*|" + _BLOCK_COMMENT + "|" + _TEMPLATE + "|" + r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|'
+               + r"'(?:\\[^'\n]*|[^'\\\n])'")
+_QUALIFIERS = (".", "::", "->", "?.")
+# Each branch starts with a literal or a character class, which the regex engine checks before
+# entering it; identifiers come first (most tokens are), a line's indentation rides on its newline.
+# Only identifiers of two or more characters become tokens (a name is never shorter, and a third
+# of a blob's identifiers are one letter), each from a word's start (so neither ``1e10`` nor
+# ``0xff`` holds one): numbers are never tokens.
+_WORD = r"[A-Za-z_$](?<![\w$].)[\w$]+"
+_QUALIFIED = "|".join(re.escape(q) + r"[A-Za-z_$][\w$]+" + _SUFFIX for q in _QUALIFIERS)
+
+
+def _tokenizer(defining: str, noise: str) -> re.Pattern[str]:
+    return re.compile("|".join((_WORD + _SUFFIX, _QUALIFIED, defining, r"\n[ \t]*", noise)))
+
+
+_HASH_TOKENS = _tokenizer(_HASH_DEFINING, _HASH_NOISE)
+_C_TOKENS = _tokenizer(_C_DEFINING, _C_NOISE)
+_RUST_TOKENS = _tokenizer(_C_DEFINING, _RUST_NOISE)
+_SUFFIX_CHARS = " \t(=:![{"
+_SUFFIX_KIND = {"(": 1, "[": 1, "{": 1, "=": 2, ":": 3}  # by a token's last character; else 0
+_NAME = re.compile(r"[A-Za-z_][\w$]+\Z")  # two characters at least
 # Words a language reserves (or gives a meaning in some position: `from`, `of`, `type`, `get`):
 # a function may carry one as its name (rxjs's `from()`), but only a call or a qualified use of
 # it is a mention; the bare word is the keyword.
@@ -48,12 +121,36 @@ _KEYWORDS = frozenset({
     "satisfies", "self", "set", "static", "super", "switch", "this", "throw", "try", "type", "typeof",
     "var", "void", "while", "with", "yield",
 })
-_DEFINING_LINE = ("def ", "async def ", "function ", "async function ", "fn ", "pub fn ", "func ")
-# A name right after one of these words is being defined or declared, not used.
-_DECLARING = frozenset({
-    "def", "class", "function", "fn", "struct", "enum", "trait", "interface", "type", "const", "let",
-    "var", "func", "async", "module", "namespace", "impl",
-})
+_DROP = len(FORMS)  # the rank of a token that is no use
+
+
+def _rank_table(hashed: bool) -> tuple[int, ...]:
+    """The rank of a token by ``qualification * 4 + suffix kind``: qualification 0 bare, 1
+    qualified, 2 a bare reserved word; suffix kind 0 none, 1 call, 2 ``=``, 3 ``:``."""
+    table = []
+    for qualification in (0, 1, 2):
+        for kind in (0, 1, 2, 3):
+            if kind == 2 or (kind == 3 and not hashed and qualification != 1):
+                table.append(_DROP)
+            elif qualification == 1:
+                table.append(0 if kind == 1 else 2)
+            elif kind == 1:
+                table.append(1)
+            else:
+                table.append(_DROP if qualification == 2 else 3)
+    return tuple(table)
+
+
+_RANKS = {True: _rank_table(True), False: _rank_table(False)}
+
+
+def names_of(labels: Iterable[str]) -> list[str]:
+    """The names the text index looks for, sorted: those the symbol and test labels are called by
+    (``defined_name`` of each, computed a step at a time over all of them: a large graph has
+    tens of thousands of labels, and both processes of a build need the names)."""
+    cut = map(itemgetter(0), map(str.partition, map(str.lstrip, labels, repeat(".")), repeat("(")))
+    stripped = list(map(str.strip, cut))
+    return sorted(set(compress(stripped, map(_NAME.match, stripped))))
 
 
 def defined_name(label: str) -> str | None:
@@ -64,152 +161,151 @@ def defined_name(label: str) -> str | None:
     if cut >= 0:
         name = name[:cut]
     name = name.strip()
-    return name if len(name) >= 2 and _NAME.match(name) else None
+    return name if _NAME.match(name) else None
 
 
-def scan_blob(
-    path: str, data: bytes, names: frozenset[str], skip: frozenset[str] | set[str] = frozenset()
-) -> Iterator[tuple[str, int, str]]:
-    """(name, line, form) for every line of ``data`` using a name of ``names`` (but not of
-    ``skip``), one per name and line (its strongest form), in line order then name order.
+class Vocabulary:
+    """The names a scan looks for, numbered in sorted order (so every process that scans part of
+    a build numbers them alike), as the token texts that spell them: ``codes`` maps a token
+    without its suffix (``load``, ``.load``, ``::load``...) to ``(id + 1) << 2 | qualification``
+    (never 0, so a code is its own hit mask)."""
 
-    The blob is cut into identifiers and newlines by one regular expression, and the tokens
-    that are wanted names are picked and given their line numbers by C-level iteration
-    (``map``, ``compress``, ``accumulate``); only those hits cost Python steps."""
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = tuple(sorted(set(names)))
+        bases = range(4, 4 * len(self.names) + 4, 4)  # (id + 1) << 2
+        self.codes = dict(zip(self.names, bases, strict=True))
+        for keyword in _KEYWORDS.intersection(self.names):
+            self.codes[keyword] |= 2
+        for qualifier in _QUALIFIERS:
+            self.codes.update(zip(map(qualifier.__add__, self.names), map(or_, bases, repeat(1)), strict=True))
+
+    def forget(self, ids: Iterable[int]) -> None:
+        """Stop looking for these names (a common name: its lines are no longer listed)."""
+        for number in ids:
+            name = self.names[number]
+            for spelling in (name, *(qualifier + name for qualifier in _QUALIFIERS)):
+                self.codes.pop(spelling, None)
+
+
+def scan_packed(path: str, data: bytes, vocabulary: Vocabulary) -> list[int]:
+    """Every mention in ``data``, packed ``id << ID_SHIFT | line << LINE_SHIFT | rank``, one per
+    name and line (its strongest form), ascending; [] for a binary or oversized blob."""
     if len(data) > MAX_SCANNED_BYTES or b"\0" in data[:8192]:
-        return
-    text = data.decode("utf-8", errors="replace")
-    lines = text.split("\n")
-    hashed = path.lower().endswith(_HASH_LANGUAGES)
-    tokens = _TOKEN.findall(_code_only(text, lines, hashed))
-    present = names.intersection(tokens).difference(skip)
-    if not present:
-        return
-    wanted = list(map(present.__contains__, tokens))
-    # (line index, name) of every wanted token, deduplicated: all of it C-level iteration.
-    line_of = compress(accumulate(map("\n".__eq__, tokens)), wanted)
-    pairs = set(zip(line_of, compress(tokens, wanted), strict=True))
-    for index, name in sorted(pairs):
-        form = _strongest_form(lines[index], name, hashed)
-        if form is not None:
-            yield name, index + 1, form
+        return []
+    lowered = path.lower()
+    tokenizer = _HASH_TOKENS if lowered.endswith(_HASH_LANGUAGES) else (
+        _RUST_TOKENS if lowered.endswith(".rs") else _C_TOKENS)
+    # The leading newline lets a defining first line match like any other (it is line 0's end).
+    tokens = tokenizer.findall("\n" + data.decode("utf-8", errors="replace"))
+    codes = list(map(vocabulary.codes.get, map(str.rstrip, tokens, repeat(_SUFFIX_CHARS))))
+    at = list(compress(count(), codes))  # a code is never 0: ids count from 1
+    if not at:
+        return []
+    hit_codes = list(filter(None, codes))
+    lines = compress(accumulate(map(str.count, tokens, repeat("\n"))), codes)  # each hit's line
+    kinds = map(_SUFFIX_KIND.get, map(getitem, map(tokens.__getitem__, at), repeat(-1)), repeat(0))
+    slots = map(add, map(mul, map(and_, hit_codes, repeat(3)), repeat(4)), kinds)
+    ranks = list(map(_RANKS[tokenizer is _HASH_TOKENS].__getitem__, slots))
+    used = list(map(ne, ranks, repeat(_DROP)))
+    ids = map(lshift, map(add, map(rshift, compress(hit_codes, used), repeat(2)), repeat(-1)), repeat(ID_SHIFT))
+    packed = map(or_, map(or_, ids, map(lshift, compress(lines, used), repeat(LINE_SHIFT))), compress(ranks, used))
+    # Strongest form per (name, line): sorted descending, a dict keeps each key's last (lowest) value.
+    descending = sorted(packed, reverse=True)
+    strongest = dict(zip(map(rshift, descending, repeat(LINE_SHIFT)), descending, strict=True))
+    return list(reversed(strongest.values()))
 
 
-def _code_only(text: str, lines: list[str], hashed: bool) -> str:
-    """``text`` with the lines no mention can be on emptied (their newlines kept, so every line
-    keeps its number): the lines strictly inside a multi-line string or block comment, and the
-    lines that are only a line comment. ``_form`` finds no use on either (a mention inside a
-    block is prose; a name after a line comment's marker, with no quote before it, is in the
-    comment), so their tokens would only cost a Python step each to be refused; emptied, they
-    never become tokens, and sympy's docstrings are a third of its text."""
-    inside = _block_lines(text, _HASH_BLOCKS if hashed else _C_BLOCKS)
-    if inside:
-        kept = lines.copy()
-        for number in inside:
-            kept[number - 1] = ""
-        text = "\n".join(kept)
-    return (_HASH_COMMENT_LINE if hashed else _C_COMMENT_LINE).sub("", text)
+def unpack(value: int) -> tuple[int, int, int]:
+    """(id, line, rank) of a packed mention."""
+    return value >> ID_SHIFT, (value >> LINE_SHIFT) & _LINE_MASK, value & 3
 
 
-def _block_lines(text: str, delimiters: tuple[tuple[str, str], ...]) -> set[int]:
-    """The line numbers strictly inside a multi-line string or block comment (its first and
-    last lines are judged by the one-line rules)."""
-    inside: set[int] = set()
-    for opening, closing in delimiters:
-        at = text.find(opening)
-        while at >= 0:
-            end = text.find(closing, at + len(opening))
-            end = len(text) if end < 0 else end + len(closing)
-            first = text.count("\n", 0, at) + 1
-            last = first + text.count("\n", at, end)
-            inside.update(range(first + 1, last))
-            at = text.find(opening, end)
-    return inside
+def scan_blob(path: str, data: bytes, names: Iterable[str]) -> list[tuple[str, int, str]]:
+    """``scan_packed``'s mentions as (name, line, form), in line order then name order: the
+    readable form, for tests and for a person checking a file."""
+    vocabulary = Vocabulary(names)
+    found = [unpack(value) for value in scan_packed(path, data, vocabulary)]
+    return sorted(((vocabulary.names[number], line, FORMS[rank]) for number, line, rank in found),
+                  key=lambda row: (row[1], row[0]))
 
 
-def _strongest_form(line: str, name: str, hashed: bool) -> str | None:
-    """The strongest use of ``name`` on ``line`` (None when every occurrence is a definition,
-    in a string or comment, or a keyword argument / assignment target / object key)."""
-    best: str | None = None
-    size = len(name)
-    at = line.find(name)
-    while at >= 0:
-        end = at + size
-        if (at == 0 or line[at - 1] not in _WORD_CHARS) and (end == len(line) or line[end] not in _WORD_CHARS):
-            form = _form(line, at, end, hashed)
-            if form == "name" and name in _KEYWORDS:
-                form = None  # `import { x } from './y'` is not a use of a function named from
-            if form is not None and (best is None or _STRENGTH[form] < _STRENGTH[best]):
-                best = form
-        at = line.find(name, end)
-    return best
+class Scanner:
+    """Scans blobs one after another against one vocabulary, and stops looking up a name once
+    more than ``MAX_KEPT`` lines have used it (checked every ``_RECOUNT_EVERY`` mentions), so time
+    and memory stay a few units per kept mention whatever the repository. The importer's thread
+    and the scan worker (``scan_worker.py``) both scan through one of these. A name it stops
+    looking up is still common in the table: the lines it found before are all there."""
 
+    _RECOUNT_EVERY = 200_000
 
-def _in_line_noise(before: str, hashed: bool) -> bool:
-    """Whether the text before a name on its line leaves it inside a one-line string or a line
-    comment (quotes counted without escapes: a lexer's guess, good for code as written)."""
-    quotes = ('"', "'") if hashed else ('"', "'", "`")
-    comment = "#" if hashed else "//"
-    cut = before.find(comment)
-    if cut >= 0 and not any(before.count(q, 0, cut) % 2 for q in quotes):
-        return True
-    return any(before.count(q) % 2 for q in quotes)
+    def __init__(self, names: Iterable[str]) -> None:
+        self.vocabulary = Vocabulary(names)
+        self.common: set[int] = set()
+        self._counts: Counter[int] = Counter()
+        self._since_recount = 0
 
+    def scan(self, path: str, data: bytes) -> list[int]:
+        found = scan_packed(path, data, self.vocabulary)
+        if found:
+            self._counts.update(map(rshift, found, repeat(ID_SHIFT)))
+            self._since_recount += len(found)
+            if self._since_recount >= self._RECOUNT_EVERY:
+                self.recount()
+        return found
 
-def _form(text: str, start: int, end: int, hashed: bool) -> str | None:
-    """How the name at text[start:end] (one line) is used, or None inside a string or comment, for a
-    definition, a keyword argument, an assignment target or an object key."""
-    before = text[:start]
-    if _NOISY.search(before) is not None and _in_line_noise(before, hashed):
-        return None
-    if before.count("(") > before.count(")") and before.lstrip().startswith(_DEFINING_LINE):
-        return None  # a parameter of the function this line defines
-    before = before.rstrip()
-    declared = before.rstrip(" \t*")
-    if declared and declared.rsplit(None, 1)[-1] in _DECLARING:
-        return None
-    after = text[end:end + 3].lstrip(" \t")
-    if after.startswith(("=", ":")) and not after.startswith(("==", "=>", "::", ":=")):
-        if not before.endswith((".", "::", "->")) or after.startswith("="):
-            return None
-    qualified = before.endswith((".", "::", "->", "?."))
-    called = after.startswith("(") or (after.startswith("!") and after[1:2] in "([{")  # Rust macros
-    if qualified:
-        return "qualified_call" if called else "qualified"
-    return "call" if called else "name"
+    def recount(self) -> None:
+        self._since_recount = 0
+        newly = [number for number, seen in self._counts.items() if seen > MAX_KEPT and number not in self.common]
+        self.common.update(newly)
+        self.vocabulary.forget(newly)
 
 
 class MentionTable:
-    """The mentions found so far, by name, packed (8 bytes a line) and bounded: once a name has
-    more than ``MAX_KEPT`` lines it is ``common``, its lines are dropped and later files skip it,
-    so memory and time stay a few units per kept mention whatever the repository."""
+    """The text index's rows, from each scanned file's packed mentions in path order: a name's
+    postings (``file << FILE_SHIFT | line << LINE_SHIFT | rank``, ascending, little-endian
+    unsigned 64-bit) and its tally. A name seen on more than ``MAX_KEPT`` lines is common:
+    counted as ``MAX_KEPT + 1``, no posting listed (so whichever scanner found which lines, and
+    whenever one stopped looking a common name up, the rows are the same)."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
         self.paths: list[str] = []
-        self.common: set[str] = set()
-        self._lines: dict[str, array[int]] = {}
+        self._postings: list[int] = []
 
-    def add_file(self, path: str, found: list[tuple[str, int, str]]) -> None:
-        """Record ``found`` (``scan_blob``'s rows) for the next file; files come in path order."""
+    def add_file(self, path: str, found: list[int]) -> None:
+        """Record the next file (``scan_packed``'s output for it)."""
         self.paths.append(path)
-        file = len(self.paths)
-        for name, line, form in found:
-            if name in self.common:
-                continue
-            packed = self._lines.setdefault(name, array("q"))
-            packed.append((file << 24) | (line << 2) | _STRENGTH[form])
-            if len(packed) > MAX_KEPT:
-                self.common.add(name)
-                del self._lines[name]
+        if found:
+            self._postings.extend(map(or_, found, repeat(len(self.paths) << FILE_SHIFT)))
 
-    def name_rows(self) -> Iterator[tuple[str, int, int]]:
-        """(name, total, kept) in name order; a common name's total is ``MAX_KEPT + 1``."""
-        for name in sorted(self._lines.keys() | self.common):
-            packed = self._lines.get(name)
-            yield (name, len(packed), 1) if packed is not None else (name, MAX_KEPT + 1, 0)
+    def name_rows(self) -> Iterator[tuple[str, int, int, bytes]]:
+        """(name, total, kept, postings) in name order."""
+        keys = self._postings
+        keys.sort()  # by name, then file and line: each file's run is already sorted
+        postings = array("Q", map(and_, keys, repeat(_POSTING_MASK)))
+        if sys.byteorder == "big":
+            postings.byteswap()
+        start = 0
+        while start < len(keys):
+            number = keys[start] >> ID_SHIFT
+            end = bisect_left(keys, (number + 1) << ID_SHIFT, start)
+            if end - start > MAX_KEPT:
+                yield self.names[number], MAX_KEPT + 1, 0, b""
+            else:
+                yield self.names[number], end - start, 1, postings[start:end].tobytes()
+            start = end
 
-    def mention_rows(self) -> Iterator[tuple[str, int, int, str]]:
-        """(name, file, line, form) of every kept name, in primary-key order."""
-        for name in sorted(self._lines):
-            for value in sorted(self._lines[name]):
-                yield name, value >> 24, (value >> 2) & 0x3FFFFF, FORMS[value & 3]
+
+def postings_as_rows(blob: bytes) -> list[list[int | str]]:
+    """A name's postings as JSON carries them, ``[file, line, form]`` each (exports, audits)."""
+    return [list(posting) for posting in read_postings(blob)]
+
+
+def read_postings(blob: bytes) -> Iterator[tuple[int, int, str]]:
+    """(file, line, form) of a name's postings, as ``MentionTable`` wrote them."""
+    packed = array("Q")
+    packed.frombytes(blob)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    for value in packed:
+        yield value >> FILE_SHIFT, (value >> LINE_SHIFT) & _LINE_MASK, FORMS[value & 3]

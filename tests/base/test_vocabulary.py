@@ -98,6 +98,10 @@ SAME_NAME_APART = {
     # cli/graph_commands.py keeps a copy so that `cm-graph --help` does not load the provider module;
     # test_architecture.py holds the two equal.
     "DEFAULT_TIMEOUT_SECONDS",
+    # Linux's prctl number, in the two processes that arm a parent-death signal: provider/
+    # provider_keeper.py runs as a script on the standard library alone (python -I -S), so it
+    # cannot import index/scan_worker.py's (and the index stage may not import the provider's).
+    "_PR_SET_PDEATHSIG",
 }
 SCHEMA_VALUE = r"(code_mower|cm_graph)\.[A-Za-z]+\.v[0-9]+"
 

@@ -269,8 +269,7 @@ def test_mentions_obey_the_character_budget(tmp_path: Path, state_dir: Path) -> 
 def _text_rows(path: Path) -> list[Any]:
     connection = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        return [connection.execute(f"SELECT * FROM {table}").fetchall()
-                for table in ("text_files", "mention_names", "mentions")]
+        return [connection.execute(f"SELECT * FROM {table}").fetchall() for table in ("text_files", "mention_names")]
     finally:
         connection.close()
 
@@ -285,7 +284,9 @@ def test_the_text_index_is_byte_identical_when_derived_again_and_whatever_the_pr
     rows = _text_rows(first.path)
     # The three files with nodes; helper, Loader, load, lonely; 3 + 3 + 2 + 1 lines (all of them,
     # the graph's call sites too: what the graph carries is left out when a question asks).
-    assert [len(table) for table in rows] == [3, 4, 9]
+    assert [len(table) for table in rows] == [3, 4]
+    assert [(name, total, len(postings) // 8) for name, total, _, postings in rows[1]] == [
+        ("Loader", 3, 3), ("helper", 3, 3), ("load", 2, 2), ("lonely", 1, 1)]
     shuffled = _graph()
     random.Random(20).shuffle(shuffled["nodes"])
     random.Random(21).shuffle(shuffled["edges"])
@@ -301,10 +302,30 @@ def test_audit_covers_the_text_index(text_repo: Any) -> None:
     assert runner.invoke(app, ["index", *where]).exit_code == 0
     assert runner.invoke(app, ["audit", "--json", *where]).exit_code == 0
     connection = apsw.Connection(str(index))
-    connection.execute("UPDATE mentions SET line = line + 1 WHERE name = 'helper' AND line = 8")
+    postings = connection.execute("SELECT postings FROM mention_names WHERE name = 'helper'").fetchall()[0][0]
+    shifted = bytes([postings[0] + 4]) + postings[1:]  # the first posting's line, one further
+    connection.execute("UPDATE mention_names SET postings = ? WHERE name = 'helper'", (shifted,))
     connection.close()
     result = runner.invoke(app, ["audit", "--json", *where])
     report = json.loads(result.stdout)
     assert result.exit_code == 1 and report["identical"] is False
     differing = [t["table"] for t in report["tables"] if t["only_in_stored"] or t["only_in_rebuilt"]]
-    assert differing == ["mentions"]
+    assert differing == ["mention_names"]
+    stored = next(t for t in report["tables"] if t["table"] == "mention_names")["stored_samples"]
+    assert stored[0][0] == "helper" and stored[0][3][0] == [1, 11, "call"]  # line 10, one further
+
+
+def test_export_lists_a_names_postings_as_the_lines_they_pack(text_repo: Any) -> None:
+    where = ["--repo-path", str(text_repo.checkout), "--state-dir", str(text_repo.root)]
+    runner = CliRunner()
+    assert runner.invoke(app, ["index", *where]).exit_code == 0
+    result = runner.invoke(app, ["export", *where])
+    assert result.exit_code == 0, result.output
+    rows = {record["row"]["name"]: record["row"] for record in map(json.loads, result.stdout.splitlines())
+            if record["table"] == "mention_names"}
+    files = {record["row"]["file"]: record["row"]["path"] for record in map(json.loads, result.stdout.splitlines())
+             if record["table"] == "text_files"}
+    helper = rows["helper"]
+    assert helper["total"] == len(helper["postings"]) == 3 and helper["kept"] == 1
+    assert [(files[file], line, form) for file, line, form in helper["postings"]] == [
+        ("pkg/core.py", 10, "call"), ("pkg/use.py", 8, "qualified_call"), ("tests/test_core.py", 5, "qualified_call")]

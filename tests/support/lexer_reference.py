@@ -1,0 +1,291 @@
+"""The text index's lexical rules, a character at a time: the definition ``mentions.scan_packed``
+(one regular expression and C-level iteration) is held to.
+
+It walks the text once, the way the module docstring of ``cm_graph.index.mentions`` states the
+rules: strings and comments are skipped, a defining or declaring line start is skipped up to its
+name or parameter list's end, and every identifier of two or more characters is judged by what
+is right before and after it. Written for clarity, not speed; it shares no code with the scanner
+beyond the word lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from cm_graph.index import mentions
+
+FORMS = mentions.FORMS
+_MODIFIERS = ("export", "pub", "async", "static", "default", "public", "private", "protected", "override",
+              "unsafe", "extern", "inline", "declare", "abstract")
+_DECLARING = ("class", "struct", "enum", "trait", "interface", "type", "impl", "module", "namespace", "const",
+              "let", "var")
+_QUALIFIERS = ("::", "->", "?.", ".")
+
+
+def _word_start(ch: str) -> bool:
+    return ch.isascii() and (ch.isalpha() or ch in "_$")
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() or ch in "_$"
+
+
+def _family(path: str) -> str:
+    lowered = path.lower()
+    if lowered.endswith(mentions._HASH_LANGUAGES):
+        return "hash"
+    return "rust" if lowered.endswith(".rs") else "c"
+
+
+def reference_scan(path: str, data: bytes, names: Iterable[str]) -> list[tuple[str, int, str]]:
+    """(name, line, form) of every mention, one per name and line (the strongest), in line then
+    name order, as the rules define them."""
+    if len(data) > mentions.MAX_SCANNED_BYTES or b"\0" in data[:8192]:
+        return []
+    wanted = set(names)
+    family = _family(path)
+    text = "\n" + data.decode("utf-8", errors="replace")
+    best: dict[tuple[str, int], int] = {}
+    line = 0
+    at = 0
+    while at < len(text):
+        ch = text[at]
+        if _word_start(ch) and not (at > 0 and _word_char(text[at - 1])):
+            end = _identifier_end(text, at)
+            if end - at >= 2:
+                after = _suffix_end(text, end)
+                _judge(best, wanted, text[at:end], text[end:after], qualified=False, line=line, family=family)
+                at = after
+                continue
+        qualifier = next((q for q in _QUALIFIERS if text.startswith(q, at)), None)
+        if qualifier is not None:
+            start = at + len(qualifier)
+            if start < len(text) and _word_start(text[start]):
+                end = _identifier_end(text, start)
+                if end - start >= 2:
+                    after = _suffix_end(text, end)
+                    _judge(best, wanted, text[start:end], text[end:after], qualified=True, line=line, family=family)
+                    at = after
+                    continue
+        if ch == "\n":
+            end = _line_start_end(text, at, family)
+            line += text.count("\n", at, end)
+            at = end
+            continue
+        noise = _noise_end(text, at, family)
+        if noise is not None:
+            line += text.count("\n", at, noise)
+            at = noise
+            continue
+        at += 1
+    return sorted(((name, ln, FORMS[rank]) for (name, ln), rank in best.items()), key=lambda row: (row[1], row[0]))
+
+
+def _identifier_end(text: str, at: int) -> int:
+    end = at + 1
+    while end < len(text) and _word_char(text[end]):
+        end += 1
+    return end
+
+
+def _suffix_end(text: str, end: int) -> int:
+    """Where a call, assignment or colon right after an identifier ends (spaces and tabs before
+    it belong to it); ``end`` itself when none follows."""
+    after = end
+    while after < len(text) and text[after] in " \t":
+        after += 1
+    rest = text[after:after + 2]
+    if rest.startswith("("):
+        return after + 1
+    if rest[:1] == "!" and rest[1:2] and rest[1] in "([{":
+        return after + 2
+    if rest.startswith("=") and rest[1:2] not in ("=", ">"):
+        return after + 1
+    if rest.startswith(":") and rest[1:2] not in (":", "="):
+        return after + 1
+    return end
+
+
+def _judge(best: dict[tuple[str, int], int], wanted: set[str], name: str, suffix: str, *,
+           qualified: bool, line: int, family: str) -> None:
+    if name not in wanted:
+        return
+    last = suffix[-1:] if suffix else ""
+    if last == "=":
+        return  # an assignment target or keyword argument
+    call = last in ("(", "[", "{")
+    if qualified:
+        rank = 0 if call else 2
+    else:
+        if last == ":" and family != "hash":
+            return  # an object key, label or annotated parameter
+        if call:
+            rank = 1
+        elif name in mentions._KEYWORDS:
+            return  # the reserved word itself
+        else:
+            rank = 3
+    key = (name, line)
+    best[key] = min(rank, best.get(key, rank))
+
+
+def _line_start_end(text: str, at: int, family: str) -> int:
+    """The end of the token a newline at ``at`` starts: a defining or declaring line's head, or
+    just the newline and the next line's indentation."""
+    start = at + 1
+    while start < len(text) and text[start] in " \t":
+        start += 1
+    indented = start
+    while True:  # modifiers, each followed by spaces or tabs
+        word = next((m for m in _MODIFIERS if text.startswith(m, start) and text[start + len(m):start + len(m) + 1]
+                     in (" ", "\t")), None)
+        if word is None:
+            break
+        start = _skip(text, start + len(word), " \t")
+    end = _defining_end(text, start, family)
+    if end is None:
+        end = _declaring_end(text, start)
+    return end if end is not None else indented
+
+
+def _skip(text: str, at: int, chars: str) -> int:
+    while at < len(text) and text[at] in chars:
+        at += 1
+    return at
+
+
+def _declaring_end(text: str, at: int) -> int | None:
+    for word in _DECLARING:
+        if text.startswith(word, at):
+            after = _skip(text, at + len(word), " \t*")
+            if after > at + len(word) and after < len(text) and _word_start(text[after]):
+                return _identifier_end(text, after)
+    return None
+
+
+def _defining_end(text: str, at: int, family: str) -> int | None:
+    if family == "hash":
+        if not text.startswith("def", at):
+            return None
+        name = _skip(text, at + 3, " \t")
+        if name == at + 3 or name >= len(text) or not _word_start(text[name]):
+            return None
+        opening = _skip(text, _identifier_end(text, name), " \t")
+        return _parameters_end(text, opening)
+    for word in ("function*", "function", "func", "fn"):
+        if text.startswith(word, at) and text[at + len(word):at + len(word) + 1] in (" ", "\t"):
+            after = _skip(text, at + len(word), " \t")
+            receiver = _receiver_end(text, after)
+            for start in (after,) if receiver is None else (receiver, after):
+                opening = start
+                while opening < len(text) and text[opening] not in "(\n":
+                    opening += 1
+                end = _parameters_end(text, opening)
+                if end is not None:
+                    return end
+            return None
+    return None
+
+
+def _receiver_end(text: str, at: int) -> int | None:
+    """A Go method's receiver ``(r *T)`` and the spaces after it, if one is there."""
+    if not text.startswith("(", at):
+        return None
+    close = at + 1
+    while close < len(text) and text[close] not in "()\n":
+        close += 1
+    if close >= len(text) or text[close] != ")":
+        return None
+    return _skip(text, close + 1, " \t")
+
+
+def _parameters_end(text: str, at: int) -> int | None:
+    """The end of a parameter list opening at ``at`` (found by parentheses alone, one level of
+    nesting, over lines too; an unclosed list ends where a deeper one would start)."""
+    if not text.startswith("(", at):
+        return None
+    at += 1
+    while at < len(text):
+        ch = text[at]
+        if ch == ")":
+            return at + 1
+        if ch == "(":
+            close = at + 1
+            while close < len(text) and text[close] not in "()":
+                close += 1
+            if close >= len(text) or text[close] != ")":
+                return at
+            at = close + 1
+            continue
+        at += 1
+    return at
+
+
+def _noise_end(text: str, at: int, family: str) -> int | None:
+    """The end of a string or comment starting at ``at``, or None when none does."""
+    if family == "hash":
+        if text.startswith("#", at):
+            return _line_end(text, at)
+        for triple in ('"""', "'''"):
+            if text.startswith(triple, at):
+                close = text.find(triple, at + 3)
+                return len(text) if close < 0 else close + 3
+        if text[at] in "\"'":
+            return _one_line_string_end(text, at)
+        return None
+    if text.startswith("//", at):
+        return _line_end(text, at)
+    if text.startswith("/*", at):
+        close = text.find("*/", at + 2)
+        return len(text) if close < 0 else close + 2
+    if text[at] == "`":
+        end = at + 1
+        while end < len(text):
+            if text[end] == "`":
+                return end + 1
+            if text[end] == "\\":
+                if end + 1 == len(text):
+                    return end  # a final backslash escapes nothing: the string ends before it
+                end += 2
+                continue
+            end += 1
+        return end
+    if text[at] == '"':
+        return _one_line_string_end(text, at)
+    if text[at] == "'":
+        if family == "rust":
+            return _rust_char_end(text, at)
+        return _one_line_string_end(text, at)
+    return None
+
+
+def _line_end(text: str, at: int) -> int:
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
+
+
+def _one_line_string_end(text: str, at: int) -> int:
+    quote = text[at]
+    end = at + 1
+    while end < len(text) and text[end] != "\n":
+        if text[end] == "\\" and end + 1 < len(text) and text[end + 1] != "\n":
+            end += 2
+            continue
+        if text[end] == "\\":
+            break
+        if text[end] == quote:
+            return end + 1
+        end += 1
+    return end
+
+
+def _rust_char_end(text: str, at: int) -> int | None:
+    """A Rust character literal (``'x'``, ``'\\n'``, ``'\\u{1F600}'``); a lifetime is none."""
+    if text[at + 1:at + 2] == "\\":
+        close = at + 2
+        while close < len(text) and text[close] not in "'\n":
+            close += 1
+        return close + 1 if close < len(text) and text[close] == "'" else None
+    if at + 2 < len(text) and text[at + 1] not in "'\\\n" and text[at + 2] == "'":
+        return at + 3
+    return None
