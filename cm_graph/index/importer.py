@@ -4,10 +4,12 @@ Stage 1 streams ``graph.json`` out of the artifact into scratch tables (bounded 
 inserts); for a large graph a resolver thread looks the staged edges' endpoints up as they are
 committed (``resolver``). Stage 2 classifies edge endpoints, numbers nodes and edges by rank and
 writes the sorted tables and adjacency into a temp sibling of the index. Stage 3 counts lines of
-every blob a citation can name, from the bound commit through one ``git cat-file --batch``, while
-SQLite writes the adjacency; the census is read while stage 2 sorts. The statements write the
-index in one fixed order, so threads change when work happens, never the file's bytes. Only a
-complete file is renamed into place; every failure removes all scratch files.
+every blob a citation can name, from the bound commit through one ``git cat-file --batch``, and
+scans them for the text index (``text_index``: a large graph's scan starts in a worker process as
+soon as the nodes end), while SQLite writes the adjacency; the census is read while stage 2 sorts.
+The statements write the index in one fixed order, so threads and processes change when work
+happens, never the file's bytes. Only a complete file is renamed into place; every failure
+removes all scratch files.
 """
 
 from __future__ import annotations
@@ -331,7 +333,7 @@ def _stage_and_write(
         _census_for(generation, checkout)
         raise
     sink: _StagingSink | None = None
-    text_scan = TextScan(generation.manifest.graph_bytes, temp_path.parent)
+    text_scan = TextScan(generation.manifest.graph_bytes, temp_path.parent)  # never raises
     try:
         try:
             sink = _StagingSink(connection, scratch, lambda labels, paths: text_scan.start(

@@ -55,7 +55,7 @@ class ScanWorker:
         """Start the worker; it waits for ``request`` (its interpreter starts meanwhile)."""
         self.paths: list[str] = []
         self._child: subprocess.Popen[bytes] | None = None
-        self._output = tempfile.TemporaryFile(dir=scratch_dir)
+        self._output = tempfile.TemporaryFile(dir=scratch_dir)  # OSError: the caller goes without
         self._offset = 0
         self._pending = b""
         package_root = str(Path(__file__).resolve().parents[2])

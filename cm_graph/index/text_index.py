@@ -29,8 +29,13 @@ class TextScan:
     ``read`` once, then ``close``."""
 
     def __init__(self, graph_bytes: int, scratch_dir: Path) -> None:
-        self._worker = ScanWorker(scratch_dir) if graph_bytes >= WORKER_FROM_GRAPH_BYTES else None
+        self._worker: ScanWorker | None = None
         self._labels: frozenset[str] = frozenset()
+        if graph_bytes >= WORKER_FROM_GRAPH_BYTES:
+            try:
+                self._worker = ScanWorker(scratch_dir)
+            except OSError:  # no room for its output file: this thread scans everything
+                pass
 
     @property
     def has_worker(self) -> bool:
