@@ -16,7 +16,8 @@ Lifetime: started with ``python -I`` on this package's own directory, stdin/stdo
 to /dev/null. It arms ``PR_SET_PDEATHSIG(SIGKILL)`` (Linux) and checks that its parent is still
 the process that started it, so a killed importer does not leave it running; its one ``git
 cat-file`` child reads EOF and exits with it. The importer kills and reaps it on every exit path
-(``close``).
+(``close``). (Linux sends the parent-death signal when the *thread* that started the worker ends:
+a build run on a short-lived thread may lose its worker, which costs only time.)
 
 Protocol: one JSON request line (checkout, commit, labels, paths); then, per path in order, one
 JSON line ``[index, object name, lines, mentions]`` followed by the mentions as little-endian
