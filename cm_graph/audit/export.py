@@ -45,11 +45,15 @@ def export_lines(path: Path, fmt: str) -> Iterator[str]:
         if fmt == "sql":
             yield from db.conn.iterdump()
             return
+        text_files: dict[int, str] = {}  # streamed before mention_names, whose postings name them
         for table in INDEX_TABLES:
             order = ", ".join(f'"{pk}"' for pk in db[table].pks)
             for row in db[table].rows_where(order_by=order):
-                if "postings" in row:  # the one blob column: as the lines it lists
-                    row["postings"] = postings_as_rows(row["postings"])
+                if table == "text_files":
+                    text_files[row["file"]] = row["path"]
+                if "postings" in row:  # the one blob column: as the lines it lists, by path
+                    row["postings"] = [[text_files.get(file, file), line, form]
+                                       for file, line, form in postings_as_rows(row["postings"])]
                 yield json.dumps({"table": table, "row": row}, sort_keys=True, ensure_ascii=False)
     except sqlite3.DatabaseError:
         raise Refusal("The index file is corrupt; run `cm-graph audit`.", reason="unreadable") from None

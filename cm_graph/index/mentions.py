@@ -14,14 +14,16 @@ this scanner is held to):
   the line; ``\"\"\"``/``'''`` strings, which may span lines; ``"`` and ``'`` strings, which end
   at their closing quote or the end of the line (a backslash escapes the next character). Every
   other file: ``//`` to the end of the line; ``/* */`` and backtick strings, which may span
-  lines; ``"`` and ``'`` as above (in Rust, ``'`` opens only a character literal, so a lifetime
-  ``'a`` is code).
-- *An identifier* is ``[A-Za-z_$][\\w$]*`` (a token starting with a digit is a number).
+  lines; ``"`` and ``'`` as above; in JavaScript/TypeScript a regex literal (``/`` after
+  punctuation that cannot end an operand, or after ``return``); in Rust, ``'`` opens only a
+  character literal (a lifetime ``'a`` is code) and raw strings ``r#"..."#`` may span lines.
+- *An identifier* is ``[A-Za-z_$][\\w$]*`` from a word's start, of two characters or more.
 - *A definition is not a use.* A defining line (its code starts, after indentation and modifiers
   such as ``export``/``pub``/``async``, with ``def`` or, elsewhere, ``function``/``fn``/``func``)
   uses nothing up to the end of its parameter list (found by parentheses alone, one level of
-  nesting, possibly over several lines). An identifier right after a declaring word
-  (``_DECLARING``: ``class X``, ``const x``...) is declared, not used.
+  nesting, possibly over several lines); one that starts with a declaring word (``_DECLARING``:
+  ``class X``, ``const x``...) declares the name after it; a Python import's module path names
+  modules, not uses.
 - *The form*: ``.``, ``::``, ``->`` or ``?.`` right before the identifier makes it qualified;
   ``(`` after it (spaces or tabs between allowed; Rust's ``!(``, ``![``, ``!{`` too) a call.
   ``=`` after it (not ``==``/``=>``) makes it an assignment target or keyword argument, not a use;
@@ -33,7 +35,7 @@ this scanner is held to):
 **Why it is shaped like this.** A build scans every cited blob (25 MB on sympy), so the Python
 steps are per blob, not per token: one regular expression cuts a blob into tokens (strings,
 comments and defining lines are single tokens), and C-level iteration (``map``, ``compress``,
-``accumulate``, dict lookups) turns them into packed integers ``name id << 24 | line << 2 |
+``accumulate``, dict lookups) turns them into packed integers ``name id << 40 | line << 2 |
 rank``. Only names the graph defines are looked up; a name used on more than ``MAX_KEPT`` lines
 is counted, not listed (a ``get`` would otherwise be most of the file and no help to anyone),
 and once a scan sees it that often it stops looking it up.
@@ -73,10 +75,12 @@ _PARAMETERS = r"\((?:[^()]|\([^()]*\))*\)?"
 # to the end of its parameter list; one that starts by declaring a class, type or variable is one
 # token up to the declared name. No name's spelling matches either.
 _DECLARING = ("class", "struct", "enum", "trait", "interface", "type", "impl", "module", "namespace", "const",
-              "let", "var")
+              "let", "var", "macro_rules!")
 _DECLARATION = r"(?:" + "|".join(_DECLARING) + r")[ \t*]+" + _IDENT
+# In Python, an import's module path (`from a.b import c`, `import a.b`) names modules, not uses.
+_MODULE_PATH = r"from[ \t]+[\w.]+(?=[ \t]+import\b)|import[ \t]+[\w.]+"
 _HASH_DEFINING = (r"\n[ \t]*" + _MODIFIERS + r"(?:def[ \t]+" + _IDENT + r"[ \t]*" + _PARAMETERS + "|"
-                  + _DECLARATION + ")")
+                  + _DECLARATION + "|" + _MODULE_PATH + ")")
 _C_DEFINING = (r"\n[ \t]*" + _MODIFIERS + r"(?:(?:function\*?|fn|func)[ \t]+(?:\([^()\n]*\)[ \t]*)?[^(\n]*"
                + _PARAMETERS + "|" + _DECLARATION + ")")
 # Strings and comments as "unrolled loops" (a run of plain characters, then one special one),
@@ -89,6 +93,13 @@ _HASH_NOISE = (r'#[^\n]*|"""[^"]*(?:"(?!"")[^"]*)*(?:"""|\Z)|' + r"'''[^']*(?:'(
 _C_NOISE = r"//[^\n]*|" + _BLOCK_COMMENT + "|" + _TEMPLATE + "|" + _ONE_LINE_STRINGS
 _RUST_NOISE = (r"//[^\n]*|" + _BLOCK_COMMENT + "|" + _TEMPLATE + "|" + r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|'
                + r"'(?:\\[^'\n]*|[^'\\\n])'")
+# JavaScript's regular expression literal: a `/` right after punctuation that cannot end an
+# operand (or after `return`), up to its closing `/` on the line (a backtick or quote inside one
+# is not a string). Elsewhere a `/` is division.
+_REGEX_LITERAL = (r"/(?:(?<=[(,=:\[!&|?{};]/)|(?<=[(,=:\[!&|?{};] /)|(?<=return /))(?![/*])"
+                  r"(?:[^/\\\n\[]|\\.|\[(?:[^\]\\\n]|\\.)*\])+/[A-Za-z]*")
+_JS_NOISE = r"//[^\n]*|" + _BLOCK_COMMENT + "|" + _REGEX_LITERAL + "|" + _TEMPLATE + "|" + _ONE_LINE_STRINGS
+_JS_EXTENSIONS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
 _QUALIFIERS = (".", "::", "->", "?.")
 # Each branch starts with a literal or a character class, which the regex engine checks before
 # entering it; identifiers come first (most tokens are), a line's indentation rides on its newline.
@@ -99,13 +110,20 @@ _WORD = r"[A-Za-z_$](?<![\w$].)[\w$]+"
 _QUALIFIED = "|".join(re.escape(q) + r"[A-Za-z_$][\w$]+" + _SUFFIX for q in _QUALIFIERS)
 
 
-def _tokenizer(defining: str, noise: str) -> re.Pattern[str]:
-    return re.compile("|".join((_WORD + _SUFFIX, _QUALIFIED, defining, r"\n[ \t]*", noise)))
+# Rust's raw strings (`r"..."`, `br#"..."#`, up to three `#`), which may span lines: tried before
+# identifiers, since `br` would be one.
+_RUST_RAW = "b?r(?:" + "|".join(
+    '#' * n + '"[^"]*' + (f'(?:"(?!{"#" * n})[^"]*)*' if n else "") + f'(?:"{"#" * n}|\\Z)' for n in range(4)) + ")"
+
+
+def _tokenizer(defining: str, noise: str, first: tuple[str, ...] = ()) -> re.Pattern[str]:
+    return re.compile("|".join((*first, _WORD + _SUFFIX, _QUALIFIED, defining, r"\n[ \t]*", noise)))
 
 
 _HASH_TOKENS = _tokenizer(_HASH_DEFINING, _HASH_NOISE)
 _C_TOKENS = _tokenizer(_C_DEFINING, _C_NOISE)
-_RUST_TOKENS = _tokenizer(_C_DEFINING, _RUST_NOISE)
+_JS_TOKENS = _tokenizer(_C_DEFINING, _JS_NOISE)
+_RUST_TOKENS = _tokenizer(_C_DEFINING, _RUST_NOISE, (_RUST_RAW,))
 _SUFFIX_CHARS = " \t(=:![{"
 _SUFFIX_KIND = {"(": 1, "[": 1, "{": 1, "=": 2, ":": 3}  # by a token's last character; else 0
 _NAME = re.compile(r"[A-Za-z_][\w$]+\Z")  # two characters at least
@@ -193,8 +211,8 @@ def scan_packed(path: str, data: bytes, vocabulary: Vocabulary) -> list[int]:
     if len(data) > MAX_SCANNED_BYTES or b"\0" in data[:8192]:
         return []
     lowered = path.lower()
-    tokenizer = _HASH_TOKENS if lowered.endswith(_HASH_LANGUAGES) else (
-        _RUST_TOKENS if lowered.endswith(".rs") else _C_TOKENS)
+    tokenizer = (_HASH_TOKENS if lowered.endswith(_HASH_LANGUAGES) else _JS_TOKENS if lowered.endswith(_JS_EXTENSIONS)
+                 else _RUST_TOKENS if lowered.endswith(".rs") else _C_TOKENS)
     # The leading newline lets a defining first line match like any other (it is line 0's end).
     tokens = tokenizer.findall("\n" + data.decode("utf-8", errors="replace"))
     codes = list(map(vocabulary.codes.get, map(str.rstrip, tokens, repeat(_SUFFIX_CHARS))))

@@ -43,6 +43,8 @@ TRICKY_PY = (
     "):\n"
     "    obj.helper = helper\n"
     "    return {helper: obj, 'k': helper}\n"
+    "from pkg.helper.obj import helper\n"
+    "import pkg.helper as obj\n"
 )
 TRICKY_JS = (
     "helper();\n"
@@ -61,19 +63,25 @@ TRICKY_JS = (
     "export class Helper extends helper {}\n"
     "func (r *Recv) helper(obj int) { helper(obj) }\n"
     "const s = helper(\"a\\\"b\", 'c\\'d')\n"
+    "const safe = s.replace(/^[`'\"]+/g, ''); helper(safe)\n"
+    "const ratio = a / b / helper(2); return /`/.test(helper)\n"
 )
 TRICKY_RS = (
     "fn helper<'a>(obj: &'a str) -> &'a str { obj }\n"
     "let c = 'x'; helper!(c); helper![1]; helper!{2};\n"
     "impl helper for Obj { fn run(&self) { self.helper() } }\n"
     "let e = '\\u{1F600}'; obj::helper(e)\n"
+    "let raw = r#\"\n"
+    "helper(1) \"quoted\"\n"
+    "\"#; helper(2)\n"
+    "macro_rules! helper { () => {} }\n"
 )
 NAMES = frozenset({"helper", "obj", "Obj", "from", "Helper"})
 
 
 def test_tricky_lines_scan_as_the_rules_say() -> None:
     for path, text in (("m.py", TRICKY_PY), ("m.js", TRICKY_JS), ("m.rs", TRICKY_RS), ("m.ts", TRICKY_PY),
-                       ("m.rb", TRICKY_JS), ("m.go", TRICKY_JS)):
+                       ("m.rb", TRICKY_JS), ("m.go", TRICKY_JS), ("m.rs", TRICKY_JS), ("m.js", TRICKY_RS)):
         data = text.encode()
         assert scan_blob(path, data, NAMES) == reference_scan(path, data, NAMES), path
 
@@ -85,16 +93,19 @@ def test_what_the_rules_say_on_tricky_lines() -> None:
     # parentheses deep ends there (a lexer's limit); 20: the value assigned; 21: the key and the
     # value (in Python a `:` names nothing). Not: comments, the docstring, the `def` line's
     # parameters (14, and 16-17 of one list over lines), an assignment target (`obj.helper =`).
+    # 22: the name imported, not the module path it is imported from; 23: a module path only.
     assert py == {1: "call", 4: "call", 5: "call", 9: "call", 10: "qualified", 12: "call", 13: "name",
-                  15: "call", 18: "call", 20: "name", 21: "name"}
+                  15: "call", 18: "call", 20: "name", 21: "name", 22: "name"}
     js = {line: form for name, line, form in scan_blob("m.js", TRICKY_JS.encode(), NAMES) if name == "helper"}
     # 8: after the multi-line template; 11: the function's body (its name and parameters are not
     # uses); 12: the value, not the key; 13: optional chaining, `->` and `::`; 14: extends; 15: a
-    # Go method's body, not its receiver or parameters; 16: after escaped quotes.
+    # Go method's body, not its receiver or parameters; 16: after escaped quotes; 17: after a regex
+    # literal holding a backtick and quotes; 18: division is no regex, and `return /`/` is one.
     assert js == {1: "call", 3: "call", 6: "qualified_call", 8: "call", 10: "call", 11: "call", 12: "name",
-                  13: "qualified_call", 14: "name", 15: "call", 16: "call"}
+                  13: "qualified_call", 14: "name", 15: "call", 16: "call", 17: "call", 18: "call"}
     rs = {line: form for name, line, form in scan_blob("m.rs", TRICKY_RS.encode(), NAMES) if name == "helper"}
-    assert rs == {2: "call", 3: "qualified_call", 4: "qualified_call"}  # a lifetime is no string
+    # a lifetime is no string; 6 is inside a raw string (quotes and all), 8 declares a macro
+    assert rs == {2: "call", 3: "qualified_call", 4: "qualified_call", 7: "call"}
 
 
 def test_real_code_scans_as_the_rules_say() -> None:
@@ -118,12 +129,13 @@ _FRAGMENTS = (
     "(", ")", "((", "))", "[", "{", "}", "!", "!(", "=", "==", "=>", ":", "::", ":=", " ", "  ", "\t", "*", ",",
     "\n", "\n    ", "\n\n", "#", "//", "/*", "*/", '"', "'", "`", '"""', "'''", "\\", "\\n", "'a'", "'\\n'",
     "def ", "async def ", "class ", "const ", "let ", "export ", "function ", "function* ", "fn ", "func ",
-    "impl ", "type ", "pub ", "static ", "(r *T) ", "${", "\r",
+    "impl ", "type ", "pub ", "static ", "(r *T) ", "${", "\r", "/", "]", "/g", "return ", "from ", "import ",
+    "a.b", "r\"", "r#\"", "\"#", "br", "r##\"", "\"##", "macro_rules! ",
 )
 
 
 @settings(max_examples=600, deadline=None)
-@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=60), st.sampled_from(("a.py", "a.ts", "a.rs", "a.go")))
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=60), st.sampled_from(("a.py", "a.ts", "a.rs", "a.go", "a.js")))
 def test_generated_code_scans_as_the_rules_say(fragments: list[str], path: str) -> None:
     data = "".join(fragments).encode()
     assert scan_blob(path, data, NAMES) == reference_scan(path, data, NAMES)

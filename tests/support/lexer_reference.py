@@ -18,7 +18,8 @@ FORMS = mentions.FORMS
 _MODIFIERS = ("export", "pub", "async", "static", "default", "public", "private", "protected", "override",
               "unsafe", "extern", "inline", "declare", "abstract")
 _DECLARING = ("class", "struct", "enum", "trait", "interface", "type", "impl", "module", "namespace", "const",
-              "let", "var")
+              "let", "var", "macro_rules!")
+_BEFORE_A_REGEX = "(,=:[!&|?{};"  # punctuation after which a `/` starts a JavaScript regex literal
 _QUALIFIERS = ("::", "->", "?.", ".")
 
 
@@ -34,6 +35,8 @@ def _family(path: str) -> str:
     lowered = path.lower()
     if lowered.endswith(mentions._HASH_LANGUAGES):
         return "hash"
+    if lowered.endswith(mentions._JS_EXTENSIONS):
+        return "js"
     return "rust" if lowered.endswith(".rs") else "c"
 
 
@@ -50,6 +53,11 @@ def reference_scan(path: str, data: bytes, names: Iterable[str]) -> list[tuple[s
     at = 0
     while at < len(text):
         ch = text[at]
+        raw = _rust_raw_end(text, at) if family == "rust" else None
+        if raw is not None:
+            line += text.count("\n", at, raw)
+            at = raw
+            continue
         if _word_start(ch) and not (at > 0 and _word_char(text[at - 1])):
             end = _identifier_end(text, at)
             if end - at >= 2:
@@ -145,7 +153,31 @@ def _line_start_end(text: str, at: int, family: str) -> int:
     end = _defining_end(text, start, family)
     if end is None:
         end = _declaring_end(text, start)
+    if end is None and family == "hash":
+        end = _module_path_end(text, start)
     return end if end is not None else indented
+
+
+def _module_path_end(text: str, at: int) -> int | None:
+    """A Python import's module path (``from a.b`` before `` import``, or ``import a.b``)."""
+    for word in ("from", "import"):
+        if not text.startswith(word, at):
+            continue
+        path = _skip(text, at + len(word), " \t")
+        if path == at + len(word):
+            continue
+        end = path
+        while end < len(text) and (_word_char(text[end]) or text[end] == "."):
+            end += 1
+        if end == path:
+            continue
+        if word == "import":
+            return end
+        after = _skip(text, end, " \t")
+        if after > end and text.startswith("import", after) and not (
+                after + 6 < len(text) and _word_char(text[after + 6])):
+            return end
+    return None
 
 
 def _skip(text: str, at: int, chars: str) -> int:
@@ -238,6 +270,10 @@ def _noise_end(text: str, at: int, family: str) -> int | None:
     if text.startswith("/*", at):
         close = text.find("*/", at + 2)
         return len(text) if close < 0 else close + 2
+    if family == "js" and text[at] == "/":
+        regex = _regex_literal_end(text, at)
+        if regex is not None:
+            return regex
     if text[at] == "`":
         end = at + 1
         while end < len(text):
@@ -257,6 +293,59 @@ def _noise_end(text: str, at: int, family: str) -> int | None:
             return _rust_char_end(text, at)
         return _one_line_string_end(text, at)
     return None
+
+
+def _regex_literal_end(text: str, at: int) -> int | None:
+    """A JavaScript regex literal at ``at``: after punctuation that cannot end an operand (one
+    space between allowed) or after ``return ``, closed by an unescaped ``/`` outside a character
+    class on the same line; None when the ``/`` is division."""
+    before = text[at - 1:at]
+    if not (before and before in _BEFORE_A_REGEX or before == " " and text[at - 2:at - 1]
+            and text[at - 2] in _BEFORE_A_REGEX or text[max(0, at - 7):at] == "return "):
+        return None
+    end = at + 1
+    while end < len(text):
+        ch = text[end]
+        if ch == "\\":
+            if end + 1 >= len(text) or text[end + 1] == "\n":
+                return None
+            end += 2
+        elif ch == "[":
+            end += 1
+            while end < len(text) and text[end] != "]":
+                if text[end] == "\n" or (text[end] == "\\" and (end + 1 >= len(text) or text[end + 1] == "\n")):
+                    return None
+                end += 2 if text[end] == "\\" else 1
+            if end >= len(text):
+                return None
+            end += 1
+        elif ch == "/":
+            if end == at + 1:
+                return None
+            end += 1
+            while end < len(text) and text[end].isascii() and text[end].isalpha():
+                end += 1
+            return end
+        elif ch == "\n":
+            return None
+        else:
+            end += 1
+    return None
+
+
+def _rust_raw_end(text: str, at: int) -> int | None:
+    """A Rust raw string (``r"..."``, ``br#"..."#``, up to three ``#``) at ``at``, or None."""
+    start = at + 1 if text.startswith("br", at) else at
+    if not text.startswith("r", start):
+        return None
+    hashes = 0
+    while start + 1 + hashes < len(text) and text[start + 1 + hashes] == "#":
+        hashes += 1
+    quote = start + 1 + hashes
+    if hashes > 3 or quote >= len(text) or text[quote] != '"':
+        return None
+    close = text.find('"' + "#" * hashes, quote + 1)
+    return len(text) if close < 0 else close + 1 + hashes
 
 
 def _line_end(text: str, at: int) -> int:
