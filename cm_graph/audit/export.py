@@ -17,7 +17,7 @@ from typing import Any
 
 from ..base.errors import Refusal
 from ..index.format import APPLICATION_ID, INDEX_TABLES
-from ..index.mentions import postings_as_rows
+from ..index.mentions import read_postings
 
 FORMATS = ("jsonl", "sql")
 
@@ -52,8 +52,8 @@ def export_lines(path: Path, fmt: str) -> Iterator[str]:
                 if table == "text_files":
                     text_files[row["file"]] = row["path"]
                 if "postings" in row:  # the one blob column: as the lines it lists, by path
-                    row["postings"] = [[text_files.get(file, file), line, form]
-                                       for file, line, form in postings_as_rows(row["postings"])]
+                    row["postings"] = [[text_files.get(file, str(file)), line, form]
+                                       for file, line, form in read_postings(row["postings"])]
                 yield json.dumps({"table": table, "row": row}, sort_keys=True, ensure_ascii=False)
     except sqlite3.DatabaseError:
         raise Refusal("The index file is corrupt; run `cm-graph audit`.", reason="unreadable") from None
