@@ -27,6 +27,7 @@ from ..index.mentions import MAX_KEPT, defined_name, read_postings
 from .sections import MAX_ITEMS
 
 TEXTUAL = "textual"
+CALL_FORMS = ("call", "qualified_call")  # the scanner's forms of a line that calls the name
 COMMON_TOTAL = MAX_KEPT + 1  # a common name's total: more lines use it than the index lists
 
 
@@ -120,6 +121,12 @@ class _Owners:
             found = ([row[0] for row in rows], [(row[2], row[3]) for row in rows])
             self._files[path] = found
         return found
+
+
+def call_lines(facts: dict[str, Any]) -> int:
+    """How many mention lines call the name (``name(`` or ``x.name(``) rather than import it,
+    name it or read it as an attribute."""
+    return sum(1 for _, _, form in facts["rows"] if form in CALL_FORMS)
 
 
 def common_name_detail(name: str) -> str:
