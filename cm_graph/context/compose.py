@@ -21,7 +21,7 @@ from ..query.answerids import answer_id
 from .budget import fit
 from .coupling import coupled_with, read_params
 from .relations import CALLS, WALKS, used_relations
-from .resolve import Resolution, resolve
+from .resolve import Resolution, followable, resolve
 from .sections import (
     HOP_GROUPS,
     INTENTS,
@@ -379,12 +379,16 @@ def _unanswered(
     book = CitationBook(CitationChecker(connection).confirms, graph["commit"])
     candidates = [_cited(dict(nodes[n]), book) for n in resolution.anchors]
     if resolution.status == "ambiguous":
-        text = (f"`{target}` names {resolution.total} definitions; name one as path::name "
-                f"({listed([tag(c['label'], c['cite']) for c in candidates], resolution.total)}).")
-        spelled = [f"{c['path']}::{c['label']}" for c in candidates]
-        actions = [{"why": f"the one in {c['path']}", "command": f"cm-graph context {intent} " + shlex.quote(
-                    f"{name}#L{c['line']}" if spelled.count(name) > 1 and c.get("line") else name)}
-                   for c, name in zip(candidates, spelled, strict=True) if c["path"]]
+        # Each candidate carries the target that resolves to it (checked by resolving it): two
+        # definitions in one file are told apart by line, never by a path::name that is ambiguous again.
+        for number, candidate in zip(resolution.anchors, candidates, strict=True):
+            candidate["resolve_as"] = followable(connection, number, candidate["path"], candidate["label"],
+                                                 candidate["line"])
+        named = [tag(c["resolve_as"] or c["label"], c["cite"]) for c in candidates]
+        text = f"`{target}` names {resolution.total} definitions; name one as {listed(named, resolution.total)}."
+        actions = [{"why": f"the one at {c['path']}" + (f"#L{c['line']}" if c["line"] else ""),
+                    "command": f"cm-graph context {intent} {shlex.quote(c['resolve_as'])}"}
+                   for c in candidates if c["resolve_as"]]
     else:
         hint = f" Similar names: {', '.join(resolution.suggestions)}." if resolution.suggestions else ""
         text = f"`{target}` names no symbol or path in this graph.{hint}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -441,3 +442,27 @@ def test_prose_at_the_read_bound_says_at_least_and_never_an_empty_list(tmp_path:
     assert (tests["status"], tests["reason"], tests["total"]) == ("truncated", "read_limit", 0)
     assert ("The tests walk stopped at its read bound on a large hub before finding any, so this is not evidence "
             "of none.") in answers["tests"]["answer"]
+
+
+def test_the_ambiguity_hint_offers_spellings_that_resolve(g0_repo: Path, state_dir: Path) -> None:
+    """pydantic_core's get_as_req: three `.get_as_req()` in src/tools.rs (the trait and two impls).
+    "name one as path::name" could not be followed (that is ambiguous again); each candidate now
+    carries the target that resolves to it, the prose offers exactly those, and following one
+    answers with that candidate."""
+    graph = g0_graph()
+    graph["nodes"] += [node(f"n-req-{line}", ".get_as_req()", "example_pkg/config.py", f"L{line}")
+                       for line in (3, 5, 7)]
+    workspace = published(g0_repo, state_dir, graph)
+    for target in ("get_as_req", "example_pkg/config.py::get_as_req"):
+        ambiguous = ask_context(workspace, "usage", target)
+        assert ambiguous["status"] == "ambiguous"
+        offered = [c["resolve_as"] for c in ambiguous["anchors"]]
+        assert offered == [f"example_pkg/config.py::.get_as_req()#L{line}" for line in (3, 5, 7)]
+        assert "path::name" not in ambiguous["answer"]
+        for candidate in ambiguous["anchors"]:
+            assert f"`{candidate['resolve_as']}` [{candidate['cite']}]" in ambiguous["answer"]
+            followed = ask_context(workspace, "usage", candidate["resolve_as"])
+            assert followed["status"] == "answered", candidate["resolve_as"]
+            assert [(a["path"], a["line"]) for a in followed["anchors"]] == [(candidate["path"], candidate["line"])]
+        assert [a["command"] for a in ambiguous["next_actions"]] == [
+            f"cm-graph context usage {shlex.quote(spelling)}" for spelling in offered]
