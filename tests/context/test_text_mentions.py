@@ -357,3 +357,62 @@ def test_export_lists_a_names_postings_as_the_lines_they_pack(text_repo: Any) ->
     assert helper["total"] == len(helper["postings"]) == 3 and helper["kept"] == 1
     assert [(files[file], line, form) for file, line, form in helper["postings"]] == [
         ("pkg/core.py", 10, "call"), ("pkg/use.py", 8, "qualified_call"), ("tests/test_core.py", 5, "qualified_call")]
+
+
+NESTED_TESTS = '''import click
+from pkg.core import echo
+
+
+def shared():
+    echo("shared")
+
+
+def test_echo_twice():
+    @click.command()
+    def cmd():
+        echo("a")
+    echo("b")
+
+
+class TestGroup:
+    def setup_method(self):
+        echo("c")
+
+    def test_nested(self):
+        def inner():
+            return echo("d")
+        return inner
+'''
+
+
+def test_a_test_mention_belongs_to_the_test_around_it_not_a_nested_callback(tmp_path: Path, state_dir: Path) -> None:
+    """click's echo: "87 test(s) use it by name: copy(), foo(), cmd(), ..." named the
+    @click.command callbacks nested in test functions. A line belongs to the nearest test
+    (test_*/*_test function, Test* class) above it, else to its file, and tests are counted so."""
+    files = {"pkg/__init__.py": "", "pkg/core.py": "def echo(text):\n    return text\n",
+             "tests/test_cli.py": NESTED_TESTS}
+    graph = {"nodes": [node("core", "core.py", "pkg/core.py", "L1"), node("core_echo", "echo()", "pkg/core.py", "L1"),
+                       node("t", "test_cli.py", "tests/test_cli.py", "L1"),
+                       node("t_shared", "shared()", "tests/test_cli.py", "L5"),
+                       node("t_twice", "test_echo_twice()", "tests/test_cli.py", "L9"),
+                       node("t_cmd", "cmd()", "tests/test_cli.py", "L11"),
+                       node("t_group", "TestGroup", "tests/test_cli.py", "L16"),
+                       node("t_setup", ".setup_method()", "tests/test_cli.py", "L17"),
+                       node("t_nested", ".test_nested()", "tests/test_cli.py", "L20"),
+                       node("t_inner", "inner()", "tests/test_cli.py", "L21")],
+             "edges": []}
+    workspace = published(make_repo(tmp_path / "repo", files), state_dir, graph)
+    document = ask_context(workspace, "tests", "echo")
+    found = document["sections"]["test_mentions"]
+    assert [(i["label"], i["kind"], i["line"], i["lines"]) for i in found["items"]] == [
+        ("test_cli.py", "file", 2, 2),            # the import and shared(), before any test
+        ("test_echo_twice()", "test", 12, 2),     # cmd()'s line and its own
+        ("TestGroup", "test", 18, 1),             # setup_method is no test, its class is
+        (".test_nested()", "test", 22, 1),        # inner() is no test
+    ]
+    assert found["total"] == 4
+    assert "4 test(s) use it by name, not in the graph (textual): `test_cli.py` [" in document["answer"]
+    # The usage intent still names each line's nearest definition (no end lines: :13 is cmd()'s).
+    usage = ask_context(workspace, "usage", "echo")
+    assert [i["label"] for i in usage["sections"]["mentions"]["items"]] == [
+        "test_cli.py", "shared()", "cmd()", "cmd()", ".setup_method()", "inner()"]
