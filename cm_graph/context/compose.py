@@ -21,7 +21,7 @@ from ..query.answerids import answer_id
 from .budget import fit
 from .coupling import coupled_with, read_params
 from .relations import CALLS, WALKS, used_relations
-from .resolve import Resolution, resolve
+from .resolve import Resolution, followable, resolve
 from .sections import (
     HOP_GROUPS,
     INTENTS,
@@ -72,8 +72,10 @@ def compose(
                 continue
             items, total, read_limited, *coupling = found
             keep = [_cited(dict(item), book) for item in items[: shown[name]]]
-            cut = ("max_chars" if dropped[name] else "read_limit" if read_limited
-                   else "max_items" if shown[name] < total else None)
+            dropped_by = "max_chars" if dropped[name] else "max_items" if shown[name] < total else None
+            # A walk cut at its read bound keeps saying so whatever else cut the list: its total
+            # is then a lower bound, and the prose must say "at least".
+            cut = "read_limit" if read_limited else dropped_by
             if name in MENTION_SECTIONS and facts is not None:
                 sections[name] = mention_section(name, keep, total, cut, facts, graph["commit"])
             elif coupling:
@@ -82,7 +84,7 @@ def compose(
             else:
                 sections[name] = filled(name, keep, total, cut)
             if total > len(keep):
-                omissions.append({"section": name, "dropped": total - len(keep), "by": cut})
+                omissions.append({"section": name, "dropped": total - len(keep), "by": dropped_by or cut})
         if "mentions" in sections:
             _not_uncalled(sections)
         document = {
@@ -111,18 +113,21 @@ def compose(
 
 def _not_uncalled(sections: dict[str, Any]) -> None:
     """An empty graph caller section beside textual mentions must not read as "no callers": the
-    name is used in this commit, only the graph does not carry those uses."""
+    name is used in this commit, only the graph does not carry those uses. A name too common to
+    list says so, since the mentions section then holds nothing to look at."""
     mentions = sections["mentions"]
-    used = (f"more than {mentions['total'] - 1} line(s)" if mentions["reason"] == "common_name"
-            else f"{mentions['total']} line(s)")
     if not mentions["total"]:
         return
+    if mentions["reason"] == "common_name":
+        used = (f"more than {mentions['total'] - 1} line(s) of this commit use it by name, too common a name "
+                "to list them (common_name)")
+    else:
+        used = f"{mentions['total']} line(s) of this commit use it by name (see mentions)"
     for name in ("callers", "callers_by_hop"):
         section = sections.get(name)
         if section is not None and section["status"] == "empty":
             depth = WALKS[name].depth
-            section["detail"] = (f"The graph holds none of its callers within depth {depth}, but {used} of this "
-                                 "commit use it by name (see mentions).")
+            section["detail"] = f"The graph holds none of its callers within depth {depth}, but {used}."
 
 
 def _describe(connection: apsw.Connection, numbers: list[int]) -> dict[int, dict[str, Any]]:
@@ -264,6 +269,9 @@ def _prose(anchor: dict[str, Any], sections: dict[str, Any], bindings: list[dict
             missing.append(f"{name} ({section['reason']})")
         elif section["status"] == "empty":
             sentences.append(section["detail"])
+        elif section.get("reason") == "read_limit" and not section["items"]:
+            sentences.append(f"The {name.replace('_', ' ')} walk stopped at its read bound on a large hub before "
+                             "finding any, so this is not evidence of none.")
         else:
             sentences.append(_SENTENCES[name](section))
     if missing:
@@ -276,6 +284,18 @@ def _names(section: dict[str, Any]) -> list[str]:
     return [tag(item["label"], shown_cite(item)) for item in section["items"]]
 
 
+def _count(section: dict[str, Any]) -> str:
+    """The section's total as the prose may state it: a walk cut at its read bound counted only
+    what it read, so its total is a lower bound."""
+    return f"at least {section['total']}" if section.get("reason") == "read_limit" else str(section["total"])
+
+
+def _list(section: dict[str, Any], parts: list[str] | None = None) -> str:
+    """The section's items for the prose ("…and N more", "at least" at the read bound)."""
+    return listed(_names(section) if parts is None else parts, section["total"],
+                  at_least=section.get("reason") == "read_limit")
+
+
 def _by_hop(section: dict[str, Any]) -> str:
     groups = []
     for hop, group in HOP_GROUPS.items():
@@ -283,19 +303,26 @@ def _by_hop(section: dict[str, Any]) -> str:
         if members:
             names = [tag(i["label"], shown_cite(i)) for i in members]
             groups.append(f"{group.replace('_', ' ')} (hop {hop}): {listed(names, len(names))}")
-    return f"Changing it reaches {section['total']} node(s) — " + "; ".join(groups) + "."
+    return f"Changing it reaches {_count(section)} node(s) — " + "; ".join(groups) + "."
 
 
 def _quotes(section: dict[str, Any]) -> str:
     quotes = [f"“{item['text']}”" + (f" [{item['cite']}]" if item["cite"] else "") for item in section["items"]]
-    return f"It says about itself ({section['total']}): {listed(quotes, section['total'])}."
+    return f"It says about itself ({_count(section)}): {_list(section, quotes)}."
 
 
 def _mentioned(section: dict[str, Any], tests: bool) -> str:
+    """The textual uses, never worded as calls unless they are: ``calls`` counts the lines whose
+    form is a call (``name(``, ``x.name(``); the rest (import lists, ``x.name``, a bare name)
+    are other references."""
     if section["reason"] == "common_name":
         return section["detail"]
-    what = "test(s) use it by name" if tests else "more call site(s) by name"
-    text = f"{section['total']} {what}, not in the graph (textual): {listed(_names(section), section['total'])}."
+    if tests:
+        text = f"{section['total']} test(s) use it by name, not in the graph (textual): {_list(section)}."
+    else:
+        calls, others = section["calls"], section["total"] - section["calls"]
+        text = (f"{section['total']} more line(s) use it by name, not in the graph (textual; {calls} call(s), "
+                f"{others} other reference(s)): {_list(section)}.")
     elsewhere = sum(1 for item in section["items"] if "linked_to" in item)
     if elsewhere:
         text += (f" The graph links {elsewhere} of those shown to another definition of the name (linked_to), "
@@ -314,16 +341,15 @@ _SENTENCES = {
     "change_coupling": lambda s: _coupled(s, False),
     "hidden_coupling": lambda s: _coupled(s, True),
     "rationale": _quotes,
-    "concepts": lambda s: "Concept markers: " + listed([f"“{i['text']}” [{i['cite']}]" for i in s["items"]],
-                                                       s["total"]) + ".",
-    "calls": lambda s: f"It calls {s['total']}: {listed(_names(s), s['total'])}.",
-    "defines": lambda s: f"It defines {s['total']}: {listed(_names(s), s['total'])}.",
-    "callers": lambda s: f"Used by {s['shown']} of {s['total']} caller(s): {listed(_names(s), s['total'])}.",
-    "references": lambda s: f"Referenced by {s['total']}: {listed(_names(s), s['total'])}.",
-    "tests": lambda s: f"{s['total']} test(s) reach it: {listed(_names(s), s['total'])}.",
-    "similar": lambda s: f"Structurally similar (shared callees): {listed(_names(s), s['total'])}.",
+    "concepts": lambda s: "Concept markers: " + _list(s, [f"“{i['text']}” [{i['cite']}]" for i in s["items"]]) + ".",
+    "calls": lambda s: f"It calls {_count(s)}: {_list(s)}.",
+    "defines": lambda s: f"It defines {_count(s)}: {_list(s)}.",
+    "callers": lambda s: f"Used by {s['shown']} of {_count(s)} caller(s): {_list(s)}.",
+    "references": lambda s: f"Referenced by {_count(s)}: {_list(s)}.",
+    "tests": lambda s: f"{_count(s)} test(s) reach it: {_list(s)}.",
+    "similar": lambda s: f"Structurally similar (shared callees): {_list(s)}.",
     "cross_repo": lambda s: f"Used from other repositories of the fleet {s['fleet']} ({s['total']}): "
-    + listed([f"{i['repository']} {i['citation']}" for i in s["items"]], s["total"]) + ".",
+    + _list(s, [f"{i['repository']} {i['citation']}" for i in s["items"]]) + ".",
     "callers_by_hop": _by_hop,
     "mentions": lambda s: _mentioned(s, False),
     "test_mentions": lambda s: _mentioned(s, True),
@@ -353,12 +379,16 @@ def _unanswered(
     book = CitationBook(CitationChecker(connection).confirms, graph["commit"])
     candidates = [_cited(dict(nodes[n]), book) for n in resolution.anchors]
     if resolution.status == "ambiguous":
-        text = (f"`{target}` names {resolution.total} definitions; name one as path::name "
-                f"({listed([tag(c['label'], c['cite']) for c in candidates], resolution.total)}).")
-        spelled = [f"{c['path']}::{c['label']}" for c in candidates]
-        actions = [{"why": f"the one in {c['path']}", "command": f"cm-graph context {intent} " + shlex.quote(
-                    f"{name}#L{c['line']}" if spelled.count(name) > 1 and c.get("line") else name)}
-                   for c, name in zip(candidates, spelled, strict=True) if c["path"]]
+        # Each candidate carries the target that resolves to it (checked by resolving it): two
+        # definitions in one file are told apart by line, never by a path::name that is ambiguous again.
+        for number, candidate in zip(resolution.anchors, candidates, strict=True):
+            candidate["resolve_as"] = followable(connection, number, candidate["path"], candidate["label"],
+                                                 candidate["line"])
+        named = [tag(c["resolve_as"] or c["label"], c["cite"]) for c in candidates]
+        text = f"`{target}` names {resolution.total} definitions; name one as {listed(named, resolution.total)}."
+        actions = [{"why": f"the one at {c['path']}" + (f"#L{c['line']}" if c["line"] else ""),
+                    "command": f"cm-graph context {intent} {shlex.quote(c['resolve_as'])}"}
+                   for c in candidates if c["resolve_as"]]
     else:
         hint = f" Similar names: {', '.join(resolution.suggestions)}." if resolution.suggestions else ""
         text = f"`{target}` names no symbol or path in this graph.{hint}"

@@ -61,6 +61,23 @@ def resolve(connection: apsw.Connection, target: object) -> Resolution:
     return Resolution("unresolved", (), 0, "none", tuple(ranked)[:MAX_CANDIDATES])
 
 
+def followable(connection: apsw.Connection, node: int, path: str, label: str, line: int | None) -> str | None:
+    """The shortest target that resolves to exactly ``node``: ``path::label``, else (another
+    definition of the name in that file) ``path::label#L<line>``, else ``path#L<line>``; each is
+    checked by resolving it, so an ambiguous answer never offers a spelling that is ambiguous
+    again. None for a candidate without a path (nothing to name it by but its label)."""
+    if not path:
+        return None
+    spellings = [f"{path}::{label}"] + ([f"{path}::{label}#L{line}", f"{path}#L{line}"] if line else [])
+    for spelling in spellings:
+        if not is_bounded_text(spelling, MAX_TARGET_CHARS):
+            continue
+        found = resolve(connection, spelling)
+        if found.status == "resolved" and found.anchors == (node,):
+            return spelling
+    return None
+
+
 def _settle(nodes: list[int], via: str, bindings: tuple[int, ...] = ()) -> Resolution:
     """One definition resolves (the ``bindings`` set aside for it are named, never hidden);
     several are ambiguous, with the bindings ranked after every definition."""

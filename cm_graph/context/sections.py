@@ -128,8 +128,10 @@ def mention_section(
 ) -> dict[str, Any]:
     """A section of textual mentions: empty for this commit, too common a name to list, or the
     mentions; ``homonyms`` says how many definitions share the name (more than one: the mentions
-    cannot tell them apart)."""
-    from .textual import COMMON_TOTAL, common_name_detail
+    cannot tell them apart); in ``mentions``, ``calls`` says how many of the lines call it (the
+    others import it, name it or read it as an attribute; None when the name is too common to
+    list)."""
+    from .textual import COMMON_TOTAL, call_lines, common_name_detail
 
     word = facts["name"]
     if word is None:
@@ -143,4 +145,6 @@ def mention_section(
     else:
         section = filled(name, items, total, cut)
     section["homonyms"] = facts["definitions"]
+    if name == "mentions":
+        section["calls"] = None if facts["common"] else call_lines(facts)
     return section

@@ -68,7 +68,10 @@ def tag(label: str, cid: str | None) -> str:
     return f"`{label}` [{cid}]" if cid else f"`{label}`"
 
 
-def listed(parts: list[str], total: int) -> str:
+def listed(parts: list[str], total: int, *, at_least: bool = False) -> str:
+    """The first ``LIST_HEAD`` parts and how many more of ``total`` there are (``at_least``: the
+    total is a lower bound, as at a walk's read bound)."""
     head = ", ".join(parts[:LIST_HEAD])
     more = total - min(len(parts), LIST_HEAD)
-    return head + (f", …and {more} more" if more > 0 else "")
+    bound = "at least " if at_least else ""
+    return head + (f", …and {bound}{more} more" if more > 0 else "")

@@ -27,6 +27,7 @@ from ..index.mentions import MAX_KEPT, defined_name, read_postings
 from .sections import MAX_ITEMS
 
 TEXTUAL = "textual"
+CALL_FORMS = ("call", "qualified_call")  # the scanner's forms of a line that calls the name
 COMMON_TOTAL = MAX_KEPT + 1  # a common name's total: more lines use it than the index lists
 
 
@@ -62,16 +63,17 @@ def mention_facts(connection: apsw.Connection, label: str, anchor: int) -> dict[
 def mention_items(
     connection: apsw.Connection, facts: dict[str, Any], *, tests_only: bool
 ) -> tuple[list[dict[str, Any]], int]:
-    """(items, total): one item per mention line (``tests_only``: per test definition or test
-    file that mentions it, with its first line and how many lines), in file then line order."""
+    """(items, total): one item per mention line (``tests_only``: per test that mentions it, the
+    nearest test definition at or above the line, else its test file, with its first line and how
+    many lines), in file then line order."""
     rows = [row for row in facts["rows"] if not tests_only or is_test_path(row[0])]
     owners = _Owners(connection, facts["linked"])
     if not tests_only:
         return [owners.item(path, line, form) for path, line, form in rows[:MAX_ITEMS]], len(rows)
-    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    groups: dict[tuple[str, str, int | None], dict[str, Any]] = {}
     for path, line, form in rows:
-        item = owners.item(path, line, form)
-        key = (path, item["label"])
+        item, owner_line = owners.test_item(path, line, form)
+        key = (path, item["label"], owner_line)
         if key in groups:
             groups[key]["lines"] += 1
         else:
@@ -83,13 +85,15 @@ def mention_items(
 
 class _Owners:
     """Names a mention by the definition the graph has it in: the nearest symbol or test at or
-    above its line (the provider records no end lines), else its file. Each file's definitions
+    above its line (the provider records no end lines), else its file; for the tests intent, the
+    nearest test at or above it, else its file. Each file's definitions
     are read once. A line the graph links to another definition of the name says which one
     (``linked_to``: label, path, line), so an agent sees where the graph and the text disagree."""
 
     def __init__(self, connection: apsw.Connection, linked: dict[tuple[str, int], int]) -> None:
         self._connection = connection
         self._files: dict[str, tuple[list[int], list[tuple[str, str]]]] = {}
+        self._tests: dict[str, tuple[list[int], list[tuple[str, str]]]] = {}  # the files' test definitions
         self._linked = linked
         wanted = sorted(set(linked.values()))
         self._chosen: dict[int, dict[str, Any]] = {}
@@ -98,19 +102,36 @@ class _Owners:
                 self._chosen[row[0]] = {"label": row[1], "path": row[2], "line": row[3]}
 
     def item(self, path: str, line: int, form: str) -> dict[str, Any]:
-        lines, owners = self._definitions(path)
+        return self._owned(path, line, form, self._definitions(path))[0]
+
+    def test_item(self, path: str, line: int, form: str) -> tuple[dict[str, Any], int | None]:
+        """The item named by the nearest *test* at or above the line (``is_test_name``), else the
+        file, and that owner's line: a ``@click.command`` callback nested in a test function is
+        not a test, the test function around it is."""
+        found = self._tests.get(path)
+        if found is None:
+            lines, owners = self._definitions(path)
+            tests = [(at, owner) for at, owner in zip(lines, owners, strict=True) if is_test_name(owner[0])]
+            found = ([at for at, _ in tests], [owner for _, owner in tests])
+            self._tests[path] = found
+        return self._owned(path, line, form, found)
+
+    def _owned(
+        self, path: str, line: int, form: str, definitions: tuple[list[int], list[tuple[str, str]]]
+    ) -> tuple[dict[str, Any], int | None]:
+        lines, owners = definitions
         at = bisect.bisect_right(lines, line)
         if at:
             first = bisect.bisect_left(lines, lines[at - 1])  # the lowest node number on that line
-            label, kind = owners[first]
+            (label, kind), owner_line = owners[first], lines[first]
         else:
-            label, kind = path.rsplit("/", 1)[-1], "file"
+            (label, kind), owner_line = (path.rsplit("/", 1)[-1], "file"), None
         item = {"label": label, "kind": kind, "path": path, "line": line, "form": form,
                 "confidence": TEXTUAL, "test": is_test_path(path)}
         other = self._linked.get((path, line))
         if other is not None:
             item["linked_to"] = dict(self._chosen[other])
-        return item
+        return item, owner_line
 
     def _definitions(self, path: str) -> tuple[list[int], list[tuple[str, str]]]:
         found = self._files.get(path)
@@ -120,6 +141,22 @@ class _Owners:
             found = ([row[0] for row in rows], [(row[2], row[3]) for row in rows])
             self._files[path] = found
         return found
+
+
+def is_test_name(label: str) -> bool:
+    """Whether a definition's label names a test the way test runners collect them: a
+    ``test_*`` or ``*_test`` function, or a ``Test*`` class (or Go ``TestXxx`` function), by the
+    label's last dotted part without its argument list (``.test_load()`` is ``test_load``)."""
+    name = label.split("(", 1)[0].rsplit(".", 1)[-1]
+    if name.startswith("test_") or name.endswith("_test"):
+        return True
+    return name.startswith("Test") and (len(name) == 4 or not name[4].islower())
+
+
+def call_lines(facts: dict[str, Any]) -> int:
+    """How many mention lines call the name (``name(`` or ``x.name(``) rather than import it,
+    name it or read it as an attribute."""
+    return sum(1 for _, _, form in facts["rows"] if form in CALL_FORMS)
 
 
 def common_name_detail(name: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from cm_graph.base.errors import InvalidInput, Refusal
 from cm_graph.cli.app import app
 from cm_graph.context.sections import INTENT_NAMES
 from cm_graph.context.shape import dumps
+from cm_graph.context.walks import MAX_READ
 from cm_graph.query.answerids import answer_id
 
 from ..support.askkit import ask_graph
@@ -413,3 +415,54 @@ def test_two_same_named_definitions_in_one_file_are_told_apart_by_line(g0_repo: 
             assert chosen["status"] == "answered", spelling
             assert [(a["path"], a["line"]) for a in chosen["anchors"]] == [("example_pkg/config.py", line)]
     assert ask_context(workspace, "usage", "example_pkg/config.py::dup#L4")["status"] == "unresolved"
+
+
+def test_prose_at_the_read_bound_says_at_least_and_never_an_empty_list(tmp_path: Path, state_dir: Path) -> None:
+    """adv's die(): 44,300 callers in one minified file. Each walk stops at MAX_READ adjacency
+    rows, so a total is a lower bound ("at least 2000"), and a walk that found nothing before its
+    bound (no test among the first 2000 callers) says so instead of "0 test(s) reach it: ."."""
+    callers = MAX_READ + 50
+    files = {"pkg/hub.py": numbered_lines(5), "pkg/many.py": numbered_lines(callers + 1)}
+    nodes = [node("hub", "hub()", "pkg/hub.py", "L2")]
+    edges = []
+    for i in range(callers):
+        nodes.append(node(f"c{i:05d}", f"caller_{i:05d}()", "pkg/many.py", f"L{i + 1}"))
+        edges.append(edge(f"c{i:05d}", "hub", "calls", path="pkg/many.py", location=f"L{i + 1}"))
+    workspace = published(make_repo(tmp_path / "repo", files), state_dir, {"nodes": nodes, "edges": edges})
+    answers = {intent: ask_context(workspace, intent, "hub") for intent in ("usage", "impact", "tests")}
+    for intent, document in answers.items():
+        assert ": ." not in document["answer"], intent
+        assert f" {MAX_READ} " not in document["answer"].replace(f"at least {MAX_READ} ", ""), intent
+    usage = answers["usage"]
+    assert (usage["sections"]["callers"]["reason"], usage["sections"]["callers"]["total"]) == ("read_limit", MAX_READ)
+    assert f"Used by 12 of at least {MAX_READ} caller(s): " in usage["answer"]
+    assert f"…and at least {MAX_READ - 6} more." in usage["answer"]
+    assert f"Changing it reaches at least {MAX_READ} node(s) — will break (hop 1): " in answers["impact"]["answer"]
+    tests = answers["tests"]["sections"]["tests"]
+    assert (tests["status"], tests["reason"], tests["total"]) == ("truncated", "read_limit", 0)
+    assert ("The tests walk stopped at its read bound on a large hub before finding any, so this is not evidence "
+            "of none.") in answers["tests"]["answer"]
+
+
+def test_the_ambiguity_hint_offers_spellings_that_resolve(g0_repo: Path, state_dir: Path) -> None:
+    """pydantic_core's get_as_req: three `.get_as_req()` in src/tools.rs (the trait and two impls).
+    "name one as path::name" could not be followed (that is ambiguous again); each candidate now
+    carries the target that resolves to it, the prose offers exactly those, and following one
+    answers with that candidate."""
+    graph = g0_graph()
+    graph["nodes"] += [node(f"n-req-{line}", ".get_as_req()", "example_pkg/config.py", f"L{line}")
+                       for line in (3, 5, 7)]
+    workspace = published(g0_repo, state_dir, graph)
+    for target in ("get_as_req", "example_pkg/config.py::get_as_req"):
+        ambiguous = ask_context(workspace, "usage", target)
+        assert ambiguous["status"] == "ambiguous"
+        offered = [c["resolve_as"] for c in ambiguous["anchors"]]
+        assert offered == [f"example_pkg/config.py::.get_as_req()#L{line}" for line in (3, 5, 7)]
+        assert "path::name" not in ambiguous["answer"]
+        for candidate in ambiguous["anchors"]:
+            assert f"`{candidate['resolve_as']}` [{candidate['cite']}]" in ambiguous["answer"]
+            followed = ask_context(workspace, "usage", candidate["resolve_as"])
+            assert followed["status"] == "answered", candidate["resolve_as"]
+            assert [(a["path"], a["line"]) for a in followed["anchors"]] == [(candidate["path"], candidate["line"])]
+        assert [a["command"] for a in ambiguous["next_actions"]] == [
+            f"cm-graph context usage {shlex.quote(spelling)}" for spelling in offered]

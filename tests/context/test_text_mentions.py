@@ -25,7 +25,7 @@ from cm_graph.index.mentions import MAX_KEPT, scan_blob
 
 from ..support.contextkit import ask_context, published
 from ..support.g0 import edge, node
-from ..support.helpers import make_repo
+from ..support.helpers import inventory_for, make_repo, publish
 
 NAMES = frozenset({"helper", "Loader", "load", "step", "get", "from"})
 
@@ -185,7 +185,8 @@ def test_usage_adds_the_uses_the_graph_lacks_as_textual_mentions(text_repo: Any)
         citation = cited[item["cite"]]
         assert (citation["path"], citation["line"]) == (item["path"], item["line"])
         assert citation["verified_at"] == document["graph"]["commit"]
-    assert "2 more call site(s) by name, not in the graph (textual): `main()` [" in document["answer"]
+    assert ("2 more line(s) use it by name, not in the graph (textual; 2 call(s), 0 other reference(s)): "
+            "`main()` [") in document["answer"]
     assert "text_mentions" in document["used_primitives"]
 
 
@@ -221,6 +222,30 @@ def test_the_tests_intent_counts_the_tests_that_use_it_by_name(text_repo: Any) -
     assert "1 test(s) use it by name, not in the graph (textual): `test_helper()` [" in document["answer"]
 
 
+def test_mention_prose_counts_calls_apart_from_imports_and_references(tmp_path: Path, state_dir: Path) -> None:
+    """immer's isDraft: 6 lines "by name", 5 of them an import list's `isDraft,`: the prose says
+    how many lines call it, never "call sites" for all of them."""
+    files = {"core.ts": "export function helper(x) {\n  return x;\n}\n",
+             "use.ts": ("import {\n  helper,\n  other\n} from './core';\n"   # 2: an import-list line
+                        "export function main() {\n  return helper(1);\n}\n"  # 6: the one call
+                        "export const cb = helper;\n"                          # 8: a reference
+                        "export const via = api.helper;\n")}                    # 9: a qualified reference
+    graph = {"nodes": [node("core", "core.ts", "core.ts", "L1"), node("core_helper", "helper()", "core.ts", "L1"),
+                       node("use", "use.ts", "use.ts", "L1"), node("use_main", "main()", "use.ts", "L5")],
+             "edges": []}
+    repo = make_repo(tmp_path / "repo", files)
+    workspace = publish(repo, state_dir, graph, inventory=inventory_for(repo, sorted(files)))
+    document = ask_context(workspace, "usage", "helper")
+    mentions = document["sections"]["mentions"]
+    assert [(i["line"], i["form"]) for i in mentions["items"]] == [
+        (2, "name"), (6, "call"), (8, "name"), (9, "qualified")]
+    assert (mentions["total"], mentions["calls"]) == (4, 1)
+    assert ("4 more line(s) use it by name, not in the graph (textual; 1 call(s), 3 other reference(s)): "
+            in document["answer"])
+    assert "call site" not in document["answer"]
+    assert "no caller" not in document["answer"].lower()
+
+
 def test_a_name_several_definitions_carry_says_mentions_cannot_tell_them_apart(tmp_path: Path,
                                                                               state_dir: Path) -> None:
     files = {"a.py": "def run():\n    return 1\n", "b.py": "def run():\n    return 2\n",
@@ -247,8 +272,11 @@ def test_a_common_name_is_counted_and_capped_not_listed(tmp_path: Path, state_di
     assert (mentions["status"], mentions["reason"], mentions["shown"], mentions["items"]) == (
         "truncated", "common_name", 0, [])
     assert f"more than {MAX_KEPT} lines" in mentions["detail"] and mentions["detail"] in document["answer"]
-    assert f"but more than {MAX_KEPT} line(s) of this commit use it by name" in (
-        document["sections"]["callers"]["detail"])
+    detail = document["sections"]["callers"]["detail"]
+    # Nothing is listed, so the sentence says why instead of pointing at an empty section.
+    assert detail == (f"The graph holds none of its callers within depth 1, but more than {MAX_KEPT} line(s) of "
+                      "this commit use it by name, too common a name to list them (common_name).")
+    assert "see mentions" not in document["answer"]
 
 
 def test_mentions_obey_the_character_budget(tmp_path: Path, state_dir: Path) -> None:
@@ -327,3 +355,63 @@ def test_export_lists_a_names_postings_as_the_lines_they_pack_by_path(text_repo:
     assert helper["total"] == len(helper["postings"]) == 3 and helper["kept"] == 1
     assert helper["postings"] == [
         ["pkg/core.py", 10, "call"], ["pkg/use.py", 8, "qualified_call"], ["tests/test_core.py", 5, "qualified_call"]]
+
+
+
+NESTED_TESTS = '''import click
+from pkg.core import echo
+
+
+def shared():
+    echo("shared")
+
+
+def test_echo_twice():
+    @click.command()
+    def cmd():
+        echo("a")
+    echo("b")
+
+
+class TestGroup:
+    def setup_method(self):
+        echo("c")
+
+    def test_nested(self):
+        def inner():
+            return echo("d")
+        return inner
+'''
+
+
+def test_a_test_mention_belongs_to_the_test_around_it_not_a_nested_callback(tmp_path: Path, state_dir: Path) -> None:
+    """click's echo: "87 test(s) use it by name: copy(), foo(), cmd(), ..." named the
+    @click.command callbacks nested in test functions. A line belongs to the nearest test
+    (test_*/*_test function, Test* class) above it, else to its file, and tests are counted so."""
+    files = {"pkg/__init__.py": "", "pkg/core.py": "def echo(text):\n    return text\n",
+             "tests/test_cli.py": NESTED_TESTS}
+    graph = {"nodes": [node("core", "core.py", "pkg/core.py", "L1"), node("core_echo", "echo()", "pkg/core.py", "L1"),
+                       node("t", "test_cli.py", "tests/test_cli.py", "L1"),
+                       node("t_shared", "shared()", "tests/test_cli.py", "L5"),
+                       node("t_twice", "test_echo_twice()", "tests/test_cli.py", "L9"),
+                       node("t_cmd", "cmd()", "tests/test_cli.py", "L11"),
+                       node("t_group", "TestGroup", "tests/test_cli.py", "L16"),
+                       node("t_setup", ".setup_method()", "tests/test_cli.py", "L17"),
+                       node("t_nested", ".test_nested()", "tests/test_cli.py", "L20"),
+                       node("t_inner", "inner()", "tests/test_cli.py", "L21")],
+             "edges": []}
+    workspace = published(make_repo(tmp_path / "repo", files), state_dir, graph)
+    document = ask_context(workspace, "tests", "echo")
+    found = document["sections"]["test_mentions"]
+    assert [(i["label"], i["kind"], i["line"], i["lines"]) for i in found["items"]] == [
+        ("test_cli.py", "file", 2, 2),            # the import and shared(), before any test
+        ("test_echo_twice()", "test", 12, 2),     # cmd()'s line and its own
+        ("TestGroup", "test", 18, 1),             # setup_method is no test, its class is
+        (".test_nested()", "test", 22, 1),        # inner() is no test
+    ]
+    assert found["total"] == 4
+    assert "4 test(s) use it by name, not in the graph (textual): `test_cli.py` [" in document["answer"]
+    # The usage intent still names each line's nearest definition (no end lines: :13 is cmd()'s).
+    usage = ask_context(workspace, "usage", "echo")
+    assert [i["label"] for i in usage["sections"]["mentions"]["items"]] == [
+        "test_cli.py", "shared()", "cmd()", "cmd()", ".setup_method()", "inner()"]
