@@ -351,21 +351,6 @@ class BlobReader:
             raise GitFailure("Git could not read a blob of the bound commit.")
         yield from self._content(expected_size)
 
-    def by_name(self, spec: str) -> tuple[str, int, Iterator[bytes]] | None:
-        """An object asked for by name (``<commit>:<path>``): its object name, size and content
-        (read it whole before the next request), or None when that is no blob of the commit."""
-        header = self._ask(spec)
-        if header[-1:] == [b"missing"]:  # "<spec> missing"; a path may hold spaces
-            return None
-        if len(header) != 3 or not header[2].isdigit() or not is_object_name(header[0].decode("ascii", "replace")):
-            raise GitFailure("Git returned a malformed blob record.")
-        size = int(header[2])
-        if header[1] != b"blob":
-            for _ in self._content(size):
-                pass
-            return None
-        return header[0].decode("ascii"), size, self._content(size)
-
     def each(self, blobs: list[tuple[str, int]]) -> Iterator[Iterator[bytes]]:
         """The contents of ``blobs`` ((object name, size) pairs), in order, each to be read whole
         before the next. A thread writes every request up front, so git streams the answers
@@ -390,11 +375,11 @@ class BlobReader:
                 raise GitFailure("Git could not read a blob of the bound commit.")
             yield self._content(size)
 
-    def _ask(self, name: str) -> list[bytes]:
+    def _ask(self, blob: str) -> list[bytes]:
         child = self._child
         assert child.stdin is not None and child.stdout is not None
         try:
-            child.stdin.write(name.encode("utf-8") + b"\n")
+            child.stdin.write(blob.encode("ascii") + b"\n")
             child.stdin.flush()
         except OSError:
             raise GitFailure("Git stopped while reading blobs of the bound commit.") from None

@@ -258,7 +258,7 @@ class Scanner:
 
     def __init__(self, names: Iterable[str]) -> None:
         self.vocabulary = Vocabulary(names)
-        self.common: set[int] = set()
+        self._forgotten: set[int] = set()
         self._counts: Counter[int] = Counter()
         self._since_recount = 0
 
@@ -273,8 +273,8 @@ class Scanner:
 
     def recount(self) -> None:
         self._since_recount = 0
-        newly = [number for number, seen in self._counts.items() if seen > MAX_KEPT and number not in self.common]
-        self.common.update(newly)
+        newly = [number for number, seen in self._counts.items() if seen > MAX_KEPT and number not in self._forgotten]
+        self._forgotten.update(newly)
         self.vocabulary.forget(newly)
 
 
