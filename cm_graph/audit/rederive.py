@@ -20,7 +20,7 @@ from ..generation.scratch import scratch_owner
 from ..generation.store import Generation
 from ..index.format import INDEX_TABLES, configure_readonly
 from ..index.importer import build_index
-from ..index.mentions import postings_as_rows
+from ..index.mentions import read_postings
 from ..index.seal import index_is_sealed
 
 AUDIT_SCHEMA = "cm_graph.audit.v1"
@@ -66,7 +66,7 @@ def _compare(stored: str, rebuilt: str) -> list[dict[str, Any]]:
 def _plain(value: Any) -> Any:
     """A sample value as JSON can carry it: a name's postings (the one blob column) as the
     (file, line, form) triples it packs, so a report says which lines differ."""
-    return postings_as_rows(value) if isinstance(value, bytes) else value
+    return [list(posting) for posting in read_postings(value)] if isinstance(value, bytes) else value
 
 
 def _integrity(path: str) -> dict[str, str]:

@@ -314,11 +314,6 @@ class MentionTable:
             start = end
 
 
-def postings_as_rows(blob: bytes) -> list[list[int | str]]:
-    """A name's postings as JSON carries them, ``[file, line, form]`` each (exports, audits)."""
-    return [list(posting) for posting in read_postings(blob)]
-
-
 def read_postings(blob: bytes) -> Iterator[tuple[int, int, str]]:
     """(file, line, form) of a name's postings, as ``MentionTable`` wrote them."""
     packed = array("Q")

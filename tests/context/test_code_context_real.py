@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from ..provider.test_provider_real import PROVIDER, pytestmark  # noqa: F401  (skips without the pin)
-from ..support.helpers import make_repo, run_installed
+from ..support.helpers import make_repo, provider_extract, run_installed
+
+pytestmark = [pytest.mark.provider]
 
 MODULE = '''"""Loads configuration for the example."""
 
@@ -31,17 +30,9 @@ def read(path):
 
 
 def test_how_quotes_the_providers_docstrings_and_note_comments(tmp_path: Path) -> None:
-    assert PROVIDER is not None
     repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/loader.py": MODULE})
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
-    done = subprocess.run([*PROVIDER, "extract", ".", "--code-only", "--no-cluster"], cwd=repo, env=env,
-                          capture_output=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
     out = tmp_path / "graphify-out"
-    (repo / "graphify-out").rename(out)
-    graph = json.loads((out / "graph.json").read_text(encoding="utf-8"))
+    graph = provider_extract(repo, out)
     assert {n["file_type"] for n in graph["nodes"]} >= {"code", "rationale"}
     assert any(e["relation"] == "rationale_for" for e in graph["edges"])
     state = tmp_path / "state"

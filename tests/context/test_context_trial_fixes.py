@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +25,7 @@ from cm_graph.cli.context_view import print_context
 
 from ..support.contextkit import ask_context
 from ..support.g0 import edge, node
-from ..support.helpers import git, inventory_for, make_repo, publish, run_installed
+from ..support.helpers import git, inventory_for, make_repo, provider_extract, publish, run_installed
 
 PARSE = """const SemVer = require('../classes/semver')
 const parse = (version) => {
@@ -259,18 +257,9 @@ def test_prose_and_table_cite_an_item_by_the_same_id(tmp_path: Path, state_dir: 
 
 @pytest.mark.provider
 def test_the_real_provider_on_a_commonjs_project(tmp_path: Path) -> None:
-    from ..provider.test_provider_real import PROVIDER
-
-    assert PROVIDER is not None
     repo = make_repo(tmp_path / "repo", {**FILES, "package.json": '{"name": "tiny"}\n'})
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
-    done = subprocess.run([*PROVIDER, "extract", ".", "--code-only", "--no-cluster"], cwd=repo, env=env,
-                          capture_output=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
     out = tmp_path / "graphify-out"
-    (repo / "graphify-out").rename(out)
+    provider_extract(repo, out)
     state = tmp_path / "state"
     built = run_installed("build", "--from-graph", out, "--state-dir", state, cwd=repo)
     assert built.returncode == 0, built.stderr

@@ -31,19 +31,10 @@ from cm_graph.index.ensure import ensure_index
 from cm_graph.index.format import IndexReport, open_index
 from cm_graph.index.graphmodel import REVIEWED_VERSIONS
 from cm_graph.provider.publish import publish_provider_output
-from cm_graph.provider.run import default_executable
 
-from ..support.helpers import FIXED_BUILT_AT, commit_all, git, make_repo, provider_missing
+from ..support.helpers import FIXED_BUILT_AT, commit_all, git, make_repo, provider_extract
 
 SOURCE_PACKAGE = "rich"
-PROVIDER_TIMEOUT = 300
-
-
-def _provider_command() -> list[str] | None:
-    """The pinned ``graphify`` command, verified (None without it: the ``provider`` marker's one
-    guard in conftest.py then skips every test here)."""
-    executable = default_executable()
-    return None if provider_missing() is not None or executable is None else [str(executable)]
 
 
 def _cm_graph_command() -> list[str]:
@@ -55,8 +46,6 @@ def _cm_graph_command() -> list[str]:
         return [found]
     pytest.fail("cm-graph is importable but its console script is not installed (pip install -e .)")
 
-
-PROVIDER = _provider_command()
 
 pytestmark = [pytest.mark.provider]
 
@@ -88,26 +77,14 @@ def _copy_package_source(name: str, destination: Path) -> None:
 
 @pytest.fixture(scope="module")
 def provider_run(tmp_path_factory: pytest.TempPathFactory) -> ProviderRun:
-    assert PROVIDER is not None
     base = tmp_path_factory.mktemp("provider")
-    home = base / "home"
-    home.mkdir()
     repo = make_repo(base / "repo", {"README.md": "A copy of a real package for the provider.\n"})
     _copy_package_source(SOURCE_PACKAGE, repo / SOURCE_PACKAGE)
     commit_all(repo, f"vendor {SOURCE_PACKAGE}")
-    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
-    done = subprocess.run(
-        [*PROVIDER, "extract", ".", "--code-only", "--no-cluster"],
-        cwd=repo, env=env, capture_output=True, timeout=PROVIDER_TIMEOUT,
-    )
-    assert done.returncode == 0, done.stderr.decode(errors="replace")[-4000:]
-    produced = repo / "graphify-out"
-    assert (produced / "graph.json").is_file(), "the provider wrote no graphify-out/graph.json"
     out = base / "graphify-out"
-    shutil.move(str(produced), str(out))
+    graph = provider_extract(repo, out)
     assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
-    with open(out / "graph.json", "rb") as handle:
-        graph = json.load(handle)
+    home = base / "graphify-out-home"
     return ProviderRun(base=base, repo=repo, out=out, graph=graph, home=home)
 
 

@@ -1,12 +1,14 @@
 """Helpers that several test files share, written once (issue 14 item 5).
 
-``helpers`` makes the real parts (git repositories, provider output, published generations);
+``helpers`` makes the real parts (git repositories, the pinned provider's output, published
+generations);
 ``g0`` is the reference's common fixture G0, read from ``fixtures/g0/``; ``golden`` and ``damaged``
 read (and regenerate) the golden packets and the named damaged graphs of ``fixtures/``;
 ``askkit``, ``contextkit``, ``fleetkit``, ``surfacekit`` and ``documentkit`` set up one surface's
 questions (``documentkit``: the ``tests/index/test_document_*.py`` files); ``cli`` invokes the
 typer application in process; ``files`` reads what a command left on disk; ``cases`` is the G0
 checkout-and-state pair most CLI tests start from; ``reference_walk`` is the pure-Python walk the
-SQL one is held to; ``adversarial`` is issue 12's sweep (``python -m tests.support.adversarial``).
+SQL one is held to; ``lexer_reference`` the text index's rules a character at a time, which the
+scanner is held to; ``adversarial`` is issue 12's sweep (``python -m tests.support.adversarial``).
 ``tests/project/test_support.py`` holds that no helper is written twice.
 """

@@ -159,6 +159,34 @@ def run_installed(*args: Any, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+PROVIDER_TIMEOUT = 300
+
+
+def provider_command() -> list[str] | None:
+    """The pinned ``graphify`` command, verified (None without it: the ``provider`` marker's one
+    guard in conftest.py then skips every test that needs it)."""
+    executable = default_executable()
+    return None if provider_missing() is not None or executable is None else [str(executable)]
+
+
+def provider_extract(repo: Path, out: Path) -> dict[str, Any]:
+    """Run the pinned provider in ``repo`` as a user runs it by hand (``graphify extract .
+    --code-only --no-cluster``, with its own HOME and cache beside ``out``), move the
+    ``graphify-out/`` it writes to ``out`` (so the checkout stays clean) and return its graph."""
+    command = provider_command()
+    assert command is not None, provider_missing()
+    home = out.parent / f"{out.name}-home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
+    done = subprocess.run([*command, "extract", ".", "--code-only", "--no-cluster"], cwd=repo, env=env,
+                          capture_output=True, timeout=PROVIDER_TIMEOUT, check=False)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-4000:]
+    produced = repo / "graphify-out"
+    assert (produced / "graph.json").is_file(), "the provider wrote no graphify-out/graph.json"
+    produced.rename(out)
+    return dict(json.loads((out / "graph.json").read_bytes()))
+
+
 @cache
 def provider_missing() -> str | None:
     """Why the pinned provider cannot run here (its refusal's sentence), or None when it can: the
