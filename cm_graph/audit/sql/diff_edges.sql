@@ -3,6 +3,8 @@
 -- relationship whose call site only moved to another line of the same file (code inserted
 -- above it) is one 'moved' row, not a removed and an added one: removed and added rows equal in
 -- everything but the line are paired, in line order, within each such identity.
+-- Database: pair
+-- Params : none
 -- Returns: (change, source_id, target_id, relation, confidence, site_path, site_line,
 --          old_site_line): site_line is the new line for 'moved' (old_site_line the old one),
 --          the line of the one side otherwise (old_site_line NULL).
@@ -68,7 +70,8 @@ WITH
     FROM moved
   )
 SELECT change, source_id, target_id, relation, confidence, site_path,
-       CASE site_line WHEN -1 THEN NULL ELSE site_line END,
-       CASE old_site_line WHEN -1 THEN NULL ELSE old_site_line END
+       CASE site_line WHEN -1 THEN NULL ELSE site_line END AS site_line,
+       CASE old_site_line WHEN -1 THEN NULL ELSE old_site_line END AS old_site_line
 FROM changes
-ORDER BY rank, source_id, target_id, relation, kind, confidence, site_path, site_line;
+ORDER BY changes.rank, changes.source_id, changes.target_id, changes.relation, changes.kind, changes.confidence,
+         changes.site_path, changes.site_line;

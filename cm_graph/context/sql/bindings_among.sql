@@ -6,6 +6,7 @@
 --          list) it has no outgoing relationship: no method, member, base or call of its own.
 --          So: a symbol without an argument list and without outgoing edges. (An empty class
 --          with no base reads as a binding too; it is only ranked later, never hidden.)
+-- Database: index
 -- Params : :nodes JSON array of node numbers
 -- Returns: (node) of each binding among them
 -- Order  : node number.

@@ -1,5 +1,6 @@
 -- file_neighbourhood: the files within two hops (either direction, any relation) of the nodes
 -- of one file, for "coupled without a graph path".
+-- Database: index
 -- Params : :path, :limit (adjacency rows read at most)
 -- Returns: (path) distinct, unordered (the caller uses it as a set)
 -- Bound  : :limit rows per hop.

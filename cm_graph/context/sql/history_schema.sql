@@ -1,4 +1,5 @@
 -- The change-coupling history of one generation (indexes/<generation>.history.sqlite, 0600),
+-- Database: history (schema)
 -- derived from the bound commit's ancestry only, so it is as reproducible as the index.
 -- params : the window and thresholds it was built with, and what was read and dropped.
 -- commits: the commits read (the window's newest non-merge commits), numbered in sha order;

@@ -5,6 +5,7 @@
 --          one linked to another definition of the name stays a mention that says so: the
 --          provider may have chosen the wrong one (a local `const parse = require(...)`, a
 --          subclass's own `__init__`).
+-- Database: index
 -- Params : :name  a defined name (a label without a leading dot or argument list)
 -- Returns: (path, line, node, site): node is the same-named definition; site 1 for a
 --          relationship's site into it, 0 for its own line
@@ -15,7 +16,7 @@ WITH homonyms (node, path, line) AS (
   UNION
   SELECT node, path, line FROM nodes WHERE label IN (:name, '.' || :name)
 )
-SELECT e.site_path, e.site_line, h.node, 1
+SELECT e.site_path AS path, e.site_line AS line, h.node AS node, 1 AS site
 FROM homonyms AS h
 JOIN adjacency AS a ON a.node = h.node AND a.direction = 1
 JOIN edges AS e ON e.edge = a.edge

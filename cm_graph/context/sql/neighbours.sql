@@ -1,9 +1,11 @@
 -- neighbours: one hop of a code_context walk, from a frontier of nodes over named relations.
+-- Database: index
 -- Params : :frontier  JSON array of node numbers, in the walk's order
 --          :direction 0 along the edges (what the frontier points at), 1 against them
 --          :relations JSON array of the provider's relation words to follow (verbatim)
 --          :limit     at most this many rows (the walk's remaining read budget plus one)
--- Returns: (origin, reached, edge, relation, confidence, site_path, site_line)
+-- Returns: (node, neighbour, edge, relation, confidence, site_path, site_line): node is the
+--          frontier node the step leaves (its origin), neighbour the node it reaches
 -- Order  : frontier position, then adjacency position (the edge's identity rank): total. The
 --          CROSS JOINs fix the loop order (json_each yields the frontier in array order, the
 --          adjacency primary-key range yields positions in order), so no ORDER BY is needed and

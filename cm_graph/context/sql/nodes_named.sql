@@ -1,4 +1,5 @@
 -- nodes_named: the code nodes an agent's bare name can mean, for qualified resolution.
+-- Database: index
 -- Params : :name  a bare name ("load"), :limit at most this many rows
 -- Returns: (node, path) of nodes labelled :name, :name(...), .:name or .:name(...) (a method's
 --          label carries its leading dot in the pinned provider)

@@ -1,5 +1,6 @@
 -- owners_of: which of the given nodes a node named :owner defines (a class's methods, a
 -- module's functions), by the provider's method/contains/defines edges.
+-- Database: index
 -- Params : :nodes JSON array of node numbers, :owner the owner's bare name
 -- Returns: (node) of each given node with such an incoming edge from a node labelled :owner or
 --          :owner(...)

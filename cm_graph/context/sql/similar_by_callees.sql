@@ -1,10 +1,12 @@
 -- similar_by_callees: structurally similar code, by the Jaccard index of callee sets.
+-- Database: index
 -- Params : :anchor    node number
 --          :relations JSON array of the relation words that count as a call
 --          :limit     at most this many rows
--- Returns: (peer, shared, peer_callees, anchor_callees) for every node other than the anchor
---          sharing at least two callees with it and whose Jaccard index is at least one half
---          (shared * 2 >= union); the caller asks for one row more than it shows to see a cut.
+-- Returns: (peer, shared, theirs, ours) for every node other than the anchor sharing at least
+--          two callees with it and whose Jaccard index is at least one half (shared * 2 >=
+--          union); theirs and ours count the peer's and the anchor's callees. The caller asks for
+--          one row more than it shows to see a cut.
 -- Order  : Jaccard index descending (as an exact integer ratio), then peer node number.
 -- Bound  : the callers of the anchor's callees that have fewer than 200 incoming relationships.
 WITH

@@ -1,4 +1,5 @@
 -- tests_among: which of the given nodes are tests (kind derived at import from the path).
+-- Database: index
 -- Params : :nodes JSON array of node numbers
 -- Returns: (node) for each test among them
 -- Order  : unordered (the caller uses it as a set).

@@ -1,4 +1,5 @@
 -- text_file_paths: the paths of text index files, by number (a name's postings carry numbers).
+-- Database: index
 -- Params : :files  a JSON array of file numbers
 -- Returns: (file, path)
 -- Order  : file.

@@ -1,4 +1,5 @@
 -- census_lines: whether a path is tracked by the bound commit, and its line count.
+-- Database: index
 -- Params : :path
--- Returns: zero rows (untracked) or one row (lines; NULL when never counted)
+-- Returns: (lines): zero rows when the path is untracked, else one row (NULL when never counted)
 SELECT lines FROM census WHERE path = :path;

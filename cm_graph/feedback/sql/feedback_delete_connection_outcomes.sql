@@ -1,3 +1,5 @@
 -- Forget every outcome recorded through one connection (disconnect, feedback purge --connection).
--- params: connection. returns: nothing.
+-- Database: feedback
+-- Params : :connection
+-- Returns: nothing
 DELETE FROM outcomes WHERE connection = :connection

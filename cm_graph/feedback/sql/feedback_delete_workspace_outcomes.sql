@@ -1,2 +1,5 @@
--- Forget every outcome of one checkout (feedback purge). params: workspace. returns: nothing.
+-- Forget every outcome of one checkout (feedback purge).
+-- Database: feedback
+-- Params : :workspace
+-- Returns: nothing
 DELETE FROM outcomes WHERE workspace = :workspace

@@ -1,5 +1,9 @@
 -- Add the eval case of a correctly graded answer; the outcome that graded it (by :client) names
--- its place in the corpus. params: every column but first_seq, and client. returns: nothing.
+-- its place in the corpus.
+-- Database: feedback
+-- Params : :answer_id, :workspace, :capability_id, :kind, :intent, :target, :arguments,
+--          :generation, :commit_sha, :cited, :client
+-- Returns: nothing
 INSERT INTO cases (answer_id, workspace, capability_id, kind, intent, target, arguments, generation,
                    commit_sha, cited, first_seq)
 VALUES (:answer_id, :workspace, :capability_id, :kind, :intent, :target, :arguments, :generation,

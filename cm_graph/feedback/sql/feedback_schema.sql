@@ -1,4 +1,5 @@
 -- The local outcome store (docs/feedback.md). Applied on every open; creates what is missing.
+-- Database: feedback (schema)
 -- outcomes: append-only, one row per (answer_id, client), replayed in seq order.
 -- cases: the eval corpus, one row per answer a correct outcome graded.
 CREATE TABLE IF NOT EXISTS outcomes (

@@ -1,4 +1,5 @@
 -- cm-graph fleet index, format version 1.
+-- Database: fleet (schema)
 --
 -- One file per fleet and per digest of its members' generations (fleet/<name>/<digest>.sqlite),
 -- derived from the members' own indexes and never written again: a member's new generation gives

@@ -1,7 +1,8 @@
 -- A member index's external references (imports it could not bind, parked member calls) at a
 -- site the census confirms.
+-- Database: index
 -- Params : none
--- Returns: kind, target, receiver_type, language, site_path, site_line
+-- Returns: (kind, target, receiver_type, language, site_path, site_line)
 -- Order  : site_path, site_line, kind, target, receiver_type
 SELECT r.kind, r.target, r.receiver_type, r.language, r.site_path, r.site_line
 FROM external_references AS r

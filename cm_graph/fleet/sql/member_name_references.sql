@@ -1,8 +1,9 @@
 -- Bare names a member uses: an edge from a code node onto a sourceless stub (a node the provider
 -- made for a name this repository does not define: a base class, a called or referenced name)
 -- at a call site the census confirms.
+-- Database: index
 -- Params : none
--- Returns: stub label, stub callable_base, site_path, site_line
+-- Returns: (label, callable_base, site_path, site_line) of the stub and the site
 -- Order  : site_path, site_line, label
 SELECT DISTINCT t.label, t.callable_base, e.site_path, e.site_line
 FROM edges AS e

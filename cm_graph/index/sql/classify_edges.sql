@@ -3,6 +3,9 @@
 -- provider declared nowhere (neither a code node, nor a declared non-code exclusion, nor a code
 -- node whose path cannot be cited: that one was declared, see classify_untraversable). The
 -- resolver already found the edges with exactly one code-node end.
+-- Database: import
+-- Params : :edge_list
+-- Returns: nothing
 INSERT OR IGNORE INTO stage_undeclared (provider_id, missing_id)
 SELECT CASE WHEN r.source_node IS NOT NULL THEN e.source ELSE e.target END,
        CASE WHEN r.source_node IS NOT NULL THEN e.target ELSE e.source END

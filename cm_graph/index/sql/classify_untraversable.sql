@@ -4,6 +4,9 @@
 -- code nodes whose own call-site path is uncitable. Such edges are never indexed (insert_edges),
 -- so a walk cannot pass them; a walk that seeds or reaches a border node reports
 -- provider_warning instead of silently ending there.
+-- Database: import
+-- Params : :edge_list
+-- Returns: nothing
 INSERT OR IGNORE INTO stage_borders (provider_id)
 SELECT CASE WHEN r.source_node IS NOT NULL THEN e.source ELSE e.target END
 FROM res.resolved AS r

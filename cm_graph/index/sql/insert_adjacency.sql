@@ -2,6 +2,9 @@
 -- key order so the table's pages are laid out the same way on every import. One sorter orders
 -- both halves by (node, direction, edge); the window numbers each list along that same order,
 -- so the position follows the edge and the rows come out in primary key order.
+-- Database: import
+-- Params : none
+-- Returns: nothing
 INSERT INTO idx.adjacency (node, direction, position, kind, edge, neighbour)
 SELECT node, direction,
        row_number() OVER (PARTITION BY node, direction ORDER BY edge) - 1,

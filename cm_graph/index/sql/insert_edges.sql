@@ -6,6 +6,9 @@
 -- The ORDER BY equals the GROUP BY, so one sorter serves both, and rows are inserted in identity
 -- order with the edge number left to SQLite: an empty table's rowids count 1, 2, 3... in insert
 -- order, which is the identity rank (the permutation and byte-identity tests hold this).
+-- Database: import
+-- Params : :edge_list
+-- Returns: nothing
 INSERT INTO idx.edges (source, target, relation, kind, confidence, site_path, site_line, records)
 SELECT r.source_node, r.target_node, e.relation, e.kind, e.confidence, e.site_path,
        min(e.site_line), count(*)

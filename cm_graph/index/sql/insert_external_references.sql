@@ -2,7 +2,9 @@
 -- An import edge from a code node whose target the provider declared nowhere (not a code node,
 -- not a non-code exclusion, not an untraversable node), at its own citable call site; and each
 -- member call the provider parked on a code node with a path (cited at the caller's file).
+-- Database: import
 -- Params : :edge_list the document's edge list name
+-- Returns: nothing
 -- Order  : the primary key, so the file's bytes do not depend on the provider's order.
 INSERT INTO idx.external_references (node, kind, target, receiver_type, language, site_path, site_line)
 SELECT DISTINCT r.source_node, 'import', e.target, '', '', e.site_path, e.site_line

@@ -1,7 +1,9 @@
 -- The rationale table: each staged rationale node by the code node its rationale_for edge
 -- explains (the edge's source is the rationale, its target a code node; resolved gives the
 -- target's number and no source number, since a rationale is not a code node).
+-- Database: import
 -- Params : :edge_list the document's edge list name
+-- Returns: nothing
 -- Order  : the primary key, so the file's bytes do not depend on the provider's order.
 INSERT INTO idx.rationale (node, path, line, text, truncated)
 SELECT DISTINCT r.target_node, s.path, s.line, s.text, s.truncated

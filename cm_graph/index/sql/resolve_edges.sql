@@ -1,5 +1,8 @@
 -- Resolve the endpoints of the staged edges :first..:last (rowids) to node numbers; edges with
 -- no code-node end are left out (the index never holds them).
+-- Database: import
+-- Params : :first, :last
+-- Returns: nothing
 INSERT INTO res.resolved (seq, source_node, target_node)
 SELECT e.rowid, s.node, t.node
 FROM stage_edges AS e

@@ -1,4 +1,5 @@
 -- Scratch tables of the endpoint resolver (resolver.py), in their own file (attached as res),
+-- Database: import (schema)
 -- deleted when the import ends.
 -- node_rank: every code node's number, the rank of its provider id (the number idx.nodes gives it).
 CREATE TABLE res.node_rank (

@@ -1,6 +1,9 @@
 -- Every path a node or a call site could cite; their blobs get line counts at import.
 -- (DISTINCT first: a few thousand paths deduplicated in a small b-tree, instead of sorting
 -- every edge's call site.)
+-- Database: import
+-- Params : none
+-- Returns: (path)
 SELECT path FROM (
   SELECT DISTINCT path FROM idx.nodes WHERE path <> ''
   UNION

@@ -1,4 +1,5 @@
 -- Scratch tables for one import; the staging file is deleted when the import ends.
+-- Database: import (schema)
 CREATE TABLE stage_nodes (
   provider_id TEXT NOT NULL PRIMARY KEY, label TEXT NOT NULL, callable_base TEXT,
   path TEXT NOT NULL, line INTEGER, kind TEXT NOT NULL

@@ -1,4 +1,5 @@
 -- describe_edges: what a packet says about each reported edge.
+-- Database: index
 -- Params : :edges JSON array of edge numbers
 -- Returns: (edge, source, target, relation, kind, confidence, site_path, site_line)
 SELECT e.edge, e.source, e.target, e.relation, e.kind, e.confidence, e.site_path, e.site_line

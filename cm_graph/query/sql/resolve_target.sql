@@ -5,9 +5,10 @@
 --   3. the path exactly as written (the file node and every symbol in it).
 -- With :within set (`--in PATH`), only definitions in that file or under that directory count,
 -- tier by tier: a tier with no definition under :within is empty.
+-- Database: index
 -- Params : :target (bounded text), :limit (the seed bound plus one, to detect overflow),
 --          :within (a repository-relative path without a trailing '/', or NULL)
--- Returns: node numbers in node (provider id) order, at most :limit rows.
+-- Returns: (node): node numbers in node (provider id) order, at most :limit rows.
 WITH
   by_label AS (
     SELECT node FROM nodes

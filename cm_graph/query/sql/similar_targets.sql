@@ -1,7 +1,9 @@
 -- similar_targets: names that contain an unresolved target, to suggest to the operator.
 -- Resolution stays exact (resolve_target.sql); this only helps a person retype the name.
+-- Database: index
 -- Params : :target, :limit
--- Returns: distinct labels and paths containing :target (case-insensitive), shortest first.
+-- Returns: (name): distinct labels and paths containing :target (case-insensitive), shortest
+--          first.
 SELECT name FROM (
   SELECT label AS name FROM nodes WHERE instr(lower(label), lower(:target)) > 0
   UNION

@@ -1,5 +1,6 @@
 -- suggest_methods: definitions a method spelling names: `ensure_object` or
 -- `Context.ensure_object` for the provider's `.ensure_object()` label.
+-- Database: index
 -- Params : :name (the bare method name), :container (a class label, or NULL for any), :limit
 -- Returns: (node) of methods labelled `.<name>` or `.<name>(...)`, held by :container when given,
 --          in node order.

@@ -1,7 +1,8 @@
 -- suggest_paths: repository paths that end with a bare file name (or a path tail) the operator
 -- typed, for "did you mean".
+-- Database: index
 -- Params : :tail (text without a leading '/'), :limit
--- Returns: distinct paths ending with '/' || :tail, shortest first.
+-- Returns: (path): distinct paths ending with '/' || :tail, shortest first.
 SELECT DISTINCT path
 FROM nodes
 WHERE path <> '' AND substr(path, -length(:tail) - 1) = '/' || :tail

@@ -1,15 +1,15 @@
 -- walk: one bounded, breadth-first question over the precomputed adjacency.
 --
+-- Database: index
 -- Params : :seeds       JSON array of seed node numbers, in node order (at most 8)
 --          :directions  JSON array of adjacency directions to follow: [1] against the edges,
 --                       [0] along them, [0, 1] both ways (outgoing before incoming)
 --          :kinds       JSON array of the relationship kinds the question follows
 --          :depth       hop limit (1..4)
 --          :budget      relationship budget (1..200)
--- Returns: one row per reported relationship, in report order, with the walk's two flags on
---          every row: (over_budget, depth_boundary, level, ordinal, edge, origin, reached,
---          seed). A walk that reports nothing returns one row whose relationship columns are
---          NULL.
+-- Returns: (over_budget, depth_boundary, level, ordinal, edge, origin, reached, seed): one row
+--          per reported relationship, in report order, with the walk's two flags on every row.
+--          A walk that reports nothing returns one row whose relationship columns are NULL.
 -- Order  : the FIFO order of the node expanded, then direction, then adjacency position (the
 --          edge's identity rank): the reference breadth-first order.
 -- Bound  : the recursive CTE expands one node per step and carries the budget already spent
