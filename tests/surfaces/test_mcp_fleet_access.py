@@ -106,12 +106,12 @@ async def test_ask_commit_report_records_the_feedback(tmp_path: Path) -> None:
         for repo in (served.repo, served.repo.parent / "app"):
             write_files(repo, {"README": "one more line\n"})
             commit_all(repo, "docs: a README line")
-        again = await call(client, "code_context", {"target": "helper", "intent": "usage"})
-        assert again["freshness"]["state"] == "stale" and again["freshness"]["fleet"] == {
-            "fleet": "deps", "stale": ["acme/app", "acme/lib"]}
-        assert again["answer_id"] == context["answer_id"]
-        assert (await call(client, "cross_repo_usages", {"symbol": "helper"}))["answer_id"] == usages["answer_id"]
         report = {"capability_id": context["capability_id"], "answer_id": context["answer_id"],
                   "reads_avoided": 2, "files_read": 0, "correct": True}
         recorded = await call(client, "graph_feedback", report)
         assert (recorded["status"], recorded["answer_id"]) == ("recorded", context["answer_id"])
+        again = await call(client, "code_context", {"target": "helper", "intent": "usage"})
+        assert again["answer_id"] == context["answer_id"]
+        assert again["freshness"]["state"] == "stale" and again["freshness"]["fleet"] == {
+            "fleet": "deps", "stale": ["acme/app", "acme/lib"]}
+        assert (await call(client, "cross_repo_usages", {"symbol": "helper"}))["answer_id"] == usages["answer_id"]
