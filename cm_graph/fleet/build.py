@@ -67,8 +67,9 @@ class FleetIndex:
     def confirms(self, repository: str, path: str, line: int) -> bool:
         """Does the bound commit of ``repository``'s generation carry ``path`` with a line
         ``line``? Asked of that member's own sealed index (its census), as every citation is
-        checked, never of the fleet file's copy; a member index that cannot be opened without
-        deriving it confirms nothing (the citation is counted as unverified)."""
+        checked, never of the fleet file's copy. The index is derived if it went missing since
+        the fleet file was (as deriving the fleet file derives it); one that cannot be read
+        confirms nothing, and the citation is counted as unverified."""
         if repository not in self._checkers:
             self._checkers[repository] = self._checker(repository)
         checker = self._checkers[repository]
@@ -79,7 +80,7 @@ class FleetIndex:
         if judged is None or not judged.covered or judged.generation is None:
             return None
         try:
-            connection = open_index_for(judged.generation, derive=False)
+            connection = open_index_for(judged.generation)
         except Refusal:
             return None
         self._opened.append(connection)

@@ -122,7 +122,9 @@ def cross_repo_usages(
             definitions.append(found)
         else:
             unverified += 1
-    declared = {row[8] for row in member_rows(fleet) if row[8]}
+    # A refused member is not read at all: neither its package nor its types shape an anchor.
+    seen = [row for row in member_rows(fleet) if row[1] not in refused]
+    declared, readable = {row[8] for row in seen if row[8]}, {row[0] for row in seen}
     lookup = _Lookup(definitions)
     usages: dict[str, list[dict[str, Any]]] = {}
     name_matches: dict[str, list[dict[str, Any]]] = {}
@@ -134,7 +136,7 @@ def cross_repo_usages(
         if not fleet.confirms(repository, path, line):
             unverified += 1
             continue
-        anchor, candidates = _anchor(connection, kind, module, receiver, family, member, lookup, declared)
+        anchor, candidates = _anchor(connection, kind, module, receiver, family, member, lookup, declared, readable)
         if anchor == "none":
             continue
         item: dict[str, Any] = {"path": path, "line": line, "citation": f"{path}#L{line}", "anchor": anchor}
@@ -222,7 +224,7 @@ def not_found_action(fleet_name: str, cover: dict[str, Any], stale: list[str]) -
     """What to do when no searched member defines the name. A member with no usable graph was not
     searched, and a stale one only at its older bound commit: the name may be defined there, so
     "check the spelling" alone would send the reader the wrong way."""
-    unsearched = [f"{m['repository']} ({m['state']})" for m in cover["missing"]]
+    unsearched = unsearched_members(cover)
     if not unsearched and not stale:
         return (f"No member of the fleet defines that name; check the spelling or "
                 f"`cm-graph doctor --fleet {fleet_name}`.")
@@ -271,7 +273,7 @@ class _Lookup:
 
 def _anchor(
     connection: Any, kind: str, module: str, receiver: str, family: str, member: int, lookup: _Lookup,
-    declared: set[str],
+    declared: set[str], readable: set[int],
 ) -> tuple[str, list[Definition]]:
     """The anchor kind of one reference from ``member`` and the definitions (in other members) it
     can mean ("none": nothing in the fleet defines what it names, or it names a declared package
@@ -289,8 +291,8 @@ def _anchor(
     if kind == "member_call":
         methods = [d for d in lookup.by_owner.get(receiver, []) if d.family == family and d.member != member]
         if methods:
-            types = fetch_rows(connection.execute(query_sql("fleet_types"), {"name": receiver, "family": family}),
-                               tuple[int, str, int])
+            types = [t for t in fetch_rows(connection.execute(query_sql("fleet_types"), {
+                "name": receiver, "family": family}), tuple[int, str, int]) if t[0] in readable]
             if len(types) == 1:
                 bound = [d for d in methods if d.member == types[0][0]]
                 if bound:
@@ -316,7 +318,7 @@ def coverage(fleet: FleetIndex, refused: set[str]) -> dict[str, Any]:
         "members_total": len(members),
         "members_covered": len(members) - len(missing),
         "missing": missing,
-        "complete": not missing,
+        "complete": bool(members) and not missing,  # an empty fleet searched nothing
     }
 
 
@@ -415,12 +417,17 @@ def cross_repo_section(root: Path, checkout: Path, label: str, access: MemberAcc
     }
     if not items:
         section.update(reason="no_cross_repo_usage", detail=(
-            f"No other repository of the fleet {name} that was searched imports or calls it by an anchor "
-            f"stronger than its name{unsearched_note(cover)}."))
+            f"No other repository of the fleet {name} imports or calls it by an anchor stronger than its "
+            f"name{unsearched_note(cover)}."))
     return FleetSection(section, {"fleet": name, **answer["freshness"]})
 
 
+def unsearched_members(cover: dict[str, Any]) -> list[str]:
+    """``a (unauthorized)``, ``b (absent)``: each member an answer could not search, with why."""
+    return [f"{m['repository']} ({m['state']})" for m in cover["missing"]]
+
+
 def unsearched_note(cover: dict[str, Any]) -> str:
-    """``; not searched: a (unauthorized), b (absent)`` for the members an answer could not search."""
-    missing = [f"{m['repository']} ({m['state']})" for m in cover["missing"]]
+    """``; not searched: a (unauthorized), b (absent)``, or nothing when every member was searched."""
+    missing = unsearched_members(cover)
     return f"; not searched: {', '.join(missing)}" if missing else ""

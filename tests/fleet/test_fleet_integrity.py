@@ -19,6 +19,7 @@ from cm_graph.context.run import code_context
 from cm_graph.fleet.build import open_fleet
 from cm_graph.fleet.doctor import fleet_doctor
 from cm_graph.fleet.members import add_member, member_from, remove_member
+from cm_graph.fleet.usages import cross_repo_usages
 from cm_graph.generation.layout import Workspace
 
 from ..support.fleetkit import app_graph, publish_complete
@@ -107,7 +108,7 @@ def test_an_empty_fleet_says_it_has_no_members(fleet: tuple[Path, dict[str, Path
     answer = json.loads(ran.stdout)
     assert answer["status"] == "unavailable" and "check the spelling" not in json.dumps(answer), answer
     assert answer["reason"] == "no_members"
-    assert answer["coverage"] == {"members_total": 0, "members_covered": 0, "missing": [], "complete": True}
+    assert answer["coverage"] == {"members_total": 0, "members_covered": 0, "missing": [], "complete": False}
     assert "has no members" in answer["answer"]
     assert "cm-graph fleet add empty" in answer["next_action"]
     text = RUNNER.invoke(app, ["fleet", "usages", "empty", "helper", "--state-dir", str(state)])
@@ -137,3 +138,23 @@ def test_a_commit_in_any_member_keeps_every_answer_id(fleet: tuple[Path, dict[st
     assert unmoved["answer_id"] == missing["answer_id"]
     publish_complete(repos["app"], state, app_graph())  # the control: a refresh is a new generation, a new id
     assert _usages(state, "helper")["answer_id"] != usages["answer_id"]
+
+
+def test_a_member_the_access_refuses_is_not_read(fleet: tuple[Path, dict[str, Path]]) -> None:  # noqa: F811
+    """``cross_repo_usages`` with an agent's access (surfaces pass ``member_authorizes``): the
+    refused member's definitions, usages and name matches are all left out, and it is named only
+    as ``unauthorized``; without an access (the operator's CLI) every member is read."""
+    state, _ = fleet
+    index = open_fleet(state, "deps")
+    try:
+        everyone = cross_repo_usages(index, "Client")
+        withheld = cross_repo_usages(index, "Client", access=lambda member: member.repository != "other")
+        no_app = cross_repo_usages(index, "Base", access=lambda member: member.repository != "app")
+    finally:
+        index.close()
+    assert everyone["status"] == "ambiguous" and "otherlib/__init__.py" in json.dumps(everyone)
+    assert withheld["status"] == "ok" and "otherlib" not in json.dumps(withheld)
+    assert [d["repository"] for d in withheld["definitions"]] == ["lib"]
+    assert withheld["coverage"]["missing"] == [{"repository": "other", "state": "unauthorized"}]
+    assert withheld["usages_by_repository"]["app"]["items"][0]["definition"] == "lib:src/lib_pkg/core.py#L5"
+    assert no_app["name_matches_by_repository"] == {} and "app/main.py" not in json.dumps(no_app)
