@@ -59,17 +59,19 @@ class MemberJudgement:
 def judge_member(root: Path, member: Member) -> MemberJudgement:
     checkout = member.checkout
     if not os.path.isdir(checkout):
-        return MemberJudgement(member, "unknown", None, "checkout_missing", "The member's checkout is gone.",
-                               "Restore the checkout, or drop it with `cm-graph fleet remove`.")
+        return MemberJudgement(member, "unknown", None, reason="checkout_missing",
+                               detail="The member's checkout is gone.",
+                               next_action="Restore the checkout, or drop it with `cm-graph fleet remove`.")
     try:
         head, shallow = run_git(checkout, "rev-parse", "HEAD", "--is-shallow-repository").stdout.decode(
             "utf-8", "replace").split()
         return _judge_graph(root, member, head, shallow == "true")
     except (GitFailure, ValueError) as failure:  # ValueError: rev-parse printed something else
         message = failure.message if isinstance(failure, GitFailure) else "unexpected output"
-        return MemberJudgement(member, "unknown", None, "unknown", f"Git could not answer for this member: {message}",
-                               "Make git runnable for this checkout (on PATH, a readable repository); run the "
-                               "doctor again.")
+        return MemberJudgement(member, "unknown", None, reason="unknown",
+                               detail=f"Git could not answer for this member: {message}",
+                               next_action="Make git runnable for this checkout (on PATH, a readable repository); "
+                               "run the doctor again.")
 
 
 def _judge_graph(root: Path, member: Member, head: str, shallow: bool) -> MemberJudgement:
@@ -79,16 +81,19 @@ def _judge_graph(root: Path, member: Member, head: str, shallow: bool) -> Member
     generation, state = status.generation, status.state
     if generation is None or state not in SEARCHABLE_STATES:
         rebuild = f"cm-graph remove --repo-path {checkout} && cm-graph build --repo-path {checkout}"
-        return MemberJudgement(member, state, generation, state, status.detail or "The member has no usable graph.",
-                               rebuild if state in _DAMAGED else refresh, head, shallow)
+        return MemberJudgement(member, state, generation, reason=state,
+                               detail=status.detail or "The member has no usable graph.",
+                               next_action=rebuild if state in _DAMAGED else refresh, head=head, shallow=shallow)
     bound = generation.manifest.commit
     if state != "current" and run_git(checkout, "cat-file", "-e", f"{bound}^{{commit}}", check=False).returncode:
         why = ("the clone is shallow" if shallow
                else "it was pruned or never fetched, or the checkout is now another repository")
         fetch = f"git -C {checkout} fetch --unshallow (or fetch the commit), or {refresh}"
-        return MemberJudgement(member, state, generation, "bound_commit_missing",
-                               f"The bound commit is not in the clone ({why}).", fetch, head, shallow)
-    return MemberJudgement(member, state, generation, None, status.detail, "", head, shallow)
+        return MemberJudgement(member, state, generation, reason="bound_commit_missing",
+                               detail=f"The bound commit is not in the clone ({why}).", next_action=fetch,
+                               head=head, shallow=shallow)
+    return MemberJudgement(member, state, generation, reason=None, detail=status.detail, next_action="",
+                           head=head, shallow=shallow)
 
 
 def judge_members(root: Path, members: list[Member]) -> list[MemberJudgement]:

@@ -174,9 +174,8 @@ def cross_repo_usages(
         "budget": {"max_items": max_items, "max_chars": max_chars, "truncated": False},
     }
     if status == "unavailable":
-        answer["reason"] = "no_members"
-        answer["next_action"] = (f"Add a member: cm-graph fleet add {fleet.name} --repo-path PATH "
-                                 "(or --connection NAME), then ask again.")
+        answer.update({"reason": "no_members", "next_action": (
+            f"Add a member: cm-graph fleet add {fleet.name} --repo-path PATH (or --connection NAME), then ask again.")})
     elif status == "ambiguous":
         answer["next_action"] = (
             "Several definitions match; ask again with a qualified name, e.g. "
