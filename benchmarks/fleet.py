@@ -170,13 +170,13 @@ def synthetic(out: Path, count: int, queries: int) -> dict[str, Any]:
         fleet = open_fleet(state, "bench")
         timings["build_s"].append(round(time.perf_counter() - t, 2))
         if run == 0:
-            fleet.connection.close()
+            fleet.close()
     t = time.perf_counter()
-    open_fleet(state, "bench").connection.close()
+    open_fleet(state, "bench").close()
     timings["open_reuse_s"] = round(time.perf_counter() - t, 3)
     size = fleet.path.stat().st_size
     counts = {table: fleet.connection.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
-              for table in ("members", "symbols", "references_out", "census")}
+              for table in ("members", "symbols", "references_out")}
     rng = random.Random(7)
     names = []
     for _ in range(queries):
@@ -189,7 +189,7 @@ def synthetic(out: Path, count: int, queries: int) -> dict[str, Any]:
         answer = cross_repo_usages(fleet, name)
         latencies.setdefault(answer["status"], []).append((time.perf_counter() - t) * 1000)
     everything = [v for values in latencies.values() for v in values]
-    fleet.connection.close()
+    fleet.close()
     doctor_runs = []
     for _ in range(3):
         t = time.perf_counter()
@@ -265,7 +265,7 @@ def real(out: Path) -> dict[str, Any]:
             "citations_read_back": f"{sum(checked)}/{len(checked)}",
         }
     coverage = cross_repo_usages(fleet, "PoolManager")["coverage"]
-    fleet.connection.close()
+    fleet.close()
     return {"builds": builds, "fleet_index_seconds": build_seconds, "fleet_index_bytes": fleet.path.stat().st_size,
             "coverage": coverage, "answers": answers}
 

@@ -94,7 +94,7 @@ def fleet_usages_command(
         try:
             answer = cross_repo_usages(fleet, symbol, max_items=max_items, max_chars=max_chars)
         finally:
-            fleet.connection.close()
+            fleet.close()
         if json_output:
             print_json(answer)
         else:
@@ -111,10 +111,11 @@ def _print_usages(answer: dict[str, Any]) -> None:
         for repository, group in answer[key].items():
             lines.append(f"{title} in {repository} ({group['shown']}/{group['total']}):")
             lines += [f"  {item['citation']}  [{item['anchor']}] {item['via']}" for item in group["items"]]
-    cover = answer["coverage"]
+    cover, stale = answer["coverage"], answer["freshness"]["stale"]
     lines.append(f"covered {cover['members_covered']}/{cover['members_total']} members"
-                 + (f"; stale: {', '.join(cover['stale'])}" if cover["stale"] else "")
-                 + (f"; missing: {', '.join(m['repository'] for m in cover['missing'])}" if cover["missing"] else ""))
+                 + (f"; stale: {', '.join(stale)}" if stale else "")
+                 + (f"; missing: {', '.join(m['repository'] + ' (' + m['state'] + ')' for m in cover['missing'])}"
+                    if cover["missing"] else ""))
     if answer.get("next_action"):
         lines.append(f"next: {answer['next_action']}")
     typer.echo("\n".join(lines))

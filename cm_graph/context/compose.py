@@ -17,6 +17,7 @@ import apsw
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..evidence.documents import CitationChecker
+from ..fleet.usages import FleetSection, unsearched_note
 from ..query.answerids import answer_id
 from .budget import fit
 from .coupling import coupled_with, read_params
@@ -43,10 +44,11 @@ NEXT_INTENT = {"how": "usage", "usage": "impact", "impact": "tests", "tests": "i
 def compose(
     connection: apsw.Connection, intent: str, target: str, graph: dict[str, Any],
     freshness: dict[str, Any], max_chars: int, history: apsw.Connection | None = None,
-    cross_repo: Callable[[str], dict[str, Any] | None] | None = None,
+    cross_repo: Callable[[str], FleetSection | None] | None = None,
 ) -> dict[str, Any]:
     """The answer; ``history`` is the generation's change-coupling file when it is built;
-    ``cross_repo`` gives the fleet's section for the anchor's label (None: no fleet)."""
+    ``cross_repo`` gives the fleet's section for the anchor's label (None: no fleet), whose
+    members' freshness goes under ``freshness.fleet`` (outside the id, as the checkout's own)."""
     resolution = resolve(connection, target)
     names = INTENTS[intent]
     if resolution.status != "resolved":
@@ -56,7 +58,10 @@ def compose(
     aside = list(_describe(connection, list(resolution.set_aside)).values()) if resolution.set_aside else []
     facts = mention_facts(connection, anchor["label"], node) if set(names) & set(MENTION_SECTIONS) else None
     raw = {name: _section(connection, name, node, history, anchor["path"], facts) for name in names}
-    fleet_section = cross_repo(anchor["label"]) if cross_repo is not None and "cross_repo" in names else None
+    fleet = cross_repo(anchor["label"]) if cross_repo is not None and "cross_repo" in names else None
+    fleet_section = fleet.section if fleet is not None else None
+    if fleet is not None:
+        freshness = {**freshness, "fleet": fleet.freshness}
     book_checker = CitationChecker(connection)
 
     def build(shown: dict[str, int], dropped: dict[str, int]) -> dict[str, Any]:
@@ -349,7 +354,7 @@ _SENTENCES = {
     "tests": lambda s: f"{_count(s)} test(s) reach it: {_list(s)}.",
     "similar": lambda s: f"Structurally similar (shared callees): {_list(s)}.",
     "cross_repo": lambda s: f"Used from other repositories of the fleet {s['fleet']} ({s['total']}): "
-    + _list(s, [f"{i['repository']} {i['citation']}" for i in s["items"]]) + ".",
+    + _list(s, [f"{i['repository']} {i['citation']}" for i in s["items"]]) + unsearched_note(s["coverage"]) + ".",
     "callers_by_hop": _by_hop,
     "mentions": lambda s: _mentioned(s, False),
     "test_mentions": lambda s: _mentioned(s, True),

@@ -16,7 +16,8 @@ import apsw
 
 from ..base.errors import INDEX_DAMAGED, InvalidInput, Refusal
 from ..base.git import GitFailure, resolve_revision
-from ..fleet.usages import cross_repo_section
+from ..fleet.members import MemberAccess
+from ..fleet.usages import FleetSection, cross_repo_section
 from ..generation.layout import Workspace
 from ..generation.status import graph_status
 from ..index.ensure import open_index_for
@@ -29,9 +30,13 @@ ANSWERABLE = ("current", "stale")
 
 
 def code_context(
-    workspace: Workspace, intent: str, target: Any, *, max_chars: Any = None, derive: bool = True
+    workspace: Workspace, intent: str, target: Any, *, max_chars: Any = None, derive: bool = True,
+    fleet_access: MemberAccess | None = None,
 ) -> dict[str, Any]:
-    """The composed answer; ``derive=False`` refuses (``index_missing``) rather than derive an index."""
+    """The composed answer; ``derive=False`` refuses (``index_missing``) rather than derive an index.
+    ``fleet_access`` says which fleet members' evidence the ``cross_repo`` section may carry (an
+    agent surface passes its recipient's rule, ``fleet.members.member_authorizes``; None, the
+    local operator's CLI: every member)."""
     if intent not in INTENT_NAMES:
         raise InvalidInput(f"The intent must be one of: {', '.join(INTENT_NAMES)}.")
     budget = check_max_chars(max_chars)
@@ -51,9 +56,11 @@ def code_context(
     freshness = {"state": status.state, "head": head}
     connection = open_index_for(generation, derive=derive)
     history = _open_history(workspace.index_path(generation.id))
+    def fleet(label: str) -> FleetSection | None:
+        return cross_repo_section(workspace.root, workspace.checkout, label, fleet_access)
+
     try:
-        return compose(connection, intent, target, graph, freshness, budget, history,
-                       cross_repo=lambda label: cross_repo_section(workspace.root, workspace.checkout, label))
+        return compose(connection, intent, target, graph, freshness, budget, history, cross_repo=fleet)
     except apsw.Error:
         raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
     finally:

@@ -15,6 +15,7 @@ from ..base.records import record
 from ..context.run import code_context
 from ..context.sections import INTENT_NAMES
 from ..evidence.askview import answer_targets
+from ..fleet.members import MemberAccess
 from ..generation.layout import Workspace
 from ..generation.status import require_current
 from ..index.ensure import open_index_for
@@ -39,13 +40,15 @@ class Reasked:
 
 def reask(
     workspace: Workspace, kind: str, intent: str, target: str, arguments: dict[str, Any], *, derive: bool = True,
+    fleet_access: MemberAccess | None = None,
 ) -> Reasked:
     """The answer asked again on the current graph; ``derive=False`` (an agent surface's call)
-    reports a missing index instead of building it."""
+    reports a missing index instead of building it, and ``fleet_access`` is the caller's rule for
+    fleet evidence (``code_context``'s: the same rule gives the same answer, so the same id)."""
     if kind == "code_context":
         if intent not in INTENT_NAMES:
             raise InvalidInput(f"The intent must be one of: {', '.join(INTENT_NAMES)}.")
-        return _context(workspace, intent, target, arguments, derive)
+        return _context(workspace, intent, target, arguments, derive, fleet_access)
     if kind == "question":
         if intent not in QUESTION_NAMES:
             raise InvalidInput(f"The question must be one of: {', '.join(QUESTION_NAMES)}.")
@@ -53,8 +56,12 @@ def reask(
     raise InvalidInput(f"The kind must be one of: {', '.join(KINDS)}.")
 
 
-def _context(workspace: Workspace, intent: str, target: str, arguments: dict[str, Any], derive: bool) -> Reasked:
-    document = code_context(workspace, intent, target, max_chars=arguments.get("max_chars"), derive=derive)
+def _context(
+    workspace: Workspace, intent: str, target: str, arguments: dict[str, Any], derive: bool,
+    fleet_access: MemberAccess | None,
+) -> Reasked:
+    document = code_context(workspace, intent, target, max_chars=arguments.get("max_chars"), derive=derive,
+                            fleet_access=fleet_access)
     return Reasked(
         "code_context", intent, target, {"max_chars": document["bounds"]["max_chars"]},
         document["capability_id"], document["answer_id"], document["graph"]["generation"],

@@ -18,6 +18,7 @@ from typing import Any
 from ..base.errors import InvalidInput, Refusal
 from ..base.rules import bounded_text, exact_int, identifier, is_bounded_text
 from ..connections.store import ConnectionStore
+from ..fleet.members import MemberAccess
 from ..generation.layout import Workspace, workspace_id
 from ..query.questions import MAX_TARGET_CHARS
 from .outcomes import OutcomeStore
@@ -43,6 +44,7 @@ def record_outcome(
     workspace: Workspace, *, kind: str, intent: str, target: Any, arguments: dict[str, Any], answer_id: Any,
     client: Any, reads_avoided: Any, files_read: Any, correct: bool, connection: str | None = None,
     note: Any = None, keep_note: bool = False, now: datetime | None = None, derive: bool = True,
+    fleet_access: MemberAccess | None = None,
 ) -> dict[str, Any]:
     if not isinstance(answer_id, str) or not _ANSWER_ID.fullmatch(answer_id):
         raise InvalidInput("The answer id must be sha256: and 64 lowercase hex digits, as the answer gave it.")
@@ -60,7 +62,7 @@ def record_outcome(
         if known is None or known.state == "disconnected":
             raise Refusal("No such connected connection; connect it or leave --connection out.",
                           reason="not_configured")
-    answer = reask(workspace, kind, intent, target, arguments, derive=derive)
+    answer = reask(workspace, kind, intent, target, arguments, derive=derive, fleet_access=fleet_access)
     if answer.answer_id != answer_id:
         raise Refusal(NOT_REPRODUCED, reason="not_reproduced")
     at = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0).isoformat()

@@ -1,9 +1,10 @@
 """``cm-graph doctor --fleet NAME``: is every member's graph there, readable and fresh enough?
 
-Per member, in order: the lifecycle state and whether its generation can be read (search
-readiness); the bound commit against the checkout's HEAD (``git rev-list --left-right --count``:
-``behind``, and ``ahead`` > 0 means ``diverged``: another branch or rewritten history); a bound
-commit missing from the clone (shallow or pruned); tracked-file edits; and the age in commit
+Per member, in order: the fleet's one judgement of it (``judgement.py``: the checkout, git, the
+lifecycle state, the bound commit still in the clone), the very one that decides what ``fleet
+usages`` covers; whether its index can be read (search readiness); the bound commit against the
+checkout's HEAD (``git rev-list --left-right --count``: ``behind``, and ``ahead`` > 0 means
+``diverged``: another branch or rewritten history); tracked-file edits; and the age in commit
 time (HEAD's committer date minus the bound commit's, reproducible, unlike the wall clock).
 
 Verdicts: ``fail`` for no usable graph (absent, invalid, oversized, corrupt, unreadable), a
@@ -17,22 +18,19 @@ thresholds (its refresh command). Exit codes: 0 all ok, 3 warnings only, 1 any f
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from ..base.errors import GitFailure, Refusal
 from ..base.git import run_git
-from ..generation.layout import Workspace
-from ..generation.status import graph_status
 from ..index.ensure import index_for
+from .judgement import MemberJudgement, judge_member
 from .members import Member, read_members
 
 FLEET_DOCTOR_SCHEMA = "cm_graph.fleetDoctor.v1"
 DEFAULT_MAX_BEHIND = 50
 DEFAULT_MAX_AGE_DAYS = 7.0  # the seed's freshness SLA
 EXIT_CODES = {"ok": 0, "warn": 3, "fail": 1}
-_UNUSABLE = ("absent", "invalid", "oversized", "corrupt")
 
 
 def fleet_doctor(
@@ -57,45 +55,31 @@ def _git(checkout: Path, *args: str) -> str:
 
 
 def check_member(root: Path, member: Member, max_behind: int, max_age_days: float) -> dict[str, Any]:
+    judged = judge_member(root, member)
     row: dict[str, Any] = {
         "repository": member.repository, "connection": member.connection, "checkout": str(member.checkout),
-        "state": "unknown", "search": "unavailable", "generation": None, "bound": None, "head": None,
-        "behind": None, "ahead": None, "shallow": None, "dirty": None, "commit_age_days": None, "built_at": None,
+        "state": judged.state, "search": "unavailable", "generation": None, "bound": None, "head": judged.head,
+        "behind": None, "ahead": None, "shallow": judged.shallow, "dirty": None, "commit_age_days": None,
+        "built_at": None,
     }
-    if not os.path.isdir(member.checkout):
-        return _verdict(row, "fail", "The member's checkout is gone.",
-                        "Restore the checkout, or drop it with `cm-graph fleet remove`.", reason="checkout_missing")
+    if not judged.covered:  # the fleet's own judgement: what fleet usages calls missing fails here
+        return _verdict(row, "fail", judged.detail, judged.next_action, reason=judged.reason)
     try:
-        return _check_git(root, member, row, max_behind, max_age_days)
+        return _check_git(judged, row, max_behind, max_age_days)
     except GitFailure as failure:
         return _verdict(row, "fail", f"Git could not answer for this member: {failure.message}",
                         "Make git runnable for this checkout (on PATH, a readable repository); run the doctor again.",
                         reason="unknown")
 
 
-def _check_git(root: Path, member: Member, row: dict[str, Any], max_behind: int, max_age_days: float) -> dict[str, Any]:
-    checkout = member.checkout
-    head, shallow = _git(checkout, "rev-parse", "HEAD", "--is-shallow-repository").split()
-    row["head"], row["shallow"] = head, shallow == "true"
-    status = graph_status(Workspace(checkout, root), trust_seal=True)
-    row["state"] = status.state
-    generation = status.generation
+def _check_git(judged: MemberJudgement, row: dict[str, Any], max_behind: int, max_age_days: float) -> dict[str, Any]:
+    checkout, generation, head = judged.member.checkout, judged.generation, row["head"]
+    assert generation is not None  # covered
     refresh = f"cm-graph refresh --repo-path {checkout}"
-    if generation is None or status.state in _UNUSABLE:
-        rebuild = f"cm-graph remove --repo-path {checkout} && cm-graph build --repo-path {checkout}"
-        damaged = status.state in ("invalid", "oversized", "corrupt")  # as generation/status REMEDIES says
-        return _verdict(row, "fail", status.detail or "The member has no usable graph.",
-                        rebuild if damaged else refresh, reason=status.state)
     row["generation"], row["bound"] = generation.id, generation.manifest.commit
     row["built_at"] = generation.manifest.built_at  # wall clock, for information only: never judged
-    dates = run_git(checkout, "show", "-s", "--format=%ct", row["bound"], head, "--", check=False)
-    if dates.returncode != 0:
-        why = "the clone is shallow" if row["shallow"] else "it was pruned or never fetched"
-        return _verdict(row, "fail", f"The bound commit is not in the clone ({why}).",
-                        f"git -C {checkout} fetch --unshallow (or fetch the commit), or {refresh}",
-                        reason="bound_commit_missing")
-    times = [int(value) for value in dates.stdout.split()]  # one line when the bound commit is HEAD
-    row["commit_age_days"] = round(max(0, times[-1] - times[0]) / 86400, 2)
+    times = [int(value) for value in _git(checkout, "show", "-s", "--format=%ct", row["bound"], head, "--").split()]
+    row["commit_age_days"] = round(max(0, times[-1] - times[0]) / 86400, 2)  # one line when bound is HEAD
     try:  # the reader a question would use: derived (or reused) from the bound commit
         index_for(generation)
         row["search"] = "available"
@@ -115,8 +99,9 @@ def _check_git(root: Path, member: Member, row: dict[str, Any], max_behind: int,
     if row["behind"] > 0 and row["commit_age_days"] > max_age_days:
         return _verdict(row, "warn", f"{behind} and {row['commit_age_days']} days (commit time) behind HEAD.",
                         refresh, reason="stale")
-    if status.state == "partial":
-        return _verdict(row, "warn", status.detail, refresh, reason="partial")
+    if judged.state == "partial":
+        return _verdict(row, "warn", judged.detail or "The provider did not cover every code input.", refresh,
+                        reason="partial")
     if row["behind"] > 0:  # within the thresholds, so ok; still a refresh away from HEAD
         commits = "commit" if row["behind"] == 1 else "commits"
         return _verdict(row, "ok", f"The graph is {row['behind']} {commits} behind HEAD (within the thresholds).",

@@ -10,6 +10,7 @@ here, so a member's rebuild needs no fleet command.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,22 @@ class Member:
 
     def to_json(self) -> dict[str, Any]:
         return {"repository": self.repository, "checkout": str(self.checkout), "connection": self.connection}
+
+
+MemberAccess = Callable[[Member], bool]  # may this member's evidence go to the caller?
+
+
+def member_authorizes(store: ConnectionStore, member: Member, recipient: str) -> bool:
+    """The one per-member rule for evidence that goes to an agent surface's recipient: a member
+    that joined by a connection must still have it verified and naming ``recipient`` (read now,
+    never cached); a member added by its checkout path has no connection to ask, and the local
+    user who put it in a fleet with the caller's checkout decided. ``cross_repo_usages`` and a
+    fleet's ``graph_status`` refuse a whole call on a member this refuses; ``code_context``
+    leaves its evidence out and lists it as ``unauthorized``."""
+    if member.connection is None:
+        return True
+    found = store.read(member.connection)
+    return found is not None and found.state == "verified" and recipient in found.recipients
 
 
 def state_root(state_dir: Path) -> Path:

@@ -32,6 +32,7 @@ from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..query.answerids import ID_PREFIX, capability_id, stamp_ids
 from .build import FleetIndex, bare_name
+from .members import MemberAccess
 
 USAGES_SCHEMA = "cm_graph.crossRepoUsages.v1"
 USAGES_KIND = "cross_repo_usages"  # capability ids: cmg:cross_repo_usages:<fleet>:<symbol>
@@ -55,7 +56,6 @@ class Definition:
     line: int
     kind: str
     family: str
-    verified: bool
     name: str = ""
 
     @property
@@ -97,33 +97,46 @@ def _matches(definition: Definition, qualifier: str) -> bool:
 
 def cross_repo_usages(
     fleet: FleetIndex, symbol: str, *, max_items: int = DEFAULT_ITEMS_PER_GROUP, max_chars: int = DEFAULT_MAX_CHARS,
-    repository: str | None = None,
+    repository: str | None = None, access: MemberAccess | None = None,
 ) -> dict[str, Any]:
     """The cross-repository answer for ``symbol`` (a bare or dotted name) over the fleet index;
-    ``repository`` keeps only that member's definitions (code_context asks about its own)."""
+    ``repository`` keeps only that member's definitions (code_context asks about its own).
+    ``access`` says whose evidence the answer may carry (``members.member_authorizes`` for an
+    agent surface's recipient; None: the local operator, every member): a member it refuses is
+    not read at all and is listed ``missing`` as ``unauthorized``, with no path, line or label."""
     if isinstance(max_items, bool) or not 1 <= max_items <= MAX_ITEMS_PER_GROUP:
         raise InvalidInput(f"--max-items must be from 1 to {MAX_ITEMS_PER_GROUP}.")
     if isinstance(max_chars, bool) or not MIN_CHARS <= max_chars <= MAX_CHARS:
         raise InvalidInput(f"--max-chars must be from {MIN_CHARS} to {MAX_CHARS}.")
     qualifier, name = split_symbol(symbol)
     connection = fleet.connection
-    every = [Definition(*row[:10], verified=0 < row[7] <= row[10], name=name) for row in fetch_rows(
-        connection.execute(query_sql("fleet_definitions"), {"name": name}),
-        tuple[int, str, str, str, str, str, str, int, str, str, int])]
-    definitions = [d for d in every if d.verified and _matches(d, qualifier)
-                   and repository in (None, d.repository)]
-    declared = {row[8] for row in member_rows(fleet) if row[8]}
+    refused = unauthorized(fleet, access)
+    unverified = 0
+    definitions = []
+    for row in fetch_rows(connection.execute(query_sql("fleet_definitions"), {"name": name}),
+                          tuple[int, str, str, str, str, str, str, int, str, str]):
+        found = Definition(*row, name=name)
+        if found.repository in refused or not _matches(found, qualifier) or repository not in (None, found.repository):
+            continue
+        if fleet.confirms(found.repository, found.path, found.line):
+            definitions.append(found)
+        else:
+            unverified += 1
+    # A refused member is not read at all: neither its package nor its types shape an anchor.
+    seen = [row for row in member_rows(fleet) if row[1] not in refused]
+    declared, readable = {row[8] for row in seen if row[8]}, {row[0] for row in seen}
     lookup = _Lookup(definitions)
     usages: dict[str, list[dict[str, Any]]] = {}
     name_matches: dict[str, list[dict[str, Any]]] = {}
-    unverified = 0
-    for member, repository, kind, path, line, module, receiver, family, lines in fetch_rows(
+    for member, repository, kind, path, line, module, receiver, family in fetch_rows(
             connection.execute(query_sql("fleet_references"), {"name": name}),
-            tuple[int, str, str, str, int, str, str, str, int]):
-        if not 0 < line <= lines:
+            tuple[int, str, str, str, int, str, str, str]):
+        if repository in refused:
+            continue
+        if not fleet.confirms(repository, path, line):
             unverified += 1
             continue
-        anchor, candidates = _anchor(connection, kind, module, receiver, family, member, lookup, declared)
+        anchor, candidates = _anchor(connection, kind, module, receiver, family, member, lookup, declared, readable)
         if anchor == "none":
             continue
         item: dict[str, Any] = {"path": path, "line": line, "citation": f"{path}#L{line}", "anchor": anchor}
@@ -143,31 +156,48 @@ def cross_repo_usages(
             item["anchor"] = "ambiguous"
             _list_candidates(item, candidates)
         usages.setdefault(repository, []).append(item)
-    status = "not_found" if not definitions else "ok" if len(definitions) == 1 else "ambiguous"
-    covered = coverage(fleet)
-    answer = {
-        "schema": USAGES_SCHEMA, "status": status, "answer": _prose(symbol, definitions, usages, name_matches),
+    covered = coverage(fleet, refused)
+    stale = stale_members(fleet, refused)
+    status = ("unavailable" if not covered["members_total"] else "not_found" if not definitions
+              else "ok" if len(definitions) == 1 else "ambiguous")
+    answer: dict[str, Any] = {
+        "schema": USAGES_SCHEMA, "status": status,
+        "answer": _prose(symbol, definitions, usages, name_matches) if covered["members_total"] else
+        f"The fleet {fleet.name} has no members, so nothing was searched for `{symbol}`.",
         "fleet": fleet.name, "fleet_index": fleet.digest[:32], "symbol": symbol, "name": name,
         "definitions": [d.to_json() for d in definitions],
         "usages_by_repository": {},
         "name_matches_by_repository": {},
         "coverage": covered,
+        "freshness": {"stale": stale},
         "unverified_citations": unverified,
         "budget": {"max_items": max_items, "max_chars": max_chars, "truncated": False},
     }
-    if status == "ambiguous":
+    if status == "unavailable":
+        answer.update({"reason": "no_members", "next_action": (
+            f"Add a member: cm-graph fleet add {fleet.name} --repo-path PATH (or --connection NAME), then ask again.")})
+    elif status == "ambiguous":
         answer["next_action"] = (
             "Several definitions match; ask again with a qualified name, e.g. "
             + _qualified_hint(definitions[0]) + "."
         )
     elif status == "not_found":
-        answer["next_action"] = not_found_action(fleet.name, covered)
+        answer["next_action"] = not_found_action(fleet.name, covered, stale)
     # The ids go in before the budget is filled (the placeholder is the id's own length), so the
     # stamped answer keeps to max_chars; the fleet index digest in the answer pins its generations.
+    # `freshness` and `next_action` describe the members' checkouts now, not the answer: the id
+    # leaves them out (query/answerids.py), so a commit in a member does not change it.
     answer["capability_id"] = capability_id(USAGES_KIND, fleet.name, symbol)
     answer["answer_id"] = ID_PREFIX + "0" * 64
     _fill(answer, usages, name_matches, max_items, max_chars)
     return stamp_ids(answer, USAGES_KIND, fleet.name, symbol)
+
+
+def unauthorized(fleet: FleetIndex, access: MemberAccess | None) -> set[str]:
+    """The repositories whose evidence ``access`` refuses (none without an ``access``)."""
+    if access is None:
+        return set()
+    return {j.member.repository for j in fleet.judged if not access(j.member)}
 
 
 def _prose(
@@ -189,19 +219,19 @@ def _prose(
     return text + ". Each citation was checked against its repository's bound commit."
 
 
-def not_found_action(fleet_name: str, cover: dict[str, Any]) -> str:
+def not_found_action(fleet_name: str, cover: dict[str, Any], stale: list[str]) -> str:
     """What to do when no searched member defines the name. A member with no usable graph was not
     searched, and a stale one only at its older bound commit: the name may be defined there, so
     "check the spelling" alone would send the reader the wrong way."""
-    unsearched = [m["repository"] for m in cover["missing"]]
-    if not unsearched and not cover["stale"]:
+    unsearched = unsearched_members(cover)
+    if not unsearched and not stale:
         return (f"No member of the fleet defines that name; check the spelling or "
                 f"`cm-graph doctor --fleet {fleet_name}`.")
     places = []
     if unsearched:
-        places.append(f"not searched (no usable graph): {', '.join(unsearched)}")
-    if cover["stale"]:
-        places.append(f"searched only at an older commit: {', '.join(cover['stale'])}")
+        places.append(f"not searched: {', '.join(unsearched)}")
+    if stale:
+        places.append(f"searched only at an older commit: {', '.join(stale)}")
     return (f"No searched member defines that name, but it may be defined in members the fleet could not "
             f"read ({'; '.join(places)}): restore or refresh them (`cm-graph doctor --fleet {fleet_name}` "
             "gives each one's command), then ask again.")
@@ -242,7 +272,7 @@ class _Lookup:
 
 def _anchor(
     connection: Any, kind: str, module: str, receiver: str, family: str, member: int, lookup: _Lookup,
-    declared: set[str],
+    declared: set[str], readable: set[int],
 ) -> tuple[str, list[Definition]]:
     """The anchor kind of one reference from ``member`` and the definitions (in other members) it
     can mean ("none": nothing in the fleet defines what it names, or it names a declared package
@@ -260,8 +290,8 @@ def _anchor(
     if kind == "member_call":
         methods = [d for d in lookup.by_owner.get(receiver, []) if d.family == family and d.member != member]
         if methods:
-            types = fetch_rows(connection.execute(query_sql("fleet_types"), {"name": receiver, "family": family}),
-                               tuple[int, str, int])
+            types = [t for t in fetch_rows(connection.execute(query_sql("fleet_types"), {
+                "name": receiver, "family": family}), tuple[int, str, int]) if t[0] in readable]
             if len(types) == 1:
                 bound = [d for d in methods if d.member == types[0][0]]
                 if bound:
@@ -277,16 +307,26 @@ def member_rows(fleet: FleetIndex) -> list[tuple[int, str, str | None, str, int,
                       tuple[int, str, str | None, str, int, str | None, str | None, str, str])
 
 
-def coverage(fleet: FleetIndex) -> dict[str, Any]:
+def coverage(fleet: FleetIndex, refused: set[str]) -> dict[str, Any]:
+    """Which members the answer searched: every covered one whose evidence this caller may see;
+    ``missing`` names the rest with why (the member's judgement, ``unreadable``, ``unauthorized``)."""
     members = member_rows(fleet)
-    covered = [m for m in members if m[4]]
+    missing = [{"repository": m[1], "state": "unauthorized" if m[1] in refused else m[3]}
+               for m in members if m[1] in refused or not m[4]]
     return {
         "members_total": len(members),
-        "members_covered": len(covered),
-        "stale": [m[1] for m in covered if m[3] != "current"],
-        "missing": [{"repository": m[1], "state": m[3]} for m in members if not m[4]],
-        "complete": len(covered) == len(members) and all(m[3] == "current" for m in covered),
+        "members_covered": len(members) - len(missing),
+        "missing": missing,
+        "complete": bool(members) and not missing,  # an empty fleet searched nothing
     }
+
+
+def stale_members(fleet: FleetIndex, refused: set[str]) -> list[str]:
+    """The searched members whose graph is not current for their HEAD now (answered from their
+    bound commit): a fact about the checkouts at this moment, carried under ``freshness``."""
+    searched = {m[1] for m in member_rows(fleet) if m[4] and m[1] not in refused}
+    return sorted(j.member.repository for j in fleet.judged
+                  if j.member.repository in searched and j.state != "current")
 
 
 def _fill(
@@ -337,10 +377,20 @@ SECTION_ITEMS = 5  # per repository, in code_context's cross_repo section
 SECTION_CHARS = 4_000
 
 
-def cross_repo_section(root: Path, checkout: Path, label: str) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class FleetSection:
+    """``code_context``'s ``cross_repo`` section (part of the answer, so of its id) and the fleet's
+    freshness beside it (which members are behind their HEAD now: not part of the id)."""
+
+    section: dict[str, Any]
+    freshness: dict[str, Any]
+
+
+def cross_repo_section(root: Path, checkout: Path, label: str, access: MemberAccess | None) -> FleetSection | None:
     """``code_context``'s ``cross_repo`` section for a definition labelled ``label`` in
     ``checkout``: the other repositories' usages of it, from the first fleet (by name) the
-    checkout belongs to; None when it belongs to none (the section stays unavailable)."""
+    checkout belongs to, carrying only what ``access`` lets the caller see (as
+    ``cross_repo_usages``); None when it belongs to none (the section stays unavailable)."""
     from .build import open_fleet
     from .members import fleets_of
 
@@ -350,20 +400,33 @@ def cross_repo_section(root: Path, checkout: Path, label: str) -> dict[str, Any]
     name, member = fleets[0]
     fleet = open_fleet(root, name)
     try:
-        answer = cross_repo_usages(fleet, bare_name(label) or label,
-                                   max_items=SECTION_ITEMS, max_chars=SECTION_CHARS, repository=member.repository)
+        answer = cross_repo_usages(fleet, bare_name(label) or label, max_items=SECTION_ITEMS,
+                                   max_chars=SECTION_CHARS, repository=member.repository, access=access)
     finally:
-        fleet.connection.close()
+        fleet.close()
     groups = answer["usages_by_repository"]
     items = [{"repository": repository, **item} for repository, group in groups.items() for item in group["items"]]
     total = sum(group["total"] for group in groups.values())
+    cover = answer["coverage"]
     section: dict[str, Any] = {
         "status": "ok" if items and len(items) == total else "truncated" if items else "empty",
         "fleet": name, "shown": len(items), "total": total, "items": items,
         "name_matches": sum(group["total"] for group in answer["name_matches_by_repository"].values()),
-        "coverage": answer["coverage"],
+        "coverage": cover,
     }
     if not items:
         section.update(reason="no_cross_repo_usage", detail=(
-            f"No other repository of the fleet {name} imports or calls it by an anchor stronger than its name."))
-    return section
+            f"No other repository of the fleet {name} imports or calls it by an anchor stronger than its "
+            f"name{unsearched_note(cover)}."))
+    return FleetSection(section, {"fleet": name, **answer["freshness"]})
+
+
+def unsearched_members(cover: dict[str, Any]) -> list[str]:
+    """``a (unauthorized)``, ``b (absent)``: each member an answer could not search, with why."""
+    return [f"{m['repository']} ({m['state']})" for m in cover["missing"]]
+
+
+def unsearched_note(cover: dict[str, Any]) -> str:
+    """``; not searched: a (unauthorized), b (absent)``, or nothing when every member was searched."""
+    missing = unsearched_members(cover)
+    return f"; not searched: {', '.join(missing)}" if missing else ""

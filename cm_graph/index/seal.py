@@ -9,6 +9,10 @@ its seal, or that has no seal, is derived again (it is derived state), and a gra
 longer matches its manifest is ``corrupt``. The graph.bin's own seal is not enough on the
 question path: a forged one over an edited graph.bin would pass, but the edit still moves the
 identity recorded here. ``status`` and ``audit`` always hash the index in full.
+
+A file derived from several sealed indexes rather than one graph.bin (the fleet index) is sealed
+in the same line with ``-`` for the source and its own subject (``write_derived_seal``): any
+change to its bytes is found the same way, and it is derived again.
 """
 
 from __future__ import annotations
@@ -45,22 +49,35 @@ def file_sha256(path: Path) -> str:
 def write_seal(generation: Generation, index: Path, digest: str | None = None, *, token: str | None = None) -> None:
     """Seal ``index`` as it is now (hashing it unless ``digest`` is its known SHA-256); ``token``
     is the scratch owner's when a builder writes it."""
-    digest = digest or file_sha256(index)
-    text = " ".join((
-        _VERSION, generation.id, digest, _identity(os.stat(index)), _identity(os.stat(generation.artifact_path)),
-    ))
+    _write(index, generation.id, digest or file_sha256(index), _identity(os.stat(generation.artifact_path)), token)
+
+
+def _write(index: Path, subject: str, digest: str, source: str, token: str | None) -> None:
+    text = " ".join((_VERSION, subject, digest, _identity(os.stat(index)), source))
     write_private_atomic(seal_path(index), f"{text}\n".encode("ascii"), token=token)
 
 
-def _read_seal(generation: Generation, index: Path) -> tuple[str, str, str] | None:
-    """(index digest, index identity, artifact identity), or None when there is no valid seal."""
+def _read_seal(subject: str, index: Path) -> tuple[str, str, str] | None:
+    """(index digest, index identity, source identity), or None when there is no valid seal of ``subject``."""
     try:
         fields = read_private_bytes(seal_path(index), 512).decode("ascii").split()
     except (OSError, Refusal, UnicodeDecodeError):
         return None
-    if len(fields) != 5 or fields[0] != _VERSION or fields[1] != generation.id:
+    if len(fields) != 5 or fields[0] != _VERSION or fields[1] != subject:
         return None
     return fields[2], fields[3], fields[4]
+
+
+def _bytes_hold(index: Path, digest: str, identity: str, *, full: bool) -> bool | None:
+    """Are ``index``'s bytes the sealed ones? Hashed only when ``full`` or its identity moved;
+    None when they are but the identity moved (the caller seals it again), False when not."""
+    try:
+        moved = _identity(os.stat(index)) != identity
+        if (moved or full) and file_sha256(index) != digest:
+            return False
+    except OSError:
+        return False
+    return None if moved else True
 
 
 def index_is_sealed(generation: Generation, index: Path, *, full: bool) -> bool:
@@ -70,30 +87,48 @@ def index_is_sealed(generation: Generation, index: Path, *, full: bool) -> bool:
     ``Corrupt`` when it no longer matches its manifest). A re-verified pair is sealed again with
     its new identities, so the next question is cheap once more.
     """
-    seal = _read_seal(generation, index)
+    seal = _read_seal(generation.id, index)
     if seal is None:
         return False
     digest, index_identity, artifact_identity = seal
     try:
         artifact_moved = _identity(os.stat(generation.artifact_path)) != artifact_identity
-        index_moved = _identity(os.stat(index)) != index_identity
     except OSError:
         return False
     if artifact_moved:
         generation.open_verified_artifact().close()
-    if index_moved or full:
-        try:
-            if file_sha256(index) != digest:
-                return False
-        except OSError:
-            return False
-    if artifact_moved or index_moved:
+    held = _bytes_hold(index, digest, index_identity, full=full)
+    if held is False:
+        return False
+    if artifact_moved or held is None:
         try:
             write_seal(generation, index, digest)
         except (OSError, Refusal):
             pass  # the seal is an optimisation here: without it the next question hashes again
     return True
 
+
+DERIVED = "-"  # the source field of a file derived from other sealed files, not from one graph.bin
+
+
+def write_derived_seal(path: Path, subject: str) -> None:
+    """Seal a derived file that has no graph.bin of its own (the fleet index: ``subject`` is the
+    digest of the member generations it was derived from), in the same line as an index's."""
+    _write(path, subject, file_sha256(path), DERIVED, None)
+
+
+def derived_is_sealed(path: Path, subject: str) -> bool:
+    """Is ``path`` the file its seal of ``subject`` describes (hashed when its identity moved)?"""
+    seal = _read_seal(subject, path)
+    if seal is None or seal[2] != DERIVED:
+        return False
+    held = _bytes_hold(path, seal[0], seal[1], full=False)
+    if held is None:
+        try:
+            _write(path, subject, seal[0], DERIVED, None)
+        except (OSError, Refusal):
+            pass  # as above: the next open hashes again
+    return held is not False
 
 
 def copy_if_sealed(generation: Generation, index: Path, target: int) -> bool:
@@ -103,7 +138,7 @@ def copy_if_sealed(generation: Generation, index: Path, target: int) -> bool:
     discard."""
     import hashlib
 
-    seal = _read_seal(generation, index)
+    seal = _read_seal(generation.id, index)
     if seal is None:
         return False
     digest = hashlib.sha256()

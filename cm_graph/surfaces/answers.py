@@ -26,7 +26,7 @@ from ..generation.layout import Workspace
 from ..generation.status import REMEDIES, STATUS_SCHEMA, GraphStatus, graph_status
 from ..index.ensure import has_usable_index
 from ..query.answerids import capability_id, stamp_ids
-from .authority import Caller, approved_workspace, evidence_authorization, head_commit
+from .authority import Caller, approved_workspace, evidence_authorization, fleet_access, head_commit
 
 ASK_ANSWER_SCHEMA = "cm_graph.askAnswer.v1"
 SURFACE_STATUS_SCHEMA = "cm_graph.surfaceStatus.v1"
@@ -61,7 +61,8 @@ def code_context_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
     workspace, _ = approved_workspace(caller)
     intent, target = arguments["intent"], arguments["target"]
     try:
-        return code_context(workspace, intent, target, max_chars=arguments.get("max_chars"), derive=False)
+        return code_context(workspace, intent, target, max_chars=arguments.get("max_chars"), derive=False,
+                            fleet_access=fleet_access(caller))
     except Refusal as refusal:
         if _is_refusal(refusal):
             raise

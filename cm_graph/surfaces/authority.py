@@ -17,6 +17,7 @@ from ..base.errors import ConnectionRefusal
 from ..base.git import resolve_revision
 from ..connections.store import ConnectionStore, authorize_judged
 from ..evidence.authorization import POLICY_SCHEMA, Authorization, parse_policy
+from ..fleet.members import MemberAccess, member_authorizes, state_root
 from ..generation.layout import Workspace
 from ..generation.status import GraphStatus
 
@@ -52,6 +53,15 @@ def approved_workspace(caller: Caller) -> tuple[Workspace, tuple[str, ...]]:
     if caller.recipient not in connection.recipients:
         raise ConnectionRefusal("The connection does not name this recipient; evidence goes only where it says.")
     return Workspace(connection.repository_root, store.root), connection.repositories
+
+
+def fleet_access(caller: Caller) -> MemberAccess:
+    """The caller's rule for fleet evidence, ``member_authorizes`` for its recipient (each call
+    reads the member connections again): ``cross_repo_usages`` and a fleet's ``graph_status``
+    refuse a call on a member it refuses; ``code_context``, and the re-ask ``graph_feedback``
+    makes of it, leave that member's evidence out and list it ``unauthorized``."""
+    store = ConnectionStore(state_root(caller.state_root))
+    return lambda member: member_authorizes(store, member, caller.recipient)
 
 
 def head_commit(workspace: Workspace) -> str:

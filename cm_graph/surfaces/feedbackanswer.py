@@ -19,7 +19,7 @@ from ..base.errors import InvalidInput
 from ..feedback.reask import KINDS
 from ..feedback.record import is_client_name, record_outcome
 from ..query.answerids import capability_id
-from .authority import Caller, approved_workspace
+from .authority import Caller, approved_workspace, fleet_access
 
 RECORDED_PROSE = {
     "recorded": "Outcome recorded for this answer",
@@ -54,7 +54,7 @@ def graph_feedback_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str
     summary = record_outcome(
         workspace, kind=kind, intent=intent, target=target, arguments=asked, answer_id=arguments["answer_id"],
         client=caller.recipient, reads_avoided=arguments["reads_avoided"], files_read=arguments["files_read"],
-        correct=arguments["correct"], connection=caller.connection, derive=False,
+        correct=arguments["correct"], connection=caller.connection, derive=False, fleet_access=fleet_access(caller),
     )
     prose = f"{RECORDED_PROSE[summary['status']]} (seq {summary['seq']})"
     if summary["eval_case"]:

@@ -5,10 +5,12 @@ them alone. Per call, evidence about a fleet goes to the server's recipient only
 server's connection authorizes the recipient (``approved_workspace``, as for every tool); the
 fleet has the connection's checkout as a member (a server started for one checkout answers for
 the fleets that checkout belongs to, never for an unrelated one); and every member that joined
-by a connection still has that connection verified and naming the recipient. A member added by
-its checkout path has no connection to ask; the local user who put it in a fleet with this
-checkout decided. Any failure refuses the whole call (``unauthorized``): nothing is filtered
-silently, and no partial answer pretends to be the fleet's.
+by a connection still has that connection verified and naming the recipient
+(``fleet.members.member_authorizes``, through ``authority.fleet_access``: the one rule
+``code_context``'s ``cross_repo`` section applies to each member too). A member added by its
+checkout path has no connection to ask; the local user who put it in a fleet with this checkout
+decided. Any failure refuses the whole call (``unauthorized``): nothing is filtered silently, and
+no partial answer pretends to be the fleet's.
 
 Without a ``fleet`` argument the fleet is the one ``code_context``'s ``cross_repo`` section
 uses: the first, by name, that the checkout belongs to. When there is none, or the named fleet
@@ -21,14 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import ConnectionRefusal, Refusal
-from ..connections.store import ConnectionStore
 from ..fleet.build import open_fleet
 from ..fleet.doctor import fleet_doctor
-from ..fleet.members import Member, fleets_of, read_members, state_root
+from ..fleet.members import fleets_of, read_members, state_root
 from ..fleet.usages import USAGES_KIND, USAGES_SCHEMA, cross_repo_usages
 from ..generation.layout import Workspace
 from ..query.answerids import stamp_ids
-from .authority import Caller, approved_workspace
+from .authority import Caller, approved_workspace, fleet_access
 
 FLEET_STATUS_SCHEMA = "cm_graph.surfaceFleetStatus.v1"
 NO_FLEET = "cm-graph fleet add NAME --connection CONNECTION (this checkout and the others it should see)."
@@ -53,19 +54,12 @@ def authorized_fleet(caller: Caller, fleet: str | None) -> tuple[Workspace, Path
     if not any(member.checkout == workspace.checkout for member in members):
         raise ConnectionRefusal("That fleet does not include this connection's checkout; the server answers only "
                                 "for the fleets its checkout belongs to.")
-    store = ConnectionStore(root)
+    access = fleet_access(caller)
     for member in members:
-        _check_member(store, member, caller.recipient)
+        if not access(member):
+            raise ConnectionRefusal(f"The fleet member {member.repository[:80]} joined by a connection that is gone, "
+                                    "disconnected or does not name this recipient; evidence goes only where it says.")
     return workspace, root, fleet, ""
-
-
-def _check_member(store: ConnectionStore, member: Member, recipient: str) -> None:
-    if member.connection is None:
-        return
-    found = store.read(member.connection)
-    if found is None or found.state != "verified" or recipient not in found.recipients:
-        raise ConnectionRefusal(f"The fleet member {member.repository[:80]} joined by a connection that is gone, "
-                                "disconnected or does not name this recipient; evidence goes only where it says.")
 
 
 def cross_repo_usages_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -80,7 +74,7 @@ def cross_repo_usages_answer(caller: Caller, arguments: dict[str, Any]) -> dict[
     try:
         return cross_repo_usages(index, symbol, max_chars=arguments["max_chars"])
     finally:
-        index.connection.close()
+        index.close()
 
 
 def fleet_status_answer(caller: Caller, fleet: str, freshness: dict[str, Any]) -> dict[str, Any]:

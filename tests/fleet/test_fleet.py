@@ -45,7 +45,7 @@ def _usages(state: Path, symbol: str, **limits: Any) -> dict[str, Any]:
     try:
         return cross_repo_usages(index, symbol, **limits)
     finally:
-        index.connection.close()
+        index.close()
 
 
 def test_a_package_qualified_import_anchors_to_the_declaring_package(fleet: tuple[Path, dict[str, Path]]) -> None:
@@ -122,9 +122,10 @@ def test_coverage_names_stale_and_missing_members(fleet: tuple[Path, dict[str, P
     add_member(state, "deps", member_from(state, connection=None, repo_path=bare, repository="nograph"))
     answer = _usages(state, "helper")
     assert answer["coverage"] == {
-        "members_total": 4, "members_covered": 3, "stale": ["other"],
+        "members_total": 4, "members_covered": 3,
         "missing": [{"repository": "nograph", "state": "absent"}], "complete": False,
     }
+    assert answer["freshness"] == {"stale": ["other"]}  # a fact about its checkout now, outside the id
     assert answer["status"] == "ok"  # a stale member still answers, from its bound commit
 
 
@@ -144,10 +145,10 @@ def test_the_fleet_index_is_private_keyed_by_generations_and_rebuilt_never_patch
 ) -> None:
     state, repos = fleet
     first = open_fleet(state, "deps")
-    first.connection.close()
+    first.close()
     assert first.built and stat.S_IMODE(os.stat(first.path).st_mode) == 0o600
     again = open_fleet(state, "deps")
-    again.connection.close()
+    again.close()
     assert (again.built, again.path) == (False, first.path)
     before = first.path.read_bytes()
     # same members added in another order: the same file, byte for byte
@@ -157,11 +158,11 @@ def test_the_fleet_index_is_private_keyed_by_generations_and_rebuilt_never_patch
         add_member(state, "deps", member_from(state, connection=None, repo_path=repos[name], repository=None))
     os.unlink(first.path)
     rebuilt = open_fleet(state, "deps")
-    rebuilt.connection.close()
+    rebuilt.close()
     assert rebuilt.path == first.path and rebuilt.path.read_bytes() == before
     publish_complete(repos["lib"], state, lib_graph())  # a new generation of one member: a new file
     newer = open_fleet(state, "deps")
-    newer.connection.close()
+    newer.close()
     assert newer.built and newer.path != first.path and not first.path.exists()
 
 

@@ -130,3 +130,31 @@ def test_exit_codes_a_script_can_branch_on(tmp_path: Path) -> None:
     assert text.exit_code == 3 and "0 ok, 1 warn, 0 fail of 1" in text.stdout
     unknown = RUNNER.invoke(app, ["doctor", "--fleet", "nope", "--state-dir", str(state)])
     assert unknown.exit_code == 1 and "cm-graph: not_configured:" in unknown.stderr
+
+
+def test_the_thresholds_hold_at_their_exact_values(tmp_path: Path) -> None:
+    """Behind by exactly ``--max-behind`` commits is still ok, one more warns; exactly
+    ``--max-age-days`` old is still ok, any older warns (a ``>`` flipped to ``>=`` fails here)."""
+    state = tmp_path / "state"
+    _commits(_member(tmp_path, state, "three"), 3)
+    _commits(_member(tmp_path, state, "old"), 1, date="2026-01-20T12:00:00+00:00")  # 19.0 days after the bound
+    at = _rows(fleet_doctor(state, "f", max_behind=3, max_age_days=19.0))
+    assert (at["three"]["verdict"], at["three"]["behind"], at["three"]["reason"]) == ("ok", 3, None)
+    assert (at["old"]["verdict"], at["old"]["commit_age_days"], at["old"]["reason"]) == ("ok", 19.0, None)
+    past = _rows(fleet_doctor(state, "f", max_behind=2, max_age_days=18.99))
+    assert (past["three"]["verdict"], past["three"]["reason"]) == ("warn", "stale")
+    assert (past["old"]["verdict"], past["old"]["reason"]) == ("warn", "stale")
+
+
+def test_one_bound_commit_off_head_is_diverged(tmp_path: Path) -> None:
+    """``ahead == 1``: the graph's commit is one HEAD does not contain (HEAD went back to its parent
+    on another branch), a failure; ``ahead > 1`` in the mutant would call it ok, 0 behind."""
+    state = tmp_path / "state"
+    repo = make_g0_repo(tmp_path / "repo")
+    git(repo, "branch", "elsewhere")
+    _commits(repo, 1)
+    publish(repo, state, g0_graph())  # bound to main, one commit past the branch point
+    git(repo, "checkout", "-q", "elsewhere")
+    add_member(state, "f", member_from(state, connection=None, repo_path=repo, repository="repo"))
+    [row] = fleet_doctor(state, "f")["members"]
+    assert (row["verdict"], row["reason"], row["ahead"], row["behind"]) == ("fail", "diverged", 1, 0)

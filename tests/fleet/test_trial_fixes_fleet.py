@@ -28,7 +28,7 @@ def test_not_found_names_the_members_it_could_not_search(fleet: tuple[Path, dict
     assert answer["status"] == "not_found" and answer["definitions"] == []
     action = answer["next_action"]
     assert "check the spelling" not in action and "may be defined" in action, action
-    assert "not searched (no usable graph): lib" in action and "searched only at an older commit: other" in action
+    assert "not searched: lib (checkout_missing)" in action and "searched only at an older commit: other" in action
     assert "`cm-graph doctor --fleet deps`" in action
 
     ran = CliRunner().invoke(app, ["fleet", "usages", "deps", "helper", "--state-dir", str(state)])

@@ -28,14 +28,15 @@ APP_MAIN = "\n".join([
 ])
 
 
-def _document(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> dict[str, Any]:
+def graph_document(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> dict[str, Any]:
+    """A provider graph.json holding ``nodes`` and ``edges``."""
     return {"nodes": nodes, "edges": edges, "hyperedges": [], "input_tokens": 0, "output_tokens": 0,
             "extracted_sources": []}
 
 
 def lib_graph() -> dict[str, Any]:
     path = "src/lib_pkg/core.py"
-    return _document([
+    return graph_document([
         node("src_lib_pkg_core", "core.py", path, "L1"),
         node("src_lib_pkg_core_client", "Client", path, "L5", _callable=True, _callable_class=True),
         node("src_lib_pkg_core_client_fetch", ".fetch()", path, "L8", _callable=True),
@@ -53,7 +54,7 @@ def lib_graph() -> dict[str, Any]:
 
 def other_graph() -> dict[str, Any]:
     path = "otherlib/__init__.py"
-    return _document([
+    return graph_document([
         node("otherlib_init", "__init__.py", path, "L1"),
         node("otherlib_init_client", "Client", path, "L3", _callable=True, _callable_class=True),
     ], [edge("otherlib_init", "otherlib_init_client", "contains", path=path, location="L3")])
@@ -62,7 +63,7 @@ def other_graph() -> dict[str, Any]:
 def app_graph() -> dict[str, Any]:
     path = "app/main.py"
     parked = [{"callee": "send", "receiver_type": "Session", "lang": "python", "line": "L13"}]
-    return _document([
+    return graph_document([
         node("app_main", "main.py", path, "L1"),
         node("app_main_thing", "Thing", path, "L8"),
         node("app_main_run", "run()", path, "L12", metadata={"unresolved_calls": parked}),

@@ -1,7 +1,8 @@
 -- The fleet's members as the index was derived for them.
 -- Database: fleet
 -- Params : none
--- Returns: (member, repository, connection, state, covered, generation, commit_id, package,
---          import_root)
+-- Returns: (member, repository, connection, reason, covered, generation, commit_id, package,
+--          import_root): reason is '' when the member is covered
 -- Order  : repository
-SELECT member, repository, connection, state, covered, generation, commit_id, package, import_root FROM members ORDER BY repository;
+SELECT member, repository, connection, reason, covered, generation, commit_id, package, import_root
+FROM members ORDER BY repository;

@@ -1,12 +1,14 @@
--- cm-graph fleet index, format version 1.
+-- cm-graph fleet index, format version 2.
 -- Database: fleet (schema)
 --
 -- One file per fleet and per digest of its members' generations (fleet/<name>/<digest>.sqlite),
 -- derived from the members' own indexes and never written again: a member's new generation gives
 -- a new digest and a new file. Rows are inserted in primary-key order and the file carries no
--- time of its own, so the same members give the same bytes.
+-- time of its own, so the same members give the same bytes. It is sealed like a member's index
+-- (<digest>.sqlite.seal, cm_graph/index/seal.py); every citation it holds is checked again, when
+-- it is answered, against the census of the member index it came from.
 PRAGMA application_id = 1668114278;  -- 0x636d6766, "cmgf": marks fleet files this project wrote
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 -- The fleet and the digest this file was derived for.
 CREATE TABLE fleet (
@@ -14,13 +16,15 @@ CREATE TABLE fleet (
   digest TEXT NOT NULL
 ) WITHOUT ROWID;
 
--- Every member, covered or not: its lifecycle state when the file was derived, and the
--- generation and commit it was read from (NULL when there was no usable one).
+-- Every member, covered or not: why it was not covered ('' when it was: fleet/judgement.py's
+-- reason, or 'unreadable' when its index could not be read), and the generation and commit it
+-- was read from (NULL when there was no usable one). Not its lifecycle state: a commit after the
+-- build makes a member stale without changing what it answers, so the file is not derived again.
 CREATE TABLE members (
   member      INTEGER PRIMARY KEY,           -- 1-based, in repository-name order
   repository  TEXT NOT NULL UNIQUE,
   connection  TEXT,
-  state       TEXT NOT NULL,                 -- absent invalid oversized corrupt stale partial current
+  reason      TEXT NOT NULL,                 -- '' covered; else a state, checkout_missing, unknown, ...
   covered     INTEGER NOT NULL CHECK (covered IN (0, 1)),
   generation  TEXT,
   commit_id   TEXT,
@@ -61,12 +65,4 @@ CREATE TABLE references_out (
   receiver_type TEXT NOT NULL,                -- member_call: the receiver's type
   family        TEXT NOT NULL,
   PRIMARY KEY (name, kind, member, path, line, module, receiver_type)
-) WITHOUT ROWID;
-
--- The line counts of every file a row above cites, from the member's census of its bound commit.
-CREATE TABLE census (
-  member INTEGER NOT NULL REFERENCES members (member),
-  path   TEXT NOT NULL,
-  lines  INTEGER NOT NULL,
-  PRIMARY KEY (member, path)
 ) WITHOUT ROWID;
