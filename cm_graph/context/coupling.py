@@ -69,8 +69,8 @@ def is_filtered(path: str) -> bool:
 def read_log(checkout: Path, revisions: list[str], limit: int) -> list[tuple[str, tuple[str, ...]]]:
     """(sha, changed paths) newest first, for the commits ``revisions`` select (no merges)."""
     done = run_git(
-        checkout, "-c", "core.quotepath=off", "log", "--no-merges", "--no-renames", "--no-ext-diff",
-        "--no-textconv", "-z", "--name-only", "--format=%x01%H", f"--max-count={limit}", *revisions, "--",
+        checkout, "log", "--no-merges", "--no-renames", "-z", "--name-only", "--format=%x01%H",
+        f"--max-count={limit}", *revisions, "--",
     )
     commits = []
     for chunk in done.stdout.split(b"\x01")[1:]:
