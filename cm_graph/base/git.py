@@ -314,10 +314,15 @@ class CensusEntry:
 
 @record
 class Census:
-    """The tracked files of one commit that an indexer may see and a citation may name."""
+    """The tracked files of one commit that an indexer may see and a citation may name
+    (``entries``), how many it skips (links, submodules, private state), and the files over the
+    per-file budget, left out of ``entries`` and never read (``oversized``, in path order): the
+    census is a function of the commit alone, so every reader of a generation gets the same one,
+    and the build decides what an oversized file means (``generation/coverage.py``)."""
 
     entries: list[CensusEntry]
     skipped: int
+    oversized: tuple[CensusEntry, ...] = ()
 
     def digest(self) -> str:
         """SHA-256 over ``"<mode> <blob> <size> <path>\\n"`` per entry in path order."""
@@ -354,7 +359,10 @@ def _iter_ls_tree_records(stream: Iterable[bytes]) -> Iterator[bytes]:
 
 
 def read_census(checkout: Path, commit: str) -> Census:
-    """Stream ``git ls-tree -r -z --long --full-tree`` of ``commit`` and apply the budgets."""
+    """Stream ``git ls-tree -r -z --long --full-tree`` of ``commit`` and apply the budgets: a
+    file over ``MAX_BLOB_BYTES`` goes to ``oversized`` (its bytes count toward no budget, as it
+    is never read); too many files or bytes in ``entries``, or too many skipped and oversized
+    paths, refuse."""
     import subprocess
 
     argv, env = git_command(checkout, "ls-tree", "-r", "-z", "--long", "--full-tree", commit)
@@ -366,6 +374,7 @@ def read_census(checkout: Path, commit: str) -> Census:
     except OSError:
         raise GitFailure("Git could not be run for this checkout.") from None
     entries: list[CensusEntry] = []
+    oversized: list[CensusEntry] = []
     skipped = 0
     total = 0
     assert child.stdout is not None
@@ -373,13 +382,14 @@ def read_census(checkout: Path, commit: str) -> Census:
         chunks = iter(lambda: child.stdout.read(_READ_CHUNK), b"")  # type: ignore[union-attr]
         for record in _iter_ls_tree_records(chunks):
             entry = _parse_tree_record(record)
-            if entry is None:
-                skipped += 1
-                if skipped > MAX_SKIPPED_PATHS:
+            if entry is None or entry.size > MAX_BLOB_BYTES:
+                if entry is None:
+                    skipped += 1
+                else:
+                    oversized.append(entry)
+                if skipped + len(oversized) > MAX_SKIPPED_PATHS:
                     raise Oversized("The bound commit has more skipped paths than the budget.")
                 continue
-            if entry.size > MAX_BLOB_BYTES:
-                raise Oversized("A tracked file of the bound commit exceeds the per-file budget.")
             total += entry.size
             entries.append(entry)
             if len(entries) > MAX_TRACKED_FILES:
@@ -392,7 +402,8 @@ def read_census(checkout: Path, commit: str) -> Census:
     if returncode != 0:
         raise GitFailure("Git could not list the tree of the bound commit.")
     entries.sort(key=lambda entry: entry.path)
-    return Census(entries, skipped)
+    oversized.sort(key=lambda entry: entry.path)
+    return Census(entries, skipped, tuple(oversized))
 
 
 def _parse_tree_record(record: bytes) -> CensusEntry | None:
