@@ -1,8 +1,35 @@
 """Git, read-only and hardened: revisions, the commit's census, and blob contents.
 
-Every child gets a scrubbed environment (no system or global config, no proxies, no prompts, no
-lazy fetches) so that what we read is the object database of the checkout and nothing else. The
-census reads the commit's tree, never the working tree or the index.
+Every git child cm-graph starts is built here (``git_command``), and none runs a program a
+repository configures (issue 25): a repository's ``.git/config``, the files it includes and its
+attributes are untrusted input like its contents. Three layers hold that:
+
+1. **Only the subcommands of ``SUBCOMMANDS``**, each with the options that switch off what it
+   could run (``--no-ext-diff --no-textconv`` for the diff machinery of diff/log/show, which
+   covers ``diff.external`` and every ``diff.<driver>.command``/``textconv``;
+   ``--no-show-signature`` for log/show; ``--ignore-submodules=all`` so no submodule's own
+   configuration is read). No allowed subcommand talks to a remote, edits, commits, merges or
+   signs, so hooks, credential helpers, ``core.sshCommand``/``core.askPass``/``core.gitProxy``,
+   ``core.alternateRefsCommand``, merge drivers and editors have no way in; the fixed
+   configuration below closes them again.
+2. **A fixed configuration** (``FIXED_CONFIG``), given as command-line configuration through the
+   environment (``GIT_CONFIG_COUNT``), which outranks every file a repository has, includes
+   included: no transport, no fsmonitor, no hooks, no credential helper, no askpass, no pager,
+   no editor, no signature checks, no gpg program, no submodule recursion, no implicitly found
+   bare repository. ``--no-pager`` and ``GIT_PAGER``/``GIT_EDITOR`` say it once more.
+3. **Filter drivers neutralised** for the subcommands that may read the work tree (status, and
+   diff/log/show, whose diff machinery reads a stat-clean work-tree file instead of its blob):
+   a ``clean``/``smudge``/``process`` filter runs on a file whose stat changed, and a driver's
+   name is whatever ``.gitattributes`` says, so the names are read from the configuration first
+   (``git config --get-regexp``, which follows ``include.path``/``includeIf`` and runs nothing)
+   and each driver is given empty commands and ``required=false``. The hot path (rev-parse,
+   ls-tree, cat-file) pays no extra child.
+
+Every child also gets a scrubbed environment (no system or global config, no proxies, no prompts,
+no lazy fetches) so that what we read is the object database of the checkout and nothing else.
+The census reads the commit's tree, never the working tree or the index.
+``tests/base/test_hostile_config.py`` holds all of this against a repository that configures
+every program git can run, for every command of the command table.
 """
 
 from __future__ import annotations
@@ -24,21 +51,65 @@ MAX_TRACKED_BYTES = 512 * 1024 * 1024
 MAX_BLOB_BYTES = 32 * 1024 * 1024
 MAX_SKIPPED_PATHS = 50_000
 MAX_RECORD_BYTES = 16 * 1024
+MAX_FILTER_DRIVERS = 1_000
 _READ_CHUNK = 64 * 1024
 _GIT_TIMEOUT_SECONDS = 120
 PROVIDER_STATE = frozenset({"graphify-out", ".graphify", ".graph"})
 PRIVATE_STATE = PRIVATE_ROOTS | {"graphify-out"}
-_SAFETY_FLAGS = [
-    "--no-optional-locks",
-    "-c", "protocol.allow=never",
-    "-c", "core.fsmonitor=false",
-    "-c", "fetch.recurseSubmodules=no",
-    "-c", "uploadpack.allowFilter=false",
-]
 _PARTIAL_CLONE_KEYS = r"^(extensions\.partialclone|remote\..*\.(promisor|partialclonefilter))$"
 
 
-def git_environment() -> dict[str, str]:
+@record
+class Subcommand:
+    """A git subcommand the wrapper runs: the options it always gets (right after its name), and
+    whether it may read the work tree (then every filter driver is neutralised for it)."""
+
+    options: tuple[str, ...]
+    reads_work_tree: bool = False
+
+
+_NO_DIFF_PROGRAMS = ("--no-ext-diff", "--no-textconv", "--no-color")
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "rev-parse": Subcommand(()),
+    "rev-list": Subcommand(()),
+    "merge-base": Subcommand(()),
+    "config": Subcommand(()),
+    "ls-tree": Subcommand(()),
+    "cat-file": Subcommand(()),
+    "status": Subcommand(("--ignore-submodules=all",), reads_work_tree=True),
+    "diff": Subcommand((*_NO_DIFF_PROGRAMS, "--ignore-submodules=all"), reads_work_tree=True),
+    "log": Subcommand((*_NO_DIFF_PROGRAMS, "--no-show-signature"), reads_work_tree=True),
+    "show": Subcommand((*_NO_DIFF_PROGRAMS, "--no-show-signature"), reads_work_tree=True),
+}
+# Command-line configuration every child gets: it outranks the repository's files (and what they
+# include). An empty program value runs nothing; /dev/null as the hooks directory holds no hook.
+FIXED_CONFIG: tuple[tuple[str, str], ...] = (
+    ("protocol.allow", "never"),  # no transport of any kind (ext::, ssh, file, http)
+    ("fetch.recurseSubmodules", "no"),
+    ("uploadpack.allowFilter", "false"),
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", os.devnull),
+    ("credential.helper", ""),  # an empty value resets the list of helpers
+    ("core.askPass", ""),
+    ("core.sshCommand", "false"),
+    ("core.pager", "cat"),  # git runs no pager for "cat"
+    ("core.editor", ":"),  # nor an editor for ":"
+    ("sequence.editor", ":"),
+    ("log.showSignature", "false"),
+    ("gpg.program", ""),
+    ("gpg.openpgp.program", ""),
+    ("gpg.x509.program", ""),
+    ("gpg.ssh.program", ""),
+    ("gpg.ssh.defaultKeyCommand", ""),
+    ("submodule.recurse", "false"),
+    ("safe.bareRepository", "explicit"),  # a tracked directory laid out as a bare repository
+)
+_FILTER_KEYS = (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false"))
+
+
+def git_environment(config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
+    """The whole environment of a git child: scrubbed, with ``FIXED_CONFIG`` and then ``config``
+    as command-line configuration (a key may hold any character a subsection name can)."""
     env = {
         name: os.environ[name]
         for name in ("PATH", "TMPDIR", "LANG", "LC_ALL", "TZ")
@@ -60,12 +131,43 @@ def git_environment() -> dict[str, str]:
         "GIT_PROTOCOL_FROM_USER": "0",
         "GIT_TERMINAL_PROMPT": "0",
         "GIT_SSH_COMMAND": "false",
+        "GIT_PAGER": "cat",
+        "GIT_EDITOR": ":",
+        "GIT_SEQUENCE_EDITOR": ":",
     })
+    count = 0
+    for count, (key, value) in enumerate((*FIXED_CONFIG, *config), start=1):
+        env[f"GIT_CONFIG_KEY_{count - 1}"] = key
+        env[f"GIT_CONFIG_VALUE_{count - 1}"] = value
+    env["GIT_CONFIG_COUNT"] = str(count)
     return env
 
 
-def git_argv(checkout: Path, *args: str) -> list[str]:
-    return ["git", "-C", str(checkout), *_SAFETY_FLAGS, *args]
+def git_command(checkout: Path, subcommand: str, *args: str) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment of one git child: ``subcommand`` (one of ``SUBCOMMANDS``, else
+    ValueError: a programming error) with its options, then ``args``."""
+    spec = SUBCOMMANDS.get(subcommand)
+    if spec is None:
+        raise ValueError(f"git {subcommand} is not a subcommand the git wrapper runs")
+    argv = ["git", "--no-pager", "-C", str(checkout), "--no-optional-locks", subcommand, *spec.options, *args]
+    return argv, git_environment(_neutralised_filters(checkout) if spec.reads_work_tree else ())
+
+
+def _neutralised_filters(checkout: Path) -> list[tuple[str, str]]:
+    """Empty commands and ``required=false`` for every filter driver the configuration of
+    ``checkout`` defines (the only drivers a ``filter=`` attribute can name)."""
+    done = run_git(checkout, "config", "-z", "--name-only", "--get-regexp", r"^filter\.", check=False)
+    if done.returncode not in (0, 1):
+        raise GitFailure("Git could not read this checkout's configuration.")
+    drivers = set()
+    for name in done.stdout.split(b"\0"):
+        section, _, rest = name.decode("utf-8", "surrogateescape").partition(".")
+        driver, dot, _ = rest.rpartition(".")
+        if section == "filter" and dot and driver:
+            drivers.add(driver)
+    if len(drivers) > MAX_FILTER_DRIVERS:
+        raise GitFailure("This checkout's configuration defines more filter drivers than cm-graph reads past.")
+    return [(f"filter.{driver}.{key}", value) for driver in sorted(drivers) for key, value in _FILTER_KEYS]
 
 
 @record
@@ -81,10 +183,11 @@ def run_git(checkout: Path, *args: str, check: bool = True) -> GitOutput:
     importing subprocess (threads, selectors, signals) costs a query more than the child does.
     The long-lived readers below keep subprocess and import it when they start.
     """
+    argv, env = git_command(checkout, *args)
     read_end, write_end = os.pipe()  # both close-on-exec; the child's stdout is a dup2 of write_end
     try:
         pid = os.posix_spawnp(
-            "git", git_argv(checkout, *args), git_environment(),
+            "git", argv, env,
             file_actions=[
                 (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                 (os.POSIX_SPAWN_DUP2, write_end, 1),
@@ -211,10 +314,15 @@ class CensusEntry:
 
 @record
 class Census:
-    """The tracked files of one commit that an indexer may see and a citation may name."""
+    """The tracked files of one commit that an indexer may see and a citation may name
+    (``entries``), how many it skips (links, submodules, private state), and the files over the
+    per-file budget, left out of ``entries`` and never read (``oversized``, in path order): the
+    census is a function of the commit alone, so every reader of a generation gets the same one,
+    and the build decides what an oversized file means (``generation/coverage.py``)."""
 
     entries: list[CensusEntry]
     skipped: int
+    oversized: tuple[CensusEntry, ...] = ()
 
     def digest(self) -> str:
         """SHA-256 over ``"<mode> <blob> <size> <path>\\n"`` per entry in path order."""
@@ -251,18 +359,22 @@ def _iter_ls_tree_records(stream: Iterable[bytes]) -> Iterator[bytes]:
 
 
 def read_census(checkout: Path, commit: str) -> Census:
-    """Stream ``git ls-tree -r -z --long --full-tree`` of ``commit`` and apply the budgets."""
+    """Stream ``git ls-tree -r -z --long --full-tree`` of ``commit`` and apply the budgets: a
+    file over ``MAX_BLOB_BYTES`` goes to ``oversized`` (its bytes count toward no budget, as it
+    is never read); too many files or bytes in ``entries``, or too many skipped and oversized
+    paths, refuse."""
     import subprocess
 
-    argv = git_argv(checkout, "ls-tree", "-r", "-z", "--long", "--full-tree", commit)
+    argv, env = git_command(checkout, "ls-tree", "-r", "-z", "--long", "--full-tree", commit)
     try:
         child = subprocess.Popen(
-            argv, env=git_environment(), stdin=subprocess.DEVNULL,
+            argv, env=env, stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         )
     except OSError:
         raise GitFailure("Git could not be run for this checkout.") from None
     entries: list[CensusEntry] = []
+    oversized: list[CensusEntry] = []
     skipped = 0
     total = 0
     assert child.stdout is not None
@@ -270,13 +382,14 @@ def read_census(checkout: Path, commit: str) -> Census:
         chunks = iter(lambda: child.stdout.read(_READ_CHUNK), b"")  # type: ignore[union-attr]
         for record in _iter_ls_tree_records(chunks):
             entry = _parse_tree_record(record)
-            if entry is None:
-                skipped += 1
-                if skipped > MAX_SKIPPED_PATHS:
+            if entry is None or entry.size > MAX_BLOB_BYTES:
+                if entry is None:
+                    skipped += 1
+                else:
+                    oversized.append(entry)
+                if skipped + len(oversized) > MAX_SKIPPED_PATHS:
                     raise Oversized("The bound commit has more skipped paths than the budget.")
                 continue
-            if entry.size > MAX_BLOB_BYTES:
-                raise Oversized("A tracked file of the bound commit exceeds the per-file budget.")
             total += entry.size
             entries.append(entry)
             if len(entries) > MAX_TRACKED_FILES:
@@ -289,7 +402,8 @@ def read_census(checkout: Path, commit: str) -> Census:
     if returncode != 0:
         raise GitFailure("Git could not list the tree of the bound commit.")
     entries.sort(key=lambda entry: entry.path)
-    return Census(entries, skipped)
+    oversized.sort(key=lambda entry: entry.path)
+    return Census(entries, skipped, tuple(oversized))
 
 
 def _parse_tree_record(record: bytes) -> CensusEntry | None:
@@ -336,10 +450,10 @@ class BlobReader:
     def __init__(self, checkout: Path) -> None:
         import subprocess
 
+        argv, env = git_command(checkout, "cat-file", "--batch")
         try:
             self._child = subprocess.Popen(
-                git_argv(checkout, "cat-file", "--batch"),
-                env=git_environment(),
+                argv, env=env,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             )
         except OSError:

@@ -105,6 +105,12 @@ def temp_sibling(destination: Path, suffix: str = ".tmp") -> Path:
     return destination.with_name(f".{destination.name}.{os.urandom(16).hex()}{suffix}")
 
 
+def owned_sibling(destination: Path, token: str | None) -> Path:
+    """The write sibling of ``destination`` named by a scratch owner's ``token``, so that a
+    sweep knows whose it is (``generation/scratch.py``); a random one without a token."""
+    return destination.with_name(f".{destination.name}.{token}.tmp") if token else temp_sibling(destination)
+
+
 def create_exclusive(path: Path) -> int:
     """A brand-new 0600 file: never an existing one, never through a symlink."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, FILE_MODE)
@@ -147,7 +153,7 @@ def write_private_atomic(destination: Path, data: bytes, *, token: str | None = 
     is random.
     """
     check_replaceable(destination)
-    staging = destination.with_name(f".{destination.name}.{token}.tmp") if token else temp_sibling(destination)
+    staging = owned_sibling(destination, token)
     fd = create_exclusive(staging)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -27,7 +27,7 @@ import apsw
 
 from ..base.errors import Refusal
 from ..base.git import run_git
-from ..base.privfs import temp_sibling
+from ..base.privfs import owned_sibling
 from ..base.records import record
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows, fetch_value
@@ -69,8 +69,8 @@ def is_filtered(path: str) -> bool:
 def read_log(checkout: Path, revisions: list[str], limit: int) -> list[tuple[str, tuple[str, ...]]]:
     """(sha, changed paths) newest first, for the commits ``revisions`` select (no merges)."""
     done = run_git(
-        checkout, "-c", "core.quotepath=off", "log", "--no-merges", "--no-renames", "--no-ext-diff",
-        "--no-textconv", "-z", "--name-only", "--format=%x01%H", f"--max-count={limit}", *revisions, "--",
+        checkout, "log", "--no-merges", "--no-renames", "-z", "--name-only", "--format=%x01%H",
+        f"--max-count={limit}", *revisions, "--",
     )
     commits = []
     for chunk in done.stdout.split(b"\x01")[1:]:
@@ -93,9 +93,13 @@ def is_shallow(checkout: Path) -> bool:
 
 def build_history(
     checkout: Path, commit: str, index: apsw.Connection, destination: Path, *, window: int = WINDOW_COMMITS,
-    max_changeset: int = MAX_CHANGESET,
+    max_changeset: int = MAX_CHANGESET, token: str | None = None,
 ) -> HistoryReport:
-    """Derive the history file for ``commit`` (written to a private temp sibling, then renamed)."""
+    """Derive the history file for ``commit`` (written to a private temp sibling, then renamed).
+
+    ``token`` is the writer's scratch owner token: the sibling carries it, so a writer killed
+    mid-write leaves a file (and its journal) the next command's sweep removes, and a live
+    writer's is never touched."""
     shallow = is_shallow(checkout)
     previous = _reusable_history(checkout, commit, destination, window)
     commits: list[tuple[str, tuple[str, ...]]] | None = None
@@ -130,13 +134,12 @@ def build_history(
         "commit_digest": hashlib.sha256("\n".join(sha for sha, _ in commits).encode()).hexdigest(),
         "filter": "lockfiles, generated files, paths outside the bound commit's census",
     }
-    _write(destination, params, commits, kept_changes, revs, pairs)
+    _write(owned_sibling(destination, token), destination, params, commits, kept_changes, revs, pairs)
     return HistoryReport(destination, len(commits), dropped, reused, shallow)
 
 
-def _write(destination: Path, params: dict[str, str], commits: list[tuple[str, tuple[str, ...]]],
+def _write(temp: Path, destination: Path, params: dict[str, str], commits: list[tuple[str, tuple[str, ...]]],
            changes: list[tuple[int, str]], revs: Counter[str], pairs: Counter[tuple[str, str]]) -> None:
-    temp = temp_sibling(destination)
     try:
         connection = apsw.Connection(str(temp))
         os.chmod(temp, 0o600)

@@ -19,6 +19,7 @@ from ..base.git import GitFailure, resolve_revision
 from ..fleet.members import MemberAccess
 from ..fleet.usages import FleetSection, cross_repo_section
 from ..generation.layout import Workspace
+from ..generation.scratch import scratch_owner
 from ..generation.status import graph_status
 from ..index.ensure import open_index_for
 from .budget import check_max_chars
@@ -90,8 +91,9 @@ def build_history_for(workspace: Workspace) -> dict[str, Any]:
     connection = open_index_for(generation)
     started = time.perf_counter()
     try:
-        report = build_history(workspace.checkout, generation.manifest.commit, connection,
-                               history_path(workspace.index_path(generation.id)))
+        with scratch_owner(workspace) as token:
+            report = build_history(workspace.checkout, generation.manifest.commit, connection,
+                                   history_path(workspace.index_path(generation.id)), token=token)
     finally:
         connection.close()
     return {"status": "built", "generation": generation.id, "commit": generation.manifest.commit,

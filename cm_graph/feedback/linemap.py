@@ -57,8 +57,7 @@ def map_citations(checkout: Path, old_commit: str, new_commit: str, citations: I
 
 def _changed_paths(checkout: Path, old: str, new: str) -> tuple[dict[str, str], set[str]]:
     """Renamed paths (old → new) and every old path that changed, from one name-status diff."""
-    listed = run_git(checkout, "diff", "--no-ext-diff", "--no-textconv", "-M", "-z", "--name-status",
-                     old, new, "--").stdout.split(b"\0")
+    listed = run_git(checkout, "diff", "-M", "-z", "--name-status", old, new, "--").stdout.split(b"\0")
     renamed: dict[str, str] = {}
     deleted: set[str] = set()
     changed: set[str] = set()
@@ -81,8 +80,7 @@ def _changed_paths(checkout: Path, old: str, new: str) -> tuple[dict[str, str], 
 
 def _hunks(checkout: Path, old_blob: str, new_blob: str) -> list[Hunk]:
     """The zero-context hunks between two blobs, in order."""
-    patch = run_git(checkout, "diff", "--no-ext-diff", "--no-textconv", "--no-color", "-U0",
-                    old_blob, new_blob).stdout
+    patch = run_git(checkout, "diff", "-U0", old_blob, new_blob).stdout
     return [(int(m["a"]), int(m["b"] if m["b"] is not None else 1), int(m["d"] if m["d"] is not None else 1))
             for m in _HUNK.finditer(patch)]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shlex
 import stat
 import unicodedata
 from dataclasses import dataclass, field
@@ -19,7 +20,8 @@ from typing import Any, BinaryIO
 
 import ijson
 
-from ..base.git import BlobReader, Census, CensusEntry
+from ..base.errors import Oversized
+from ..base.git import MAX_BLOB_BYTES, BlobReader, Census, CensusEntry
 from . import scope
 
 MAX_INVENTORY_BYTES = 16 * 1024 * 1024
@@ -268,6 +270,33 @@ def read_admitted(output_dir: Path) -> frozenset[str] | None:
     return frozenset(names)
 
 
+def judge_oversized(census: Census, blobs: BlobReader, exclude: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(path, rule) for every file of ``census.oversized`` the build may leave out: the operator's
+    ``--exclude``, a provider scope rule that never dispatches it, or ``oversized`` when it is
+    not code (or code without an extractor). A file the provider would read as code refuses:
+    leaving it out would hide code, so the operator decides, with the flag the refusal names."""
+    ignore_dirs = scope.ignore_file_dirs(entry.path for entry in census.entries)
+    judged = []
+    for entry in census.oversized:
+        if scope.operator_excluded(entry.path, exclude) is not None:
+            judged.append((entry.path, scope.OPERATOR_EXCLUDE))
+            continue
+        suffix = PurePosixPath(entry.path.rsplit("/", 1)[-1]).suffix
+        sniffed = not suffix or suffix.lower() == ".m"
+        head = _digest_and_head(blobs, entry.blob, entry.size, keep_head=True)[1] if sniffed else None
+        verdict = classify(entry.path, head)
+        rule = scope.scope_rule(entry.path, entry.size, admitted=None, ignore_dirs=ignore_dirs)
+        if verdict in (NOT_CODE, UNSUPPORTED) or rule is not None:
+            judged.append((entry.path, rule or scope.OVERSIZED))
+            continue
+        raise Oversized(
+            f"The tracked file {shlex.quote(entry.path)} is {entry.size:,} bytes, over the per-file budget "
+            f"of {MAX_BLOB_BYTES // 2**20} MiB, and the provider reads it as code; leave it out with "
+            f"--exclude {shlex.quote(entry.path)}."
+        )
+    return judged
+
+
 def assess(
     census: Census,
     inventory: Inventory | None,
@@ -281,9 +310,12 @@ def assess(
     An input without a row is a scope exclusion when a provider rule (``scope``) or an operator
     ``--exclude`` explains it, ``empty`` when the provider's detection cache shows it was read
     and its extractor's rule yields nothing for its bytes, else ``missing`` (read, failed) or
-    ``not_admitted`` (never taken in): only the last two make the build partial.
+    ``not_admitted`` (never taken in): only the last two make the build partial. The files over
+    the census's per-file budget are judged first (``judge_oversized``: left out, or refused).
     """
     coverage = Coverage("partial", 0, 0, exclude=list(exclude))
+    for path, why in judge_oversized(census, blobs, exclude):
+        coverage.exclude_input(path, why)
     notes = coverage.notes
     unread = "missing_no_inventory" if inventory is None else "missing_unread" if admitted is None else None
     if inventory is None:

@@ -65,6 +65,7 @@ SENSITIVE = "sensitive"
 OPERATOR_EXCLUDE = "operator_exclude"
 GRAPHIFYIGNORE = "graphifyignore"
 SIZE_LIMIT = "size_limit"
+OVERSIZED = "oversized"  # over the census's per-file budget and not code: left out by cm-graph
 SKIPPED_FILE = "skipped_file"
 SKIPPED_DIR = "skipped_dir"  # persisted as "skipped_dir:<name>"
 

@@ -1,15 +1,15 @@
 """Scratch files with an owner: every build's temporary names carry its token, and only the
 scratch of a dead owner is ever swept.
 
-A builder (a build, a publish, an index derivation, an audit) first takes a token: an owner
-record ``owners/<token>`` is created already flock-ed (it is locked under a temporary name and
-renamed into place) and stays locked for as long as the builder runs. Every scratch name it then
-creates embeds the token. The kernel drops the lock when the process dies, however it dies
-(SIGKILL included), so "the record's lock can be taken" means "its owner is gone". Any command
-that takes the workspace sweeps: scratch whose owner record is unlocked or missing is removed,
-scratch of a live owner is never touched. Listing the scratch before the records makes the
-order safe: a record always exists before the first scratch name with its token, and is removed
-only after its owner has removed (or renamed into place) everything it made.
+A builder (a build, a publish, an index derivation, an audit, a change-coupling history) first
+takes a token: an owner record ``owners/<token>`` is created already flock-ed (it is locked under
+a temporary name and renamed into place) and stays locked for as long as the builder runs. Every
+scratch name it then creates embeds the token. The kernel drops the lock when the process dies,
+however it dies (SIGKILL included), so "the record's lock can be taken" means "its owner is gone".
+Any command that takes the workspace sweeps: scratch whose owner record is unlocked or missing is
+removed, scratch of a live owner is never touched. Listing the scratch before the records makes
+the order safe: a record always exists before the first scratch name with its token, and is
+removed only after its owner has removed (or renamed into place) everything it made.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ _SQLITE_SIDE = "(?:-journal|-wal|-shm)?"
 _BUILD = re.compile(rf"\.(?P<token>{_HEX})\.build")
 _STAGING = re.compile(rf"\.(?P<token>{_HEX})\.staging")
 _INDEX = re.compile(
-    rf"(?:\.(?:{_HEX}|\.audit-{_HEX})\.sqlite\.(?P<token>{_HEX})\.(?:tmp|staging|resolved)"
+    rf"(?:\.(?:{_HEX}(?:\.history)?|\.audit-{_HEX})\.sqlite\.(?P<token>{_HEX})\.(?:tmp|staging|resolved)"
     rf"|\.audit-(?P<audit>{_HEX})\.sqlite){_SQLITE_SIDE}"
     # The atomic-write siblings of seals: a builder's carry its token; a question's re-seal has a
     # random name, and removing it only makes that optional re-seal fail quietly.

@@ -18,7 +18,7 @@ from ..base.errors import AlreadyCurrent, Refusal
 from ..base.git import PRIVATE_STATE, BlobReader, Census, read_census, refuse_partial_clone, resolve_revision
 from ..base.privfs import create_exclusive, ensure_private_dir
 from ..generation import artifact
-from ..generation.coverage import Coverage
+from ..generation.coverage import Coverage, judge_oversized
 from ..generation.layout import Workspace
 from ..generation.manifest import Manifest
 from ..generation.scope import operator_excluded
@@ -119,6 +119,9 @@ def build(
     progress("census")
     refuse_partial_clone(checkout)
     census = read_census(checkout, bound.commit)
+    if census.oversized:  # an oversized code file refuses before anything is materialised or run
+        with BlobReader(checkout) as blobs:
+            judge_oversized(census, blobs, exclude)
     reused = refresh_same_tree(
         workspace, bound, census, provider.pin, sandbox=sandbox, keep_previous=keep_previous, exclude=exclude
     )

@@ -143,13 +143,17 @@ def _interpreter_roots(environment: Path) -> tuple[Path, ...]:
 def provider_environment(scratch: Path) -> dict[str, str]:
     """The provider's whole environment. ``GIT_CEILING_DIRECTORIES`` stops the provider's
     ``git rev-parse HEAD`` (it stamps ``built_at_commit`` into graph.json when the tree sits in
-    a repository) from finding any repository above the materialised tree."""
+    a repository) from finding any repository above the materialised tree, which holds no
+    ``.git`` (the census leaves every ``.git`` segment out); ``safe.bareRepository=explicit``
+    stops it from taking the tree itself for a bare repository when the commit tracks ``HEAD``,
+    ``objects/``, ``refs/`` and a ``config`` of its choosing."""
     env = {name: os.environ[name] for name in ("PATH",) if name in os.environ}
     home = scratch / "home"
     env.update({
         "no_proxy": "*", "NO_PROXY": "*", "http_proxy": "", "https_proxy": "", "HTTP_PROXY": "",
         "HTTPS_PROXY": "", "ALL_PROXY": "", "all_proxy": "", "PYTHONNOUSERSITE": "1",
         "GIT_TERMINAL_PROMPT": "0", "GIT_CEILING_DIRECTORIES": str(scratch), "HOME": str(home),
+        "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.bareRepository", "GIT_CONFIG_VALUE_0": "explicit",
         "TMPDIR": str(scratch / "tmp"),
         "XDG_CONFIG_HOME": str(home / "config"), "XDG_CACHE_HOME": str(home / "cache"),
         "XDG_DATA_HOME": str(home / "data"), "LC_ALL": "C", "LANG": "C", "TZ": "UTC",

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 from cm_graph.context.coupling import history_path
 from cm_graph.context.run import build_history_for
 from cm_graph.generation.layout import Workspace
+from cm_graph.generation.store import read_current
+from cm_graph.index.ensure import ensure_index
 
 from ..support.contextkit import ask_context, published
 from ..support.g0 import edge, node
-from ..support.helpers import commit_all, git, make_repo, numbered_lines, write_files
+from ..support.helpers import commit_all, git, make_repo, numbered_lines, run_installed, write_files
 
 
 def _graph() -> dict[str, Any]:
@@ -101,3 +106,52 @@ def test_a_shallow_clone_is_unavailable(tmp_path: Path, state_dir: Path) -> None
     assert build_history_for(workspace)["shallow"] is True
     section = ask_context(workspace, "impact", "a")["sections"]["change_coupling"]
     assert (section["status"], section["reason"]) == ("unavailable", "history_truncated")
+
+
+# The real `cm-graph context history`, frozen (SIGSTOP) by a profiler at the second executemany of
+# its write, inside the transaction: its temp file and the journal exist and its owner lives.
+FROZEN_IN_ITS_WRITE = """
+import os, signal, sys
+calls = []
+def freeze(frame, event, arg):
+    if event == "c_call" and getattr(arg, "__name__", "") == "executemany" and frame.f_code.co_name == "_write":
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGSTOP)
+sys.setprofile(freeze)
+sys.argv = ["cm-graph", "context", "history", *sys.argv[1:]]
+from cm_graph.cli.app import main
+main()
+"""
+
+
+def _history_scratch(workspace: Workspace) -> list[str]:
+    return sorted(name for name in os.listdir(workspace.indexes_dir) if ".history.sqlite." in name)
+
+
+def test_a_history_writer_killed_mid_write_is_swept_and_a_live_ones_file_is_not(
+        tmp_path: Path, state_dir: Path) -> None:
+    """Issue 25 item 12: a SIGKILLed ``context history`` left ``.<gen>.history.sqlite.<token>.tmp``
+    and its journal for good; now the next command sweeps them, never while the writer lives."""
+    workspace = published(_history_repo(tmp_path / "repo"), state_dir, _graph())
+    ensure_index(workspace)
+    where = ["--repo-path", str(workspace.checkout), "--state-dir", str(state_dir)]
+    writer = subprocess.Popen([sys.executable, "-c", FROZEN_IN_ITS_WRITE, *where],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _, status = os.waitpid(writer.pid, os.WUNTRACED)
+        assert os.WIFSTOPPED(status), "the writer ended instead of stopping inside its write"
+        left = _history_scratch(workspace)
+        generation = read_current(workspace).id
+        assert [name.split(".")[1:4] + name.split(".")[5:] for name in left] == [
+            [generation, "history", "sqlite", "tmp"], [generation, "history", "sqlite", "tmp-journal"]], left
+        for command in ("status", "context history"):  # both sweep; the live writer's files stay
+            assert run_installed(*command.split(), *where, cwd=workspace.checkout).returncode == 0
+            assert _history_scratch(workspace) == left, f"{command} removed a live writer's file"
+    finally:
+        writer.send_signal(signal.SIGKILL)
+        writer.wait()
+    assert history_path(workspace.index_path(generation)).is_file()  # the second writer's
+    assert run_installed("status", *where, cwd=workspace.checkout).returncode == 0
+    assert _history_scratch(workspace) == [], "the killed writer's temp file and journal outlived it"
+    assert os.listdir(workspace.directory / "owners") == [], "and its owner record"

@@ -634,7 +634,7 @@ def test_the_provider_gets_a_scrubbed_environment(
         "PATH", "HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "LC_ALL",
         "LANG", "TZ", "no_proxy", "NO_PROXY", "http_proxy", "https_proxy", "HTTP_PROXY",
         "HTTPS_PROXY", "ALL_PROXY", "all_proxy", "PYTHONNOUSERSITE", "GIT_TERMINAL_PROMPT",
-        "GIT_CEILING_DIRECTORIES",
+        "GIT_CEILING_DIRECTORIES", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0",
     }
     assert set(env) <= allowed
 

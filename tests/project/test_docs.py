@@ -5,26 +5,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import typer
 
 from cm_graph.cli.app import app
 
+from ..support.cli import command_paths
 from .test_architecture import PACKAGE, RANKS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-
-
-def command_paths(group: Any, prefix: str = "") -> list[str]:
-    """Every command as typed after `cm-graph` (typer's groups carry their own click)."""
-    paths = []
-    for name, command in sorted(group.commands.items()):
-        if hasattr(command, "commands"):
-            paths += command_paths(command, f"{prefix}{name} ")
-        else:
-            paths.append(f"{prefix}{name}")
-    return paths
 
 
 def test_every_command_has_a_section_in_cli_md() -> None:

@@ -1,4 +1,4 @@
-"""Running ``cm-graph`` in process (typer's ``CliRunner``), as most command tests do."""
+"""Running ``cm-graph`` in process (typer's ``CliRunner``), as most command tests do, and the list of its commands."""
 
 from __future__ import annotations
 
@@ -11,6 +11,18 @@ from cm_graph.cli.app import app
 
 RUNNER = CliRunner()
 WIDE = {"COLUMNS": "200"}  # rich tables unwrapped, so a test can read a row as one line
+
+
+def command_paths(group: Any, prefix: str = "") -> list[str]:
+    """Every command as typed after `cm-graph` (typer's groups carry their own click); called
+    with ``typer.main.get_command(app)``, the commands of the command table and their groups."""
+    paths = []
+    for name, command in sorted(group.commands.items()):
+        if hasattr(command, "commands"):
+            paths += command_paths(command, f"{prefix}{name} ")
+        else:
+            paths.append(f"{prefix}{name}")
+    return paths
 
 
 def where(repo: Path, state: Path) -> list[str]:

@@ -30,7 +30,9 @@ FIXED_DATE = "2026-01-01T12:00:00+00:00"
 FIXED_BUILT_AT = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
 
-def git(repo: Path, *args: str) -> str:
+def git(repo: Path, *args: str, config: dict[str, str] | None = None) -> str:
+    """``git -C repo ARGS`` at a fixed date and identity; ``config`` is given to git as
+    command-line configuration (in its environment, so a key may hold any character)."""
     env = {
         "PATH": os.environ["PATH"],
         "HOME": str(repo),
@@ -39,6 +41,9 @@ def git(repo: Path, *args: str) -> str:
         "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
         "GIT_AUTHOR_DATE": FIXED_DATE, "GIT_COMMITTER_DATE": FIXED_DATE,
     }
+    for number, (key, value) in enumerate((config or {}).items()):
+        env.update({f"GIT_CONFIG_KEY_{number}": key, f"GIT_CONFIG_VALUE_{number}": value})
+    env["GIT_CONFIG_COUNT"] = str(len(config or {}))
     done = subprocess.run(
         ["git", "-C", str(repo), *args], env=env, capture_output=True, check=True
     )
