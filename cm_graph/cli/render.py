@@ -4,7 +4,7 @@ Only this module and the CLI import rich. Everything rendered here is metadata (
 ids); evidence never reaches the terminal through this module.
 
 Paths, labels and targets are the repository's own text, and a file may be named
-``:warning:.py``, ``[bold]x.py`` or ``x\x1b]52;c;…\x07.py``. So nothing here is ever read as
+``:warning:.py``, ``[bold]x.py`` or ``x\\x1b]52;c;…\\x07.py``. So nothing here is ever read as
 markup or emoji codes, nor reaches the terminal as a control character: every string reaches
 rich as a ``Text`` made by ``literal``, which spells each control or bidi character visibly
 (``base/printable.py``) and which rich prints as written whatever console it is given; the
