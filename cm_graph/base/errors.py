@@ -7,6 +7,8 @@ non-zero without a traceback.
 
 from __future__ import annotations
 
+from .printable import printable
+
 # Every reason code a refusal or an unavailable answer can carry: one closed list, which
 # tests/base/test_vocabulary.py holds equal to the codes the source uses (docs/cli.md explains them).
 REASONS = frozenset({
@@ -36,11 +38,16 @@ INDEX_DAMAGED = "The index file is damaged; run `cm-graph index --rebuild`."
 
 
 class Refusal(Exception):
-    """An expected, explained failure: a stable reason code plus one sentence."""
+    """An expected, explained failure: a stable reason code plus one sentence.
+
+    The sentence may quote what a caller typed or a repository holds (a target, a suggested
+    name), and it is printed on stderr, in ``--json`` and to agents as it is: so it is made
+    ``printable`` here, once, for every refusal."""
 
     reason = "invalid"
 
     def __init__(self, message: str, *, reason: str | None = None) -> None:
+        message = printable(message)
         super().__init__(message)
         if reason is not None:
             self.reason = reason

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from .errors import InvalidInput, Refusal
+from .printable import printable_json
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
 if TYPE_CHECKING:
@@ -56,4 +57,7 @@ def dumps_canonical(value: Any) -> bytes:
 
 
 def dumps_pretty(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+    """Sorted, indented JSON for a person's terminal (``--json``): non-ASCII kept, but no control
+    or bidi character raw (``printable_json``), so printing it can never drive the terminal.
+    (Stored documents are ``dumps_canonical``: their bytes stay exactly as every reader hashes them.)"""
+    return printable_json(json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False))

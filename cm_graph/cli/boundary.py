@@ -1,6 +1,7 @@
 """The commands' one error boundary and the plain output every command needs, without typer or
-rich: JSON on stdout; a refusal becomes a reason code and one sentence on stderr (plus a JSON object
-on stdout with ``--json``) and exit code 1; a damaged index (``apsw.Error``) and an operating system
+rich: JSON on stdout (``dumps_pretty``: no control character raw); a refusal becomes a reason code
+and one ``printable`` sentence on stderr (plus a JSON object on stdout with ``--json``) and exit
+code 1; a damaged index (``apsw.Error``) and an operating system
 error become their refusals (``base/refusals.py``), never a traceback.
 
 Kept apart from ``render`` so that ``--json`` runs and refusals never pay for importing rich.
@@ -15,6 +16,7 @@ import apsw
 
 from ..base.errors import INDEX_DAMAGED, Refusal
 from ..base.jsonio import dumps_pretty
+from ..base.printable import printable
 from ..base.refusals import refusal_for_os_error, refusal_for_sqlite_error
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
@@ -31,7 +33,9 @@ def print_json(value: Any) -> None:
 
 
 def print_refusal(reason: str, message: str) -> None:
-    """``cm-graph: <reason>: <sentence>`` on stderr (bold red on a terminal)."""
+    """``cm-graph: <reason>: <sentence>`` on stderr (bold red on a terminal), the sentence
+    ``printable`` (it may quote a target, a name or an argument as typed)."""
+    reason, message = printable(reason), printable(message)
     line = f"cm-graph: {reason}: {message}"
     if sys.stderr.isatty():
         line = f"\033[1;31mcm-graph: {reason}\033[0m: {message}"

@@ -116,7 +116,9 @@ def context_fetch_command(
         raise typer.Exit(exit_code(outcome)) from None
     evidence = render_evidence(packet)
     if json_output:
-        sys.stdout.write(evidence.decode("utf-8") + "\n")
+        from ..base.printable import printable_json
+
+        sys.stdout.write(printable_json(evidence.decode("utf-8")) + "\n")
     else:
         print_evidence(console(), packet)
 

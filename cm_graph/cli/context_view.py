@@ -1,7 +1,8 @@
 """A person's view of a code_context answer: the prose, then one table per section.
 
-Rendered through the project's literal console (no markup, no emoji codes: labels and paths
-are the repository's own text). An agent reads the JSON instead; this view adds nothing to it.
+Rendered through the project's literal console and ``render.literal`` (no markup, no emoji
+codes, no control character: labels and paths are the repository's own text). An agent reads the
+JSON instead; this view adds nothing to it.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from ..context.shape import shown_cite
+from .render import literal
 
 
 def _where(item: dict[str, Any]) -> tuple[str, str]:
@@ -27,16 +28,16 @@ def _where(item: dict[str, Any]) -> tuple[str, str]:
 
 def print_context(out: Console, document: dict[str, Any]) -> None:
     head = f"{document['intent']} {document['target']}: {document['status']}"
-    out.print(Text(head, style="bold"))
-    out.print(Text(document["answer"]))
+    out.print(literal(head, style="bold"))
+    out.print(literal(document["answer"]))
     for name, section in document["sections"].items():
         title = f"{name}: {section['status']} ({section['shown']} of {section['total']})"
         if section["status"] != "ok" and section["reason"]:
             title += f" - {section['reason']}"
         if not section["items"]:
-            out.print(Text(title, style="dim"))
+            out.print(literal(title, style="dim"))
             continue
-        table = Table(title=Text(title), title_justify="left")
+        table = Table(title=literal(title), title_justify="left")
         # A citation is folded onto the next line when narrow, never cut with an ellipsis.
         for column in ("", "name", "where", "how"):
             table.add_column(column, overflow="fold")
@@ -51,10 +52,10 @@ def print_context(out: Console, document: dict[str, Any]) -> None:
                 how += f", hop {item['hop']}"
             name = item.get("label") or item["text"]
             where, cite = _where(item)
-            table.add_row(*(Text(cell) for cell in (cite, name, where, how)))
+            table.add_row(*(literal(cell) for cell in (cite, name, where, how)))
         out.print(table)
     graph, fresh = document["graph"], document["freshness"]
-    out.print(Text(f"generation {graph['generation']} at {graph['commit'][:12]}, {fresh['state']}; "
-                   f"{len(document['citations'])} citation(s) verified", style="dim"))
+    out.print(literal(f"generation {graph['generation']} at {graph['commit'][:12]}, {fresh['state']}; "
+                      f"{len(document['citations'])} citation(s) verified", style="dim"))
     for action in document["next_actions"]:
-        out.print(Text(f"next: {action['command']}  ({action['why']})", style="dim"))
+        out.print(literal(f"next: {action['command']}  ({action['why']})", style="dim"))

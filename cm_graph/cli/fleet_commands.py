@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ..base.printable import printable
 from .boundary import print_json
 from .command_kit import Json, StateDir, exit_refusing, state_root
 
@@ -118,7 +119,7 @@ def _print_usages(answer: dict[str, Any]) -> None:
                     if cover["missing"] else ""))
     if answer.get("next_action"):
         lines.append(f"next: {answer['next_action']}")
-    typer.echo("\n".join(lines))
+    typer.echo("\n".join(printable(line) for line in lines))
 
 
 def run_fleet_doctor(
@@ -143,15 +144,18 @@ def run_fleet_doctor(
 def _print_fleet_doctor(report: dict[str, Any]) -> None:
     from rich.table import Table
 
-    from .render import console
+    from .render import console, literal
 
-    table = Table(title=f"cm-graph doctor --fleet {report['fleet']}: {report['verdict']}", title_justify="left")
+    table = Table(title=literal(f"cm-graph doctor --fleet {report['fleet']}: {report['verdict']}"),
+                  title_justify="left")
     for column in ("repository", "verdict", "state", "behind", "ahead", "dirty", "age (days)", "next action"):
         table.add_column(column)
     for m in report["members"]:
-        table.add_row(m["repository"], m["verdict"], m["state"], *(str(m[k]) if m[k] is not None else "-"
-                      for k in ("behind", "ahead", "dirty", "commit_age_days")), m["next_action"] or m["detail"] or "")
+        cells = (m["repository"], m["verdict"], m["state"], *(str(m[k]) if m[k] is not None else "-"
+                 for k in ("behind", "ahead", "dirty", "commit_age_days")), m["next_action"] or m["detail"] or "")
+        table.add_row(*(literal(cell) for cell in cells))
     out = console()
     out.print(table)
     s = report["summary"]
-    out.print(f"{s['ok']} ok, {s['warn']} warn, {s['fail']} fail of {s['total']}; coverage {s['coverage_pct']}%")
+    out.print(literal(f"{s['ok']} ok, {s['warn']} warn, {s['fail']} fail of {s['total']}; "
+                      f"coverage {s['coverage_pct']}%"))

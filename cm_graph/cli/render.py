@@ -4,11 +4,14 @@ Only this module and the CLI import rich. Everything rendered here is metadata (
 ids); evidence never reaches the terminal through this module.
 
 Paths, labels and targets are the repository's own text, and a file may be named
-``:warning:.py`` or ``[bold]x.py``. So nothing here is ever read as markup or emoji codes: every
-string reaches rich as a ``Text`` (``_literal``), which rich prints as written whatever console
-it is given, and the console this module makes reads neither either. (rich's ``escape`` is not
-enough: it leaves emoji codes alone and doubles a trailing backslash.) Styling is given as
-styles, never as markup.
+``:warning:.py``, ``[bold]x.py`` or ``x\\x1b]52;c;…\\x07.py``. So nothing here is ever read as
+markup or emoji codes, nor reaches the terminal as a control character: every string reaches
+rich as a ``Text`` made by ``literal``, which spells each control or bidi character visibly
+(``base/printable.py``) and which rich prints as written whatever console it is given; the
+console this module makes reads neither markup nor emoji either. (rich's ``escape`` is not
+enough: it leaves emoji codes alone and doubles a trailing backslash; rich itself drops BEL,
+backspace and CR but passes ESC.) Styling is given as styles, never as markup; a line break of
+our own between escaped parts is ``lines``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+from ..base.printable import printable
 
 # The width of a console that is not a terminal (a pipe, a file, CliRunner): wider than any row
 # we print, so a table never folds a cell. rich gives a pipe 80 columns (or $COLUMNS), and a
@@ -37,17 +42,23 @@ def console(stderr: bool = False) -> Console:
     return out
 
 
-def _literal(value: str) -> Text:
-    """``value`` exactly as written: no markup, no emoji codes, no highlighting."""
-    return Text(value)
+def literal(value: str | Text, style: str = "") -> Text:
+    """``value`` as written, its control and bidi characters spelled visibly (``printable``):
+    no markup, no emoji codes, no highlighting. A ``Text`` is already one (``lines``)."""
+    return value if isinstance(value, Text) else Text(printable(value), style=style)
 
 
-def _row(*cells: str) -> list[Text]:
-    return [_literal(cell) for cell in cells]
+def lines(parts: list[str]) -> Text:
+    """One cell of several lines: each part escaped, the line breaks between them ours."""
+    return Text("\n".join(printable(part) for part in parts))
+
+
+def _row(*cells: str | Text) -> list[Text]:
+    return [literal(cell) for cell in cells]
 
 
 def print_mapping(out: Console, title: str, rows: dict[str, Any]) -> None:
-    table = Table(title=_literal(title), show_header=False, title_justify="left")
+    table = Table(title=literal(title), show_header=False, title_justify="left")
     table.add_column("field", style="bold")
     table.add_column("value")
     for key, value in rows.items():
@@ -60,7 +71,7 @@ def _uncovered_line(item: dict[str, Any]) -> str:
     return f"{line}: {item['next_action']}" if item.get("next_action") else line
 
 
-def _text(value: Any) -> str:
+def _text(value: Any) -> str | Text:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int):
@@ -72,7 +83,7 @@ def _text(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         if value and all(isinstance(item, dict) and "path" in item for item in value):
             # uncovered inputs: one line each, the file, why, and what can be done
-            return "\n".join(_uncovered_line(item) for item in value)
+            return lines([_uncovered_line(item) for item in value])
         return ", ".join(str(item) for item in value) or "-"
     return str(value)
 
@@ -111,7 +122,7 @@ def print_answer(out: Console, answer: Any) -> None:
     from ..base.rules import citation_string
 
     def say(line: str) -> None:
-        out.print(_literal(line), soft_wrap=False)
+        out.print(literal(line), soft_wrap=False)
 
     count = len(answer.relations)
     say(f"{answer.question.name} {answer.target}: {count} relationship{'s' if count != 1 else ''}")
@@ -162,7 +173,7 @@ def build_progress(err: Console, *, enabled: bool = True) -> Iterator[Callable[[
 
 
 def print_doctor(out: Console, report: dict[str, Any]) -> None:
-    table = Table(title=_literal(f"cm-graph doctor: {report['status']}"), title_justify="left")
+    table = Table(title=literal(f"cm-graph doctor: {report['status']}"), title_justify="left")
     for column in ("check", "status", "message", "remediation"):
         table.add_column(column)
     for check in report["checks"]:
@@ -171,7 +182,7 @@ def print_doctor(out: Console, report: dict[str, Any]) -> None:
 
 
 def print_audit(out: Console, report: dict[str, Any]) -> None:
-    table = Table(title=_literal(f"cm-graph audit {report['generation']}: {report['status']}"), title_justify="left")
+    table = Table(title=literal(f"cm-graph audit {report['generation']}: {report['status']}"), title_justify="left")
     for column in ("check", "status", "message"):
         table.add_column(column)
     for check in report["checks"]:
@@ -179,13 +190,13 @@ def print_audit(out: Console, report: dict[str, Any]) -> None:
     out.print(table)
     for entry in report.get("tables", []):
         if entry["only_in_stored"] or entry["only_in_rebuilt"]:
-            out.print(_literal(
+            out.print(literal(
                 f"{entry['table']}: {entry['only_in_stored']} rows only in the stored index, "
                 f"{entry['only_in_rebuilt']} only in the fresh derivation"
             ))
             for side in ("stored", "rebuilt"):
                 for row in entry[f"{side}_samples"]:
-                    out.print(_literal(f"  {side}: {row}"))
+                    out.print(literal(f"  {side}: {row}"))
 
 
 def _diff_node_line(row: dict[str, Any]) -> str:
@@ -232,22 +243,22 @@ def print_diff(out: Console, report: dict[str, Any]) -> None:
         rows = report[section]["rows"]
         if not rows:
             continue
-        out.print(_literal(section), style="bold")
+        out.print(literal(section), style="bold")
         for row in rows:
-            out.print(_literal("  " + draw[section](row)), soft_wrap=False)
+            out.print(literal("  " + draw[section](row)), soft_wrap=False)
 
 
 def print_evidence(out: Console, packet: dict[str, Any]) -> None:
     """The recipient's reading of a packet: documents and citations, nothing about where from."""
-    out.print(_literal(
+    out.print(literal(
         f"revision {packet['source_revision']} · {packet['completeness']}"
         f"{' · truncated' if packet['truncated'] else ''}"
         f" · omissions: {', '.join(packet['omissions']) or 'none'}"
     ))
     for number, document in enumerate(packet["documents"], 1):
-        out.print(_literal(f"{number}. {document['text']} [{document['confidence']}]"))
+        out.print(literal(f"{number}. {document['text']} [{document['confidence']}]"))
         for citation in document["citations"]:
-            out.print(_literal(f"   {citation['source']}  ({citation['title']})"))
+            out.print(literal(f"   {citation['source']}  ({citation['title']})"))
 
 
 def _endpoint_names(data: dict[str, Any]) -> Callable[[dict[str, Any]], str]:
@@ -286,7 +297,7 @@ def print_answer_data(out: Console, data: dict[str, Any]) -> None:
 
     def say(line: str) -> None:
         # Wrapped by words to the terminal's width: a citation (one word) is never split.
-        out.print(_literal(line), soft_wrap=False)
+        out.print(literal(line), soft_wrap=False)
 
     count = len(data["relationships"])
     scope = f" in {data['within']}" if data.get("within") else ""
@@ -328,7 +339,7 @@ def print_answer_data(out: Console, data: dict[str, Any]) -> None:
 
 def print_symbols(out: Console, path: str, symbols: list[dict[str, Any]]) -> None:
     """``cm-graph symbols PATH``: a file's definitions by line."""
-    table = Table(title=_literal(f"{path}: {len(symbols)} definitions"), title_justify="left")
+    table = Table(title=literal(f"{path}: {len(symbols)} definitions"), title_justify="left")
     table.add_column("line", justify="right", no_wrap=True)
     table.add_column("kind", no_wrap=True)
     table.add_column("label", overflow="fold")

@@ -18,6 +18,7 @@ from typer import Abort, Exit
 from typer._click import exceptions as click  # typer >= 0.24 vendors click; these are its classes
 from typer.core import TyperGroup
 
+from ..base.printable import printable
 from .boundary import INTERRUPTED, print_refusal
 
 
@@ -54,7 +55,8 @@ class OneLineUsageGroup(TyperGroup):
             print_refusal(reason="usage", message=usage_line(error))
             sys.exit(error.exit_code)
         except click.ClickException as error:
-            error.show()
+            # click's own ``show`` would print the message (which may quote an argument) raw.
+            sys.stderr.write(f"Error: {printable(error.format_message())}\n")
             sys.exit(error.exit_code)
         except Abort:
             sys.stderr.write("Aborted!\n")

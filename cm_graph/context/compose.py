@@ -2,7 +2,10 @@
 
 Reads only the open index (nodes, adjacency, edges, census), never git or the provider's JSON,
 so an answer is a function of the generation, the intent, the target and the budget. The
-generation's identity and freshness come in from the caller (``run``) as plain data.
+generation's identity and freshness come in from the caller (``run``) as plain data. The prose
+(``answer``, each section's ``detail``, the next actions) names labels and paths as they are,
+then is made ``printable_prose`` once, before the answer's id: a host that prints it prints no
+control character, while ``path``/``label``/``cite`` keep the exact name.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 
 import apsw
 
+from ..base.printable import printable_prose
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..evidence.documents import CitationChecker
@@ -108,6 +112,7 @@ def compose(
                        "omissions": omissions},
             "next_actions": _next_actions(intent, target, freshness, omissions, max_chars),
         }
+        printable_prose(document)
         document["answer_id"] = answer_id(document)
         return document
 
@@ -409,5 +414,6 @@ def _unanswered(
                    "unverified_citations": book.unverified, "omissions": []},
         "next_actions": actions,
     }
+    printable_prose(document)
     document["answer_id"] = answer_id(document)
     return document

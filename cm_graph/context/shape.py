@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..base.printable import printable_json
 from ..base.rules import citation_string
 from ..query import answerids
 
@@ -21,8 +22,10 @@ ID_PLACEHOLDER = "sha256:" + "0" * 64
 
 
 def dumps(value: dict[str, Any]) -> str:
-    """Compact JSON in the shape's own key order (every dict is built in a fixed order)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON in the shape's own key order (every dict is built in a fixed order), as
+    ``--json`` prints it and MCP and REST send it: no control or bidi character raw
+    (``printable_json``), the decoded values exact."""
+    return printable_json(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 def capability_id(intent: str, target: str) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..base.errors import GitFailure, Refusal
 from ..base.git import run_git
+from ..base.printable import printable_prose
 from ..index.ensure import index_for
 from .judgement import MemberJudgement, judge_member
 from .members import Member, read_members
@@ -41,13 +42,13 @@ def fleet_doctor(
     summary = {verdict: sum(1 for r in rows if r["verdict"] == verdict) for verdict in ("ok", "warn", "fail")}
     usable = sum(1 for r in rows if r["search"] == "available")
     verdict = "fail" if summary["fail"] else "warn" if summary["warn"] else "ok"
-    return {
+    return printable_prose({  # a member's detail and next action name its repository and checkout
         "schema": FLEET_DOCTOR_SCHEMA, "fleet": name, "verdict": verdict, "exit_code": EXIT_CODES[verdict],
         "thresholds": {"max_behind": max_behind, "max_age_days": max_age_days},
         "members": rows,
         "summary": {"total": len(rows), **summary,
                     "coverage_pct": round(100.0 * usable / len(rows), 1) if rows else 0.0},
-    }
+    })
 
 
 def _git(checkout: Path, *args: str) -> str:

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..base.errors import InvalidInput
 from ..base.jsonio import dumps_canonical
+from ..base.printable import printable_prose
 from ..base.rules import is_bounded_text
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
@@ -189,6 +190,7 @@ def cross_repo_usages(
     # leaves them out (query/answerids.py), so a commit in a member does not change it.
     answer["capability_id"] = capability_id(USAGES_KIND, fleet.name, symbol)
     answer["answer_id"] = ID_PREFIX + "0" * 64
+    printable_prose(answer)  # the prose names the symbol as asked: printed by hosts as it is
     _fill(answer, usages, name_matches, max_items, max_chars)
     return stamp_ids(answer, USAGES_KIND, fleet.name, symbol)
 

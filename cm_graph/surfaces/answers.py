@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..base.errors import ConnectionRefusal, InvalidInput, Refusal
+from ..base.printable import printable
 from ..context.run import code_context
 from ..context.shape import CODE_CONTEXT_SCHEMA, dumps
 from ..evidence.ask import ask
@@ -147,7 +148,7 @@ def _ask_prose(question: str, target: str, summary: dict[str, Any], shown: int, 
             f"{shown} of {total} cited document(s) shown")
     if summary["truncated"]:
         text += "; the question's bounds cut the walk (raise depth or node_budget)"
-    return text + ". Each citation was checked against the bound commit."
+    return printable(text + ". Each citation was checked against the bound commit.")
 
 
 def _ask_unavailable(

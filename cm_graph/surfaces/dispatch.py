@@ -16,6 +16,7 @@ from typing import Any
 import jsonschema
 
 from ..base.errors import Refusal
+from ..base.printable import printable
 from ..context.shape import dumps
 from .authority import Caller
 from .tools import Tool
@@ -52,7 +53,7 @@ def argument_error(tool: Tool, arguments: Any) -> str | None:
     if error is None:
         return None
     where = ".".join(str(part) for part in error.absolute_path) or "arguments"
-    return f"{tool.name}: {where}: {error.message}"[:300]
+    return printable(f"{tool.name}: {where}: {error.message}"[:300])  # the message quotes the value
 
 
 _VALIDATORS: dict[str, jsonschema.Draft202012Validator] = {}

@@ -22,7 +22,7 @@ from cm_graph.connections.store import ConnectionStore, connect  # noqa: E402
 from ..fleet.test_fleet_real import APP, LIB  # noqa: E402
 from ..support.helpers import git, make_repo, run_installed  # noqa: E402
 from ..support.surfacekit import CONNECTION, RECIPIENT, Served, cited_line_exists, connected  # noqa: E402
-from .test_mcp_server import anyio_backend, stdio, structured  # noqa: E402, F401 (anyio_backend: a fixture)
+from .test_mcp_server import stdio, structured  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 

@@ -31,11 +31,6 @@ pytestmark = pytest.mark.anyio
 TOOLS = {"code_context", "ask", "cross_repo_usages", "graph_status", "graph_feedback"}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def stdio(served: Served, recipient: str = "claude:builder") -> Client:
     return Client(StdioServerParameters(command=str(CM_GRAPH), args=served.args(recipient), env=served.env(),
                                         cwd=str(served.repo)), read_timeout_seconds=60)
