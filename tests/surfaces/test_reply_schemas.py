@@ -32,7 +32,7 @@ from cm_graph.connections.store import Connection, ConnectionStore  # noqa: E402
 from cm_graph.generation.store import read_current  # noqa: E402
 from cm_graph.index.ensure import ensure_index  # noqa: E402
 
-from ..support.g0 import edge, g0_graph, node  # noqa: E402
+from ..support.g0 import g0_with_two_loads  # noqa: E402
 from ..support.helpers import CM_GRAPH, commit_all, numbered_lines, publish, run_installed, write_files  # noqa: E402
 from ..support.network import npm_registry_unreachable  # noqa: E402
 from ..support.surfacekit import CONNECTION, RECIPIENT, Served, connected  # noqa: E402
@@ -71,13 +71,6 @@ REJECTED = [
 ]
 
 
-def ambiguous_graph() -> dict[str, Any]:
-    graph = g0_graph()
-    graph["nodes"].append(node("n-load-2", "load", "example_pkg/report.py", "L9"))
-    graph["edges"].append(edge("n-load-2", "n-config"))  # a definition of its own, not a binding
-    return graph
-
-
 class Replies:
     """Every reply of the session, checked as it comes against the listed output schema."""
 
@@ -105,7 +98,7 @@ class Replies:
 
 
 async def test_every_reply_in_every_state_is_valid_under_its_tools_output_schema(tmp_path: Path) -> None:
-    served = connected(tmp_path, ambiguous_graph(), indexed=False)
+    served = connected(tmp_path, g0_with_two_loads(), indexed=False)
     store = ConnectionStore(served.state)
     async with stdio(served) as client:
         replies = Replies(client)
@@ -117,7 +110,7 @@ async def test_every_reply_in_every_state_is_valid_under_its_tools_output_schema
         write_files(served.repo, {"example_pkg/report.py": numbered_lines(30)})
         commit_all(served.repo, "move HEAD")
         await replies.call_all("stale")
-        ensure_index(publish(served.repo, served.state, ambiguous_graph()))
+        ensure_index(publish(served.repo, served.state, g0_with_two_loads()))
         await replies.call_all("refreshed")
         os.truncate(read_current(served.workspace).artifact_path, 5000)
         await replies.call_all("corrupt")
