@@ -4,6 +4,7 @@ checked on every route (the SDK guards only its own /mcp), answers equal to the 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import stat
 import subprocess
@@ -161,6 +162,23 @@ def test_a_live_socket_is_never_taken_over_and_a_stopped_server_removes_its_own(
         first.terminate()
         assert first.wait(timeout=30) == 0
     assert not path.exists()
+
+
+@pytest.mark.timeout(120)  # the helper this holds once read a live server's stderr pipe and hung
+def test_a_server_that_never_answers_is_stopped_before_its_log_is_read(tmp_path: Path) -> None:
+    """``http_server`` gives up on a server that does not answer: it stops it (no orphan is left)
+    and only then shows its stderr, and a server that refused to start shows its refusal."""
+    served = connected(tmp_path)
+    with pytest.raises(AssertionError, match=r"pid \d+") as never:
+        with http_server(served, ready=lambda: False, wait_seconds=0):
+            pass
+    pid = int(re.search(r"pid (\d+)", str(never.value)).group(1))  # type: ignore[union-attr]
+    assert not Path(f"/proc/{pid}").exists(), f"the server {pid} was left running"
+    (served.state / "run").mkdir(mode=0o700, exist_ok=True)
+    (served.state / "run" / "local-graph.sock").write_text("")  # not a socket: the server refuses to start
+    with pytest.raises(AssertionError, match="The socket path exists and is not a socket"):
+        with http_server(served, ready=lambda: False):
+            pass
 
 
 def test_bad_flags_are_refused_before_anything_is_served(tmp_path: Path) -> None:
