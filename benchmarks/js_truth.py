@@ -153,11 +153,21 @@ class JsTruth:
         return {(path, chain) for path, chain, used, _ in self.uses if used == name}
 
 
+def parser_packages(cache: Path) -> tuple[Path, Path]:
+    """Where the pinned acorn and @babel/parser packages live under ``cache``."""
+    modules = cache / "js-truth" / "node_modules"
+    return modules / "acorn", modules / "@babel" / "parser"
+
+
+def parsers_installed(cache: Path) -> bool:
+    return all((package / "package.json").is_file() for package in parser_packages(cache))
+
+
 def install_parsers(cache: Path) -> tuple[Path, Path]:
     """The pinned acorn and @babel/parser package directories under ``cache`` (npm, once)."""
     prefix = cache / "js-truth"
-    packages = (prefix / "node_modules" / "acorn", prefix / "node_modules" / "@babel" / "parser")
-    if not all((p / "package.json").is_file() for p in packages):
+    packages = parser_packages(cache)
+    if not parsers_installed(cache):
         prefix.mkdir(parents=True, exist_ok=True)
         subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-save", "--silent", ACORN, BABEL],
                        check=True, stdout=subprocess.DEVNULL)

@@ -25,6 +25,7 @@ REASONS = frozenset({
     "checkout_missing", "bound_commit_missing", "diverged", "unknown", "no_cross_repo_usage", "no_members",
     # the agent surfaces (surfaces/): a fault no refusal explains, a request refused at the door
     "internal", "forbidden_host", "forbidden_origin", "unauthenticated", "not_found", "too_large", "extra_missing",
+    "bad_token_file",
     # feedback and the eval corpus (feedback/)
     "not_reproduced", "eval_failed",
     # the command line itself (cli/): a usage error (exit 2), an interrupt (exit 130)
@@ -135,6 +136,12 @@ class ConnectionRefusal(Unauthorized):
     """A connection cannot authorize this request (unknown, disconnected, or not covering it)."""
 
     reason = "unauthorized"
+
+
+class BadTokenFile(Refusal):
+    """The HTTP server's bearer token file is not one cm-graph made (its shape, mode or kind)."""
+
+    reason = "bad_token_file"
 
 
 class BuildBusy(Refusal):

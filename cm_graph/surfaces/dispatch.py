@@ -41,8 +41,19 @@ def wire_bytes(payload: dict[str, Any]) -> bytes:
     return dumps(payload).encode("utf-8")
 
 
+# A refusal is given before, or instead of, judging the graph: its freshness says so, and names no
+# commit or generation (a recipient the connection does not name learns nothing about the checkout).
+NOT_JUDGED = {"state": "not_checked", "head": None, "commit": None, "generation": None}
+
+
 def refused(detail: str, *, reason: str) -> dict[str, Any]:
-    return {"schema": REFUSED_SCHEMA, "status": "refused", "answer": detail, "reason": reason, "detail": detail}
+    """The one refusal reply of every surface (a tool's ``isError``, a REST 4xx, the HTTP door's).
+
+    It carries every key a tool's output schema requires (``freshness`` included), so a client
+    that checks ``structuredContent`` against the schema on an ``isError`` reply too, as the
+    TypeScript SDK does, shows the refusal rather than a schema error."""
+    return {"schema": REFUSED_SCHEMA, "status": "refused", "answer": detail, "reason": reason, "detail": detail,
+            "freshness": dict(NOT_JUDGED)}
 
 
 def argument_error(tool: Tool, arguments: Any) -> str | None:

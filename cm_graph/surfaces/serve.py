@@ -4,14 +4,14 @@ The default bind is a Unix socket in a private directory of the state root, made
 anyone can connect (uvicorn would chmod its own socket 0666, so the socket is bound here and
 handed over). File permissions are the authentication there, and no browser can reach it. TCP
 is opt-in, only on a loopback address, and only with the bearer token kept in the state root's
-``run/token`` (0600, created on first use). The guard checks Host and Origin on every route.
+``run/token`` (``bearer.py``: 0600, made on first use, refused when it is not one this program
+made, before anything is bound). The guard checks Host and Origin on every route.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import signal
 import socket
 from collections.abc import Iterator
@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import InvalidInput, Refusal
-from ..base.privfs import ensure_private_dir, read_private_bytes, write_private_atomic
+from ..base.privfs import ensure_private_dir
 from .authority import Caller
+from .bearer import bearer_token
 from .guard import Guard
 from .mcp_server import build_server
 from .rest import rest_routes
 
 LOOPBACK_HOSTS = ("127.0.0.1", "::1")
 RUN_DIRECTORY = "run"
-TOKEN_FILE = "token"
 SOCKET_SUFFIX = ".sock"
 
 
@@ -53,17 +53,6 @@ def run_directory(state_root: Path) -> Path:
 
 def default_socket(caller: Caller) -> Path:
     return run_directory(caller.state_root) / f"{caller.connection}{SOCKET_SUFFIX}"
-
-
-def bearer_token(state_root: Path) -> str:
-    """The TCP bearer token, created (32 random bytes, hex) on first use and kept private."""
-    path = run_directory(state_root) / TOKEN_FILE
-    try:
-        return read_private_bytes(path, 256).decode("ascii").strip()
-    except FileNotFoundError:
-        token = secrets.token_hex(32)
-        write_private_atomic(path, token.encode("ascii") + b"\n")
-        return token
 
 
 def _listening(path: Path) -> bool:
@@ -98,9 +87,13 @@ def unix_socket(path: Path) -> socket.socket:
     return listener
 
 
-def tcp_socket(host: str, port: int) -> socket.socket:
+def require_loopback(host: str) -> None:
     if host not in LOOPBACK_HOSTS:
         raise InvalidInput("The HTTP server binds only a loopback address (127.0.0.1 or ::1).")
+
+
+def tcp_socket(host: str, port: int) -> socket.socket:
+    require_loopback(host)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -117,8 +110,11 @@ def serve_http(caller: Caller, *, socket_path: Path | None, host: str | None, po
         path = socket_path or default_socket(caller)
         listener, token, bound_port = unix_socket(path), None, None
     else:
-        listener = tcp_socket(host or LOOPBACK_HOSTS[0], port)
-        token, bound_port = bearer_token(caller.state_root), listener.getsockname()[1]
+        host = host or LOOPBACK_HOSTS[0]
+        require_loopback(host)  # before the token file is made or read: a refused flag leaves nothing
+        token = bearer_token(run_directory(caller.state_root))  # a bad token file: nothing is bound
+        listener = tcp_socket(host, port)
+        bound_port = listener.getsockname()[1]
     app = http_app(caller, port=bound_port, token=token)
     config = uvicorn.Config(app, log_level="warning", limit_concurrency=32, lifespan="on")
     try:

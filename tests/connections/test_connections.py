@@ -23,7 +23,6 @@ import re
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -34,6 +33,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from cm_graph.base.errors import Refusal
+from cm_graph.base.jsonio import dumps_canonical
+from cm_graph.base.privfs import write_private_atomic
 from cm_graph.cli.app import app
 from cm_graph.connections.store import ConnectionRefusal, ConnectionStore, load_authorized
 from cm_graph.generation.layout import Workspace
@@ -159,6 +160,20 @@ class World:
 
     def packet_path(self, handle: str) -> Path:
         return self.store_dir / f".p-{handle}.json"
+
+    def retrieved_earlier(self, handle: str, *, seconds: int) -> None:
+        """Record the packet as retrieved ``seconds`` earlier than it was, through the store's own
+        writes (the packet privately and atomically, its digest in the index), as if it had been."""
+        store = ConnectionStore(self.state)
+        packet = json.loads(store.packet_path(NAME, handle).read_bytes())
+        retrieved = datetime.fromisoformat(packet["retrieved_at"]) - timedelta(seconds=seconds)
+        data = dumps_canonical({**packet, "retrieved_at": retrieved.isoformat()})
+        write_private_atomic(store.packet_path(NAME, handle), data)
+        entries = store.entries(NAME)
+        for entry in entries:
+            if entry["handle"] == handle:
+                entry["reference"]["sha256"] = hashlib.sha256(data).hexdigest()
+        store.save_entries(NAME, entries)
 
 
 def make_world(base: Path, graph: dict[str, Any] | None = None) -> World:
@@ -491,9 +506,13 @@ def test_expired_packet_is_refused(world: World) -> None:
 
 
 def test_packet_past_its_policy_age_is_refused_until_refresh(world: World) -> None:
-    session = world.session(max_age_seconds=1)
+    """A packet's age is now against its own recorded ``retrieved_at``: it is aged by recording it
+    as retrieved earlier, never by sleeping against a budget a slow process start could spend,
+    so no step here depends on how fast a ``cm-graph`` process starts."""
+    session = world.session(max_age_seconds=600)
     handle = world.handle(session)
-    time.sleep(1.3)
+    assert world.fetch(handle).returncode == 0
+    world.retrieved_earlier(handle, seconds=601)  # past the policy's age, before its expires_at
     assert_refused(world.fetch(handle), "expired")
     code, outcome = world.prepare(session, "parse_config")  # reuse fails; no automatic re-query
     assert_unavailable(code, outcome, required=True, fragment="expired")

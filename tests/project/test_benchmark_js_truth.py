@@ -20,6 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import context  # noqa: E402
 import js_truth  # noqa: E402
 
+from ..support.network import npm_registry_unreachable  # noqa: E402
+
 UTIL = """\
 export function helper(x) { return x; }
 export class Thing {
@@ -65,7 +67,12 @@ def _repo(tmp_path: Path) -> Path:
 def cache() -> Path:
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.skip("node and npm are needed for the JavaScript ground truth")
-    return Path(tempfile.gettempdir()) / "cm-graph-bench"  # the benchmark's own cache: acorn installed once
+    cache = Path(tempfile.gettempdir()) / "cm-graph-bench"  # the benchmark's own cache: acorn installed once
+    if not js_truth.parsers_installed(cache):  # npm install would need the registry
+        unreachable = npm_registry_unreachable()
+        if unreachable is not None:
+            pytest.skip(f"the JavaScript parsers are installed from npm: {unreachable}")
+    return cache
 
 
 def test_callers_definitions_and_unparsed_files(tmp_path: Path, cache: Path) -> None:

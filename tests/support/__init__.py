@@ -9,7 +9,8 @@ questions (``documentkit``: the ``tests/index/test_document_*.py`` files); ``cli
 typer application in process; ``files`` reads what a command left on disk; ``cases`` is the G0
 checkout-and-state pair most CLI tests start from; ``reference_walk`` is the pure-Python walk the
 SQL one is held to; ``lexer_reference`` the text index's rules a character at a time, which the
-scanner is held to; ``adversarial`` is issue 12's sweep (``python -m tests.support.adversarial``);
+scanner is held to; ``network`` asks once whether the npm registry can be reached (tests that fetch
+from it skip otherwise); ``adversarial`` is issue 12's sweep (``python -m tests.support.adversarial``);
 ``hostilenames`` the repository whose names hold terminal escapes, and what output may hold.
 ``tests/project/test_support.py`` holds that no helper is written twice.
 """

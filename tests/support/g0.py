@@ -58,5 +58,14 @@ def g0_graph() -> dict[str, Any]:
     return copy.deepcopy(G0_GRAPH)
 
 
+def g0_with_two_loads() -> dict[str, Any]:
+    """G0 with a second definition of ``load`` (in report.py, calling parse_config): ``load`` is
+    ambiguous for code_context, which names both and picks neither."""
+    graph = g0_graph()
+    graph["nodes"].append(node("n-load-2", "load", "example_pkg/report.py", "L9"))
+    graph["edges"].append(edge("n-load-2", "n-config"))  # a definition of its own, not a binding
+    return graph
+
+
 def make_g0_repo(root: Path) -> Path:
     return make_repo(root, G0_FILES)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -68,17 +69,36 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server(served: Served, *extra: str, ready: Any) -> Iterator[subprocess.Popen[bytes]]:
-    """``cm-graph mcp --http ...`` until ``ready()`` answers (bounded wait), stopped afterwards."""
-    process = subprocess.Popen([str(CM_GRAPH), *served.args(RECIPIENT, "--http", *extra)],
-                               env=served.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while not ready():
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(process.stderr.read().decode() if process.stderr else "no server")
-            time.sleep(0.1)
-        yield process
-    finally:
+def http_server(served: Served, *extra: str, ready: Any,
+                wait_seconds: float = 60) -> Iterator[subprocess.Popen[bytes]]:
+    """``cm-graph mcp --http ...`` until ``ready()`` answers (at most ``wait_seconds``), always
+    stopped afterwards. Its stderr goes to a file, read only once the server is stopped: a live
+    server never ends its stderr, so reading a pipe first would wait for ever (and a full pipe
+    would stall the server)."""
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen([str(CM_GRAPH), *served.args(RECIPIENT, "--http", *extra)],
+                                   env=served.env(), stdout=subprocess.DEVNULL, stderr=log)
+        try:
+            deadline = time.monotonic() + wait_seconds
+            while not ready():
+                if process.poll() is not None or time.monotonic() > deadline:
+                    code = stop(process)
+                    log.seek(0)
+                    raise AssertionError(f"cm-graph mcp (pid {process.pid}) did not answer and was stopped "
+                                         f"(exit {code}); its stderr: {log.read().decode(errors='replace')}")
+                time.sleep(0.1)
+            yield process
+        finally:
+            stop(process)
+
+
+def stop(process: subprocess.Popen[bytes]) -> int:
+    """Terminate the server (killed if it outlives 30 s), wait for it, and return its exit code."""
+    if process.poll() is None:
         process.terminate()
-        process.wait(timeout=30)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return process.returncode

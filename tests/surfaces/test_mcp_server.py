@@ -24,8 +24,23 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from cm_graph.index.ensure import ensure_index  # noqa: E402
 
 from ..support.g0 import edge, g0_graph, node  # noqa: E402
-from ..support.helpers import CM_GRAPH, commit_all, make_repo, numbered_lines, publish, write_files  # noqa: E402
-from ..support.surfacekit import Served, cited_line_exists, connected, free_port, http_server  # noqa: E402
+from ..support.helpers import (  # noqa: E402
+    CM_GRAPH,
+    commit_all,
+    make_repo,
+    numbered_lines,
+    publish,
+    run_installed,
+    write_files,
+)
+from ..support.surfacekit import (  # noqa: E402
+    CONNECTION,
+    Served,
+    cited_line_exists,
+    connected,
+    free_port,
+    http_server,
+)
 
 pytestmark = pytest.mark.anyio
 TOOLS = {"code_context", "ask", "cross_repo_usages", "graph_status", "graph_feedback"}
@@ -116,6 +131,45 @@ async def test_an_unnamed_recipient_is_refused_on_every_tool(tmp_path: Path) -> 
             assert refused["reason"] == "unauthorized" and "#L" not in result.content[0].text
 
 
+EVERY_TOOL = {"code_context": {"target": "parse_config"}, "ask": {"question": "impact", "target": "parse_config"},
+              "cross_repo_usages": {"symbol": "parse_config"}, "graph_status": {},
+              "graph_feedback": {"capability_id": "cmg:question:impact:parse_config", "answer_id": "sha256:" + "0" * 64,
+                                 "reads_avoided": 1, "files_read": 0, "correct": True}}
+
+
+async def assert_every_tool_refused(client: Client, why: str) -> None:
+    for name, arguments in EVERY_TOOL.items():
+        result = await client.call_tool(name, arguments)
+        refused = structured(result)
+        assert result.is_error is True and refused["reason"] == "unauthorized", (why, name, refused)
+        assert "#L" not in result.content[0].text and refused["freshness"]["head"] is None, (why, name)
+
+
+async def test_a_running_server_refuses_the_next_call_once_its_connection_changes(tmp_path: Path) -> None:
+    """Authorization is read on every call, never kept from start-up: a recipient list edited
+    while the server runs, and a ``cm-graph disconnect``, refuse the very next call of the same
+    session on every tool; the connection restored, the same session answers again."""
+    from cm_graph.connections.store import Connection, ConnectionStore
+
+    served = connected(tmp_path)
+    store = ConnectionStore(served.state)
+    original = store.read(CONNECTION)
+    assert original is not None
+    async with stdio(served) as client:
+        for name in ("code_context", "ask", "graph_status"):
+            answered = await client.call_tool(name, EVERY_TOOL[name])
+            assert answered.is_error is False and structured(answered)["status"] in ("answered", "ready"), name
+        store.write(Connection(CONNECTION, "verified", original.repository_root, original.repositories,
+                               ("codex:reviewer",)))
+        await assert_every_tool_refused(client, "recipients edited")
+        store.write(original)
+        again = await client.call_tool("ask", EVERY_TOOL["ask"])
+        assert again.is_error is False and structured(again)["status"] == "answered"
+        gone = run_installed("disconnect", "--connection", CONNECTION, "--state-dir", served.state, cwd=served.repo)
+        assert gone.returncode == 0, gone.stderr
+        await assert_every_tool_refused(client, "disconnected")
+
+
 async def test_a_missing_index_is_reported_and_never_built_in_the_call(tmp_path: Path) -> None:
     served = connected(tmp_path, indexed=False)
     index_dir = served.workspace.index_path("x").parent
@@ -125,7 +179,9 @@ async def test_a_missing_index_is_reported_and_never_built_in_the_call(tmp_path:
             result = await client.call_tool(name, arguments)
             answer = structured(result)
             assert result.is_error is False and answer["status"] == "unavailable", answer
-            assert "index_missing" in (answer.get("reason"), answer.get("index") and "index_missing")
+            assert answer["reason"] == "index_missing", answer
+            if name == "graph_status":
+                assert answer["index"] == "missing" and answer["graph"]["state"] == "current", answer
             assert any("cm-graph index" in action for action in answer["next_actions"])
     assert not index_dir.exists() or not any(index_dir.glob("*.sqlite"))
 

@@ -4,8 +4,11 @@ checked on every route (the SDK guards only its own /mcp), answers equal to the 
 from __future__ import annotations
 
 import json
+import re
+import socket
 import stat
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +73,51 @@ def test_the_socket_is_private_and_every_route_refuses_rebinding(tmp_path: Path)
         assert client.post("/graph/ask", content=b"x" * 70_000).json()["reason"] == "too_large"
 
 
+def raw_get(path: Path, route: str, headers: list[tuple[str, str]]) -> tuple[int, bytes]:
+    """A GET written byte by byte on the Unix socket: HTTP clients refuse to send a repeated Host."""
+    lines = [f"GET {route} HTTP/1.1", *(f"{name}: {value}" for name, value in headers), "Connection: close"]
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.settimeout(30)
+        connection.connect(str(path))
+        connection.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        received = b""
+        while chunk := connection.recv(65536):
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), body
+
+
+def test_a_chunked_body_over_the_limit_and_repeated_door_headers_are_refused(tmp_path: Path) -> None:
+    """A body without Content-Length (chunked) is counted as it is read, not trusted to be small;
+    a second Host, Origin or Authorization header is refused whichever of the two is the good
+    one (a door that read only the first, or the last, could be passed with the other)."""
+    served = connected(tmp_path)
+    path, ready = serving(served)
+    big = json.dumps({"target": "parse_config", "pad": "x" * 70_000}).encode()
+
+    def chunks(data: bytes) -> Iterator[bytes]:
+        for start in range(0, len(data), 8192):
+            yield data[start:start + 8192]
+
+    with http_server(served, ready=ready), uds_client(path) as client:
+        chunked = client.post("/graph/analyze/code-context", content=chunks(big))
+        assert "content-length" not in chunked.request.headers, chunked.request.headers
+        assert chunked.status_code == 413 and chunked.json()["reason"] == "too_large", chunked.text
+        small = client.post("/graph/analyze/code-context", content=chunks(b'{"target": "parse_config"}'))
+        assert small.status_code == 200 and small.json()["status"] == "answered", small.text
+        good = {"Host": "localhost", "Origin": "http://localhost", "Authorization": "Bearer " + "0" * 43}
+        bad = {"Host": "evil.example", "Origin": "http://evil.example", "Authorization": "Bearer x"}
+        for name in good:
+            for pair in ([good[name], bad[name]], [bad[name], good[name]], [good[name], good[name]]):
+                headers = [(name, value) for value in pair] + [(key, good[key]) for key in ("Host",) if key != name]
+                status, body = raw_get(path, "/graph/status", headers)
+                assert status == 400, (name, pair, status, body)
+                assert b"#L" not in body and b'"status":"ready"' not in body, (name, pair)
+                if name != "Host":  # h11 refuses a second Host itself, before the app sees it
+                    assert json.loads(body)["reason"] == "invalid", (name, pair, body)
+        assert raw_get(path, "/graph/status", [("Host", "localhost"), ("Origin", "http://localhost")])[0] == 200
+
+
 def test_rest_answers_are_the_mcp_objects_and_openapi_holds_the_mcp_schemas(tmp_path: Path) -> None:
     served = connected(tmp_path)
     path, ready = serving(served)
@@ -114,6 +162,23 @@ def test_a_live_socket_is_never_taken_over_and_a_stopped_server_removes_its_own(
         first.terminate()
         assert first.wait(timeout=30) == 0
     assert not path.exists()
+
+
+@pytest.mark.timeout(120)  # the helper this holds once read a live server's stderr pipe and hung
+def test_a_server_that_never_answers_is_stopped_before_its_log_is_read(tmp_path: Path) -> None:
+    """``http_server`` gives up on a server that does not answer: it stops it (no orphan is left)
+    and only then shows its stderr, and a server that refused to start shows its refusal."""
+    served = connected(tmp_path)
+    with pytest.raises(AssertionError, match=r"pid \d+") as never:
+        with http_server(served, ready=lambda: False, wait_seconds=0):
+            pass
+    pid = int(re.search(r"pid (\d+)", str(never.value)).group(1))  # type: ignore[union-attr]
+    assert not Path(f"/proc/{pid}").exists(), f"the server {pid} was left running"
+    (served.state / "run").mkdir(mode=0o700, exist_ok=True)
+    (served.state / "run" / "local-graph.sock").write_text("")  # not a socket: the server refuses to start
+    with pytest.raises(AssertionError, match="The socket path exists and is not a socket"):
+        with http_server(served, ready=lambda: False):
+            pass
 
 
 def test_bad_flags_are_refused_before_anything_is_served(tmp_path: Path) -> None:

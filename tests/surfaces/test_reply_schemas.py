@@ -1,0 +1,179 @@
+"""Issue 25 item 14: every reply of every tool, answered or refused, is valid under the tool's own
+``outputSchema``.
+
+TypeScript clients (the MCP Inspector among them) check ``structuredContent`` against the output
+schema on ``isError`` replies too, and show a schema error instead of the refusal when it does not
+fit. One session of the installed ``cm-graph mcp`` is driven by the SDK's client through the
+states a graph and its connection go through (index missing, current with an ambiguous and an
+unresolved target, stale, refreshed, corrupt, removed, recipients edited, disconnected); in
+each, every tool is called with good and with rejected arguments, and every reply is validated
+with jsonschema against the schema ``tools/list`` gave. The Inspector's own command line, from
+npm, is then asked for the refusals (skipped, with the reason, when the npm registry cannot be
+reached).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp", reason="the optional extra mcp is not installed (pip install -e '.[mcp]')")
+
+import jsonschema  # noqa: E402
+from mcp import Client  # noqa: E402
+
+from cm_graph.connections.store import Connection, ConnectionStore  # noqa: E402
+from cm_graph.generation.store import read_current  # noqa: E402
+from cm_graph.index.ensure import ensure_index  # noqa: E402
+
+from ..support.g0 import g0_with_two_loads  # noqa: E402
+from ..support.helpers import CM_GRAPH, commit_all, numbered_lines, publish, run_installed, write_files  # noqa: E402
+from ..support.network import npm_registry_unreachable  # noqa: E402
+from ..support.surfacekit import CONNECTION, RECIPIENT, Served, connected  # noqa: E402
+from .test_mcp_server import anyio_backend, stdio, structured  # noqa: E402, F401 (anyio_backend: a fixture)
+
+pytestmark = pytest.mark.anyio
+INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
+NO_ANSWER = "sha256:" + "0" * 64
+# Arguments each tool accepts, the graph's answer whatever it is (an unknown target included).
+GOOD = [
+    ("code_context", {"target": "parse_config"}),
+    ("code_context", {"target": "load", "intent": "how"}),  # two definitions of load: ambiguous
+    ("code_context", {"target": "no_such_symbol", "intent": "impact"}),
+    ("ask", {"question": "impact", "target": "parse_config"}),
+    ("ask", {"question": "symbol", "target": "no_such_symbol"}),
+    ("cross_repo_usages", {"symbol": "parse_config"}),
+    ("graph_status", {}),
+    ("graph_status", {"fleet": "nosuch"}),
+    ("graph_feedback", {"capability_id": "cmg:code_context:usage:parse_config", "answer_id": NO_ANSWER,
+                        "reads_avoided": 1, "files_read": 0, "correct": True}),
+]
+# Arguments the schema (or the adapter) rejects: always a refusal, in every state.
+REJECTED = [
+    ("code_context", {"target": "parse_config", "intent": "callers"}),
+    ("code_context", {"target": ""}),
+    ("code_context", {"target": "parse_config", "max_chars": 40_001}),
+    ("code_context", {"target": "parse_config", "bogus": 1}),
+    ("ask", {"question": "callers", "target": "parse_config"}),
+    ("ask", {"target": "parse_config"}),
+    ("cross_repo_usages", {"symbol": "x" * 513}),
+    ("cross_repo_usages", {"symbol": ""}),
+    ("graph_status", {"fleet": "Not A Fleet"}),
+    ("graph_feedback", {"capability_id": "cmg:code_context:usage:parse_config"}),
+    ("graph_feedback", {"capability_id": "cmg:graph_status:checkout:x", "answer_id": NO_ANSWER,
+                        "reads_avoided": 1, "files_read": 0, "correct": True}),
+]
+
+
+class Replies:
+    """Every reply of the session, checked as it comes against the listed output schema."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.validators: dict[str, jsonschema.Draft202012Validator] = {}
+        self.seen: list[tuple[str, str, bool, str]] = []  # (state, tool, isError, status or reason)
+
+    async def list(self) -> None:
+        for tool in (await self.client.list_tools()).tools:
+            assert tool.output_schema is not None, tool.name
+            jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+            self.validators[tool.name] = jsonschema.Draft202012Validator(tool.output_schema)
+
+    async def call_all(self, state: str, *, refused: bool = False) -> None:
+        for name, arguments in GOOD + REJECTED:
+            result = await self.client.call_tool(name, arguments)
+            reply = structured(result)
+            problems = [error.message for error in self.validators[name].iter_errors(reply)]
+            assert problems == [], (state, name, arguments, result.is_error, problems, reply)
+            if refused or (name, arguments) in REJECTED:
+                assert result.is_error is True, (state, name, arguments, reply)
+            self.seen.append((state, name, bool(result.is_error), reply["reason"] if result.is_error
+                              else reply["status"]))
+
+
+async def test_every_reply_in_every_state_is_valid_under_its_tools_output_schema(tmp_path: Path) -> None:
+    served = connected(tmp_path, g0_with_two_loads(), indexed=False)
+    store = ConnectionStore(served.state)
+    async with stdio(served) as client:
+        replies = Replies(client)
+        await replies.list()
+        assert set(replies.validators) == {name for name, _ in GOOD}
+        await replies.call_all("index_missing")
+        ensure_index(served.workspace)
+        await replies.call_all("current")
+        write_files(served.repo, {"example_pkg/report.py": numbered_lines(30)})
+        commit_all(served.repo, "move HEAD")
+        await replies.call_all("stale")
+        ensure_index(publish(served.repo, served.state, g0_with_two_loads()))
+        await replies.call_all("refreshed")
+        os.truncate(read_current(served.workspace).artifact_path, 5000)
+        await replies.call_all("corrupt")
+        removed = run_installed("remove", "--repo-path", served.repo, "--state-dir", served.state, cwd=served.repo)
+        assert removed.returncode == 0, removed.stderr
+        await replies.call_all("absent")
+        known = store.read(CONNECTION)
+        assert known is not None
+        store.write(Connection(CONNECTION, "verified", known.repository_root, known.repositories,
+                               ("codex:reviewer",)))
+        await replies.call_all("recipients_edited", refused=True)
+        done = run_installed("disconnect", "--connection", CONNECTION, "--state-dir", served.state, cwd=served.repo)
+        assert done.returncode == 0, done.stderr
+        await replies.call_all("disconnected", refused=True)
+    seen = set(replies.seen)
+    # The states were the ones named: each tool answered, and was refused, in them.
+    for expected in [("index_missing", "code_context", False, "unavailable"), ("current", "code_context", False,
+                     "answered"), ("current", "code_context", False, "ambiguous"),
+                     ("current", "code_context", False, "unresolved"), ("current", "ask", False, "answered"),
+                     ("stale", "ask", False, "unavailable"), ("corrupt", "graph_status", False, "unavailable"),
+                     ("absent", "ask", False, "unavailable"), ("current", "graph_feedback", True, "not_reproduced"),
+                     ("current", "code_context", True, "invalid"), ("disconnected", "graph_status", True,
+                     "unauthorized"), ("recipients_edited", "ask", True, "unauthorized")]:
+        assert expected in seen, expected
+
+
+@pytest.fixture(scope="module")
+def inspector() -> list[str]:
+    if shutil.which("npx") is None:
+        pytest.skip("the MCP Inspector's command line needs node and npx")
+    unreachable = npm_registry_unreachable()
+    if unreachable is not None:
+        pytest.skip(f"the MCP Inspector comes from npm: {unreachable}")
+    return ["npx", "--yes", INSPECTOR, "--cli"]
+
+
+def inspector_call(inspector: list[str], served: Served, recipient: str, name: str,
+                   arguments: dict[str, Any]) -> dict[str, Any]:
+    flags = [item for key, value in arguments.items()
+             for item in ("--tool-arg", f"{key}={value if isinstance(value, str) else json.dumps(value)}")]
+    done = subprocess.run([*inspector, str(CM_GRAPH), *served.args(recipient), "--method", "tools/call",
+                           "--tool-name", name, *flags], cwd=served.repo, env={**os.environ, **served.env()},
+                          capture_output=True, text=True, timeout=300)
+    # 2.x exits 5 (tool_is_error) after printing an isError result; a schema error is another code.
+    assert done.returncode in (0, 5), (name, arguments, done.stdout, done.stderr[-2000:])
+    return dict(json.loads(done.stdout))
+
+
+def one_per_tool(calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    first: dict[str, dict[str, Any]] = {}
+    for name, arguments in calls:
+        first.setdefault(name, arguments)
+    return list(first.items())
+
+
+def test_the_mcp_inspector_shows_every_refusal_and_not_a_schema_error(tmp_path: Path, inspector: list[str]) -> None:
+    """Each tool refused twice (rejected arguments; a recipient the connection does not name):
+    the Inspector validates the reply against the listed schema and prints the refusal itself."""
+    served = connected(tmp_path)
+    for recipient, calls, reason in ((RECIPIENT, one_per_tool(REJECTED), "invalid"),
+                                     ("codex:reviewer", one_per_tool(GOOD), "unauthorized")):
+        for name, arguments in calls:
+            result = inspector_call(inspector, served, recipient, name, arguments)
+            assert result.get("isError") is True, (name, arguments, result)
+            assert result["structuredContent"]["reason"] == reason, result
+            assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
