@@ -27,7 +27,7 @@ from ..support.fleetkit import make_fleet_repos  # noqa: E402
 from ..support.helpers import commit_all, run_installed, write_files  # noqa: E402
 from ..support.surfacekit import CONNECTION, RECIPIENT, Served, http_server  # noqa: E402
 from .test_mcp_fleet_feedback import call  # noqa: E402
-from .test_mcp_server import anyio_backend, stdio  # noqa: E402, F401 (anyio_backend: a fixture)
+from .test_mcp_server import stdio  # noqa: E402
 from .test_rest_twin import serving, uds_client  # noqa: E402
 
 pytestmark = pytest.mark.anyio

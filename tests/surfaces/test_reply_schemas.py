@@ -36,7 +36,7 @@ from ..support.g0 import g0_with_two_loads  # noqa: E402
 from ..support.helpers import CM_GRAPH, commit_all, numbered_lines, publish, run_installed, write_files  # noqa: E402
 from ..support.network import npm_registry_unreachable  # noqa: E402
 from ..support.surfacekit import CONNECTION, RECIPIENT, Served, connected  # noqa: E402
-from .test_mcp_server import anyio_backend, stdio, structured  # noqa: E402, F401 (anyio_backend: a fixture)
+from .test_mcp_server import stdio, structured  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
