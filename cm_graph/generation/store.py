@@ -35,8 +35,10 @@ if TYPE_CHECKING:
 
 MANIFEST_NAME = "manifest.json"
 # How the generation was made (provider run or --from-graph, and whether the run was contained).
-# Our own sidecar: the manifest's key set is a shared contract and stays exactly as it is.
+# Our own sidecar: the manifest's key set is a shared contract and stays exactly as it is, so the
+# SHA-256 that covers the manifest is recorded here too (``MANIFEST_DIGEST``, see read_generation).
 BUILD_RECORD_NAME = "build.json"
+MANIFEST_DIGEST = "manifest_sha256"
 # The coverage lists in a build record are bounded (50 paths of at most 1 KiB each, per list).
 MAX_BUILD_RECORD_BYTES = 1024 * 1024
 ARTIFACT_NAME = "graph.bin"
@@ -178,7 +180,31 @@ def read_generation(workspace: Workspace, generation: str) -> Generation:
     except FileNotFoundError:
         raise InvalidInput("The generation's manifest is missing; remove and rebuild.") from None
     manifest = parse_manifest(data, expected_generation=generation)
+    _check_manifest_digest(workspace.generation_dir(generation), data)
     return Generation(workspace, manifest)
+
+
+def _check_manifest_digest(directory: Path, manifest: bytes) -> None:
+    """Refuse a manifest that is not the one its build recorded.
+
+    A changed byte can leave a manifest well formed (another digit of ``tracked_bytes``, another
+    hex digit of ``wheel_sha256`` or ``census_digest``) and every later answer trusts it, so the
+    build record holds its SHA-256. A generation another tool published has no build record (and
+    one published before manifests were covered has no digest in it): it reads as before. A build
+    record that is there but unreadable is damage like any other."""
+    import hashlib
+
+    try:
+        raw = read_private_bytes(directory / BUILD_RECORD_NAME, MAX_BUILD_RECORD_BYTES)
+    except FileNotFoundError:
+        return
+    except OSError:
+        raise InvalidInput("The generation's build record cannot be read; remove and rebuild.") from None
+    record = loads_strict(raw, "The generation's build record")
+    if not isinstance(record, dict):
+        raise InvalidInput("The generation's build record is not a JSON object; remove and rebuild.")
+    if MANIFEST_DIGEST in record and record[MANIFEST_DIGEST] != hashlib.sha256(manifest).hexdigest():
+        raise InvalidInput("The generation's manifest is not the one its build recorded; remove and rebuild.")
 
 
 def list_generations(workspace: Workspace) -> list[Generation]:
@@ -304,7 +330,10 @@ def _stage(
     manifest = make_manifest(generation, size, digest)
     files = {MANIFEST_NAME: manifest.serialise()}
     if build_record is not None:
-        files[BUILD_RECORD_NAME] = dumps_canonical(build_record)
+        import hashlib
+
+        covered = {**build_record, MANIFEST_DIGEST: hashlib.sha256(files[MANIFEST_NAME]).hexdigest()}
+        files[BUILD_RECORD_NAME] = dumps_canonical(covered)
     for name, content in files.items():
         fd = create_exclusive(staging / name)
         with os.fdopen(fd, "wb") as handle:
