@@ -269,6 +269,7 @@ def publish_locked(
     another tool would (tests of the importer's refusals).
     """
     sweep_stale_scratch(workspace, build_lock_held=True)
+    sweep_removed(workspace)
     try:
         ensure_private_dir(workspace.generations_dir, private_from=workspace.root)
         generation = new_generation_id()
@@ -471,11 +472,47 @@ def remove_orphaned_indexes(workspace: Workspace) -> list[str]:
 
 
 def remove_graph_state(workspace: Workspace) -> bool:
-    """Delete the checkout's generations and indexes under the build lock; True if any existed."""
+    """Delete the checkout's generations and indexes under the build lock; True if any existed.
+
+    The workspace directory is first renamed out of the way in one step, then deleted: a reader
+    without the lock sees the whole state or none of it, never a generation half deleted (which
+    it would have to call damaged). A removal killed before it finished leaves the renamed
+    directory, which the next removal (or publication) under the lock deletes."""
     import shutil
 
     if not os.path.lexists(workspace.directory):
         return False
     with build_lock_for(workspace):
-        shutil.rmtree(workspace.directory)
+        doomed = workspace.graph_dir / f".{workspace.directory.name}.{new_generation_id()}{REMOVING_SUFFIX}"
+        os.rename(workspace.directory, doomed)
+        fsync_dir(workspace.graph_dir)
+        shutil.rmtree(doomed)
+        sweep_removed(workspace)
     return True
+
+
+REMOVING_SUFFIX = ".removing"
+
+
+def sweep_removed(workspace: Workspace) -> None:
+    """Delete what removals of this checkout that were killed midway left (the caller holds the
+    build lock, so no removal is running)."""
+    import shutil
+
+    prefix = f".{workspace.directory.name}."
+    try:
+        names = os.listdir(workspace.graph_dir)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix) and name.endswith(REMOVING_SUFFIX):
+            shutil.rmtree(workspace.graph_dir / name, ignore_errors=True)
+
+
+def still_current(workspace: Workspace, generation: str) -> bool:
+    """Whether the ``current`` pointer still names ``generation`` and its directory is there: a
+    reader that met missing files in a generation that is no longer current was reading a graph
+    being replaced or removed, not a damaged one."""
+    return _pointer_target(workspace.current_pointer) == generation and os.path.isdir(
+        workspace.generation_dir(generation)
+    )
