@@ -57,7 +57,8 @@ EMPTY_MENTIONS: dict[str, tuple[str, str]] = {
     "test_mentions": ("no_test_mention", "No test file of commit {commit} uses `{name}` by name outside the graph's "
                       "relationships."),
 }
-NOT_A_NAME = ("no_name_to_search", "The anchor has no name code could use (a file is imported: see references).")
+NOT_A_NAME = ("no_name_to_search", "The text index searches no name of this anchor (a file, whose importers are "
+              "in references, or a name of one character), so no line is listed.")
 HOP_GROUPS = {1: "will_break", 2: "likely", 3: "may_need_testing"}
 
 
