@@ -20,13 +20,9 @@ from cm_graph.context.budget import fit
 from cm_graph.context.shape import dumps
 from cm_graph.index.mentions import MAX_KEPT
 
-from ..support.contextkit import ask_context, published
+from ..support.contextkit import ask_context, mention_lines, published
 from ..support.g0 import edge, node
 from ..support.helpers import make_repo
-
-
-def _mentioned(document: dict[str, Any]) -> list[tuple[str, int]]:
-    return [(i["path"], i["line"]) for i in document["sections"]["mentions"]["items"]]
 
 
 def test_every_same_named_definitions_own_line_is_left_out_of_the_mentions(tmp_path: Path, state_dir: Path) -> None:
@@ -43,7 +39,7 @@ def test_every_same_named_definitions_own_line_is_left_out_of_the_mentions(tmp_p
     workspace = published(make_repo(tmp_path / "repo", files), state_dir, graph)
     for target, other in (("a.py::run", "b.py"), ("b.py::run", "a.py")):
         document = ask_context(workspace, "usage", target)
-        assert _mentioned(document) == [("c.py", 5)], target
+        assert mention_lines(document) == [("c.py", 5)], target
         assert document["sections"]["mentions"]["homonyms"] == 2
         assert f"{other}#L1" not in str(document["citations"])
 
@@ -70,7 +66,7 @@ def test_a_name_on_exactly_the_cap_of_lines_is_listed_not_common(tmp_path: Path,
     mentions = document["sections"]["mentions"]
     assert (mentions["status"], mentions["reason"]) == ("truncated", "max_items")
     assert (mentions["shown"], mentions["total"], mentions["calls"]) == (12, MAX_KEPT, MAX_KEPT)
-    assert _mentioned(document) == [("m.py", 3 + n) for n in range(12)]
+    assert mention_lines(document) == [("m.py", 3 + n) for n in range(12)]
     assert f"{MAX_KEPT} more line(s) use it by name" in document["answer"]
 
 
