@@ -28,6 +28,8 @@ from .sections import (
     MAX_ITEMS,
     MENTION_SECTIONS,
     PRIMITIVES,
+    UNTRAVERSABLE,
+    behind_borders,
     coupling_section,
     filled,
     mention_section,
@@ -116,9 +118,9 @@ def compose(
     return fit(shown, max_chars, build)
 
 
-UNTRAVERSABLE = ("Next to what it reached, the graph left out records in files whose names no citation can carry "
-                 "(a tab, an escape or another control character in the name): their relationships are in no "
-                 "section (untraversable).")
+UNTRAVERSABLE_PROSE = ("Next to what it reached, the graph left out records in files whose names no citation "
+                       "can carry (a tab, an escape or another control character in the name): their relationships "
+                       "are in no section (untraversable).")
 
 
 def _borders_among(connection: apsw.Connection, nodes: set[int]) -> bool:
@@ -145,7 +147,7 @@ def _not_none_behind_borders(sections: dict[str, Any], facts: dict[str, Any] | N
                       "and the graph left out records of such files next to it.")
         else:
             continue
-        section.update(status="truncated", reason="untraversable", detail=detail)
+        behind_borders(section, detail)
 
 
 def _not_uncalled(sections: dict[str, Any]) -> None:
@@ -308,7 +310,7 @@ def _prose(
     for name, section in sections.items():
         if section["status"] == "unavailable":
             missing.append(f"{name} ({section['reason']})")
-        elif section["status"] == "empty" or section["reason"] == "untraversable":
+        elif section["status"] == "empty" or section["reason"] == UNTRAVERSABLE:
             sentences.append(section["detail"])
         elif section.get("reason") == "read_limit" and not section["items"]:
             sentences.append(f"The {name.replace('_', ' ')} walk stopped at its read bound on a large hub before "
@@ -316,7 +318,7 @@ def _prose(
         else:
             sentences.append(_SENTENCES[name](section))
     if untraversable:
-        sentences.append(UNTRAVERSABLE)
+        sentences.append(UNTRAVERSABLE_PROSE)
     if missing:
         sentences.append("Not available: " + ", ".join(missing) + ".")
     return " ".join(sentences)

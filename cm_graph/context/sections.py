@@ -62,6 +62,17 @@ NOT_A_NAME = ("no_name_to_search", "The text index searches no name of this anch
 HOP_GROUPS = {1: "will_break", 2: "likely", 3: "may_need_testing"}
 
 
+# A section's reason (the sections' own vocabulary) when the walk or the text index could not
+# pass records the graph left out beside the anchor (compose._not_none_behind_borders).
+UNTRAVERSABLE = "untraversable"
+
+
+def behind_borders(section: dict[str, Any], detail: str) -> None:
+    """Turn an empty section into one that says it is no evidence of none: records next to what
+    it searched were left out as untraversable."""
+    section["status"], section["reason"], section["detail"] = "truncated", UNTRAVERSABLE, detail
+
+
 def unavailable(name: str) -> dict[str, Any]:
     reason, detail = UNAVAILABLE[name]
     return {"status": "unavailable", "reason": reason, "detail": detail, "shown": 0, "total": 0, "items": []}

@@ -9,6 +9,8 @@ questions (``documentkit``: the ``tests/index/test_document_*.py`` files); ``cli
 typer application in process; ``files`` reads what a command left on disk; ``cases`` is the G0
 checkout-and-state pair most CLI tests start from; ``reference_walk`` is the pure-Python walk the
 SQL one is held to; ``lexer_reference`` the text index's rules a character at a time, which the
-scanner is held to; ``adversarial`` is issue 12's sweep (``python -m tests.support.adversarial``).
+scanner is held to; ``adversarial`` is issue 12's sweep (``python -m tests.support.adversarial``);
+``removerace`` races readers against a ``remove`` + ``build`` loop in real processes
+(``python -m tests.support.removerace``).
 ``tests/project/test_support.py`` holds that no helper is written twice.
 """
