@@ -310,7 +310,7 @@ def _prose(
     for name, section in sections.items():
         if section["status"] == "unavailable":
             missing.append(f"{name} ({section['reason']})")
-        elif section["status"] == "empty" or section["reason"] == UNTRAVERSABLE:
+        elif section["status"] == "empty" or section.get("reason") == UNTRAVERSABLE:
             sentences.append(section["detail"])
         elif section.get("reason") == "read_limit" and not section["items"]:
             sentences.append(f"The {name.replace('_', ' ')} walk stopped at its read bound on a large hub before "
