@@ -19,16 +19,15 @@ if TYPE_CHECKING:
 
 
 
-class _DuplicateKey(ValueError):
-    pass
+class DuplicateKey(ValueError):
+    """An object repeats a key (raised from inside a decoder, so it carries no message)."""
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKey(key)
-        result[key] = value
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A decoder's ``object_pairs_hook`` that refuses an object repeating a key."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise DuplicateKey
     return result
 
 
@@ -40,8 +39,8 @@ def loads_strict(data: bytes, what: str, error: type[Refusal] = InvalidInput) ->
     """Decode UTF-8 JSON, refusing duplicate keys, NaN/Infinity and over-deep nesting."""
     try:
         text = data.decode("utf-8")
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
-    except _DuplicateKey:
+        return json.loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=_no_constants)
+    except DuplicateKey:
         raise error(f"{what} repeats a key.") from None
     except RecursionError:
         raise error(f"{what} is nested too deeply.") from None

@@ -16,7 +16,7 @@ from ..base.errors import Refusal
 from ..base.git import changed_tracked_files
 from ..generation.layout import Workspace
 from ..generation.status import require_current
-from ..index.ensure import open_index_for
+from ..index.ensure import open_current_index
 from ..query.questions import check_budget, check_depth
 from ..query.questions import question as question_spec
 from .boundary import print_json, print_refusal
@@ -83,13 +83,13 @@ def ask_command(
     from ..evidence.askview import answer_targets
 
     workspace = Workspace.locate(repo_path, state_dir)
-    generation = require_current(workspace, revision, require_complete=not allow_partial)
-    spec = question_spec(question.value)
-    scope = within.strip("/") if within is not None else None
-    if scope is not None and not scope:
-        raise typer.BadParameter("--in PATH must name a repository-relative file or directory.")
-    connection = open_index_for(generation)
+    generation, connection = open_current_index(
+        workspace, lambda: require_current(workspace, revision, require_complete=not allow_partial))
     try:
+        spec = question_spec(question.value)
+        scope = within.strip("/") if within is not None else None
+        if scope is not None and not scope:
+            raise typer.BadParameter("--in PATH must name a repository-relative file or directory.")
         answers = answer_targets(
             connection, spec, targets, check_depth(depth, spec), check_budget(node_budget), scope,
             generation=generation.id,
@@ -143,8 +143,8 @@ def symbols_command(
     if not is_bounded_text(path.strip("/"), 1024):
         raise Refusal("Name a repository-relative file path (one line, not blank).", reason="invalid")
     workspace = Workspace.locate(repo_path, state_dir)
-    generation = require_current(workspace, revision, require_complete=not allow_partial)
-    connection = open_index_for(generation)
+    _, connection = open_current_index(
+        workspace, lambda: require_current(workspace, revision, require_complete=not allow_partial))
     try:
         listed: list[dict[str, object]] = []
         for candidate in _repository_paths(workspace.checkout, path):

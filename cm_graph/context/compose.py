@@ -33,6 +33,8 @@ from .sections import (
     MAX_ITEMS,
     MENTION_SECTIONS,
     PRIMITIVES,
+    UNTRAVERSABLE,
+    behind_borders,
     coupling_section,
     filled,
     mention_section,
@@ -61,7 +63,9 @@ def compose(
     anchor = _describe(connection, [node])[node]
     aside = list(_describe(connection, list(resolution.set_aside)).values()) if resolution.set_aside else []
     facts = mention_facts(connection, anchor["label"], node) if set(names) & set(MENTION_SECTIONS) else None
-    raw = {name: _section(connection, name, node, history, anchor["path"], facts) for name in names}
+    touched = {node}  # the anchor and every node a walk reached: where an untraversable border shows
+    raw = {name: _section(connection, name, node, history, anchor["path"], facts, touched) for name in names}
+    untraversable = _borders_among(connection, touched)
     fleet = cross_repo(anchor["label"]) if cross_repo is not None and "cross_repo" in names else None
     fleet_section = fleet.section if fleet is not None else None
     if fleet is not None:
@@ -94,11 +98,14 @@ def compose(
                 sections[name] = filled(name, keep, total, cut)
             if total > len(keep):
                 omissions.append({"section": name, "dropped": total - len(keep), "by": dropped_by or cut})
+        if untraversable:
+            _not_none_behind_borders(sections, facts, graph["commit"])
+            omissions.append({"section": None, "dropped": None, "by": "untraversable"})
         if "mentions" in sections:
             _not_uncalled(sections)
         document = {
             "schema": CODE_CONTEXT_SCHEMA, "status": "answered",
-            "answer": _prose(anchor_item, sections, bindings, len(resolution.set_aside)),
+            "answer": _prose(anchor_item, sections, bindings, len(resolution.set_aside), untraversable),
             "intent": intent, "target": target,
             "anchors": [anchor_item],
             "sections": sections,
@@ -119,6 +126,38 @@ def compose(
     shown = {name: min(len(found[0]), MAX_ITEMS) for name, found in raw.items() if found is not None}
     shown.update({name: 0 for name, found in raw.items() if found is None})
     return fit(shown, max_chars, build)
+
+
+UNTRAVERSABLE_PROSE = ("Next to what it reached, the graph left out records in files whose names no citation "
+                       "can carry (a tab, an escape or another control character in the name): their relationships "
+                       "are in no section (untraversable).")
+
+
+def _borders_among(connection: apsw.Connection, nodes: set[int]) -> bool:
+    """Whether any of ``nodes`` borders an untraversable record (``query/answer.py`` raises the
+    seed questions' ``provider_warning`` from the same table)."""
+    rows = connection.execute(query_sql("borders_among"), {"nodes": json.dumps(sorted(nodes))})
+    return any(True for _ in rows)
+
+
+def _not_none_behind_borders(sections: dict[str, Any], facts: dict[str, Any] | None, commit: str) -> None:
+    """An empty walk or mention section next to an untraversable border is no evidence of none:
+    the walk could not pass the records the graph left out, and the text index never reads a
+    file no citation can name. Such a section says so (``untraversable``) instead of "none"."""
+    for name, section in sections.items():
+        if section["status"] != "empty":
+            continue
+        if name in WALKS:
+            detail = (f"The {name.replace('_', ' ')} walk found none it can cite within depth {WALKS[name].depth}, "
+                      "but records next to it were left out (files whose names no citation can carry), so this "
+                      "is not evidence of none.")
+        elif name in MENTION_SECTIONS and facts is not None and facts["name"] is not None:
+            detail = (f"The lines of commit {commit[:12]} the text index read hold no use of `{facts['name']}` "
+                      "outside the graph's relationships, but it reads no file whose name no citation can carry, "
+                      "and the graph left out records of such files next to it.")
+        else:
+            continue
+        behind_borders(section, detail)
 
 
 def _not_uncalled(sections: dict[str, Any]) -> None:
@@ -147,10 +186,10 @@ def _describe(connection: apsw.Connection, numbers: list[int]) -> dict[int, dict
 
 def _section(
     connection: apsw.Connection, name: str, node: int, history: apsw.Connection | None, path: str,
-    facts: dict[str, Any] | None,
+    facts: dict[str, Any] | None, touched: set[int],
 ) -> tuple[Any, ...] | None:
     """(items in report order, total, read_limited[, coupling facts]) for a section this index
-    (and history) can fill, else None."""
+    (and history) can fill, else None; a walk adds every node it reached to ``touched``."""
     if name in MENTION_SECTIONS:
         assert facts is not None
         return (*mention_items(connection, facts, tests_only=name == "test_mentions"), False)
@@ -164,6 +203,7 @@ def _section(
         return None
     reach = walk(connection, (node,), WALKS[name])
     steps = list(reach.steps)
+    touched.update(s.reached for s in steps)
     by_node = {s.reached: s for s in steps if s.reached != s.origin}  # a self-loop leads nowhere
     if name == "tests":
         rows = connection.execute(query_sql("tests_among"), {"nodes": json.dumps([s.reached for s in steps])})
@@ -266,7 +306,10 @@ def _cited(item: dict[str, Any], book: CitationBook) -> dict[str, Any]:
     return item
 
 
-def _prose(anchor: dict[str, Any], sections: dict[str, Any], bindings: list[dict[str, Any]], set_aside: int) -> str:
+def _prose(
+    anchor: dict[str, Any], sections: dict[str, Any], bindings: list[dict[str, Any]], set_aside: int,
+    untraversable: bool,
+) -> str:
     where = (f"{anchor['path']}#L{anchor['line']}" if anchor["line"] else anchor["path"]) or "no source location"
     sentences = [f"{tag(anchor['label'], anchor['cite'])} ({anchor['kind']}) is defined at {where}."]
     if set_aside:
@@ -277,13 +320,15 @@ def _prose(anchor: dict[str, Any], sections: dict[str, Any], bindings: list[dict
     for name, section in sections.items():
         if section["status"] == "unavailable":
             missing.append(f"{name} ({section['reason']})")
-        elif section["status"] == "empty":
+        elif section["status"] == "empty" or section.get("reason") == UNTRAVERSABLE:
             sentences.append(section["detail"])
         elif section.get("reason") == "read_limit" and not section["items"]:
             sentences.append(f"The {name.replace('_', ' ')} walk stopped at its read bound on a large hub before "
                              "finding any, so this is not evidence of none.")
         else:
             sentences.append(_SENTENCES[name](section))
+    if untraversable:
+        sentences.append(UNTRAVERSABLE_PROSE)
     if missing:
         sentences.append("Not available: " + ", ".join(missing) + ".")
     return " ".join(sentences)

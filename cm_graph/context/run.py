@@ -20,8 +20,9 @@ from ..fleet.members import MemberAccess
 from ..fleet.usages import FleetSection, cross_repo_section
 from ..generation.layout import Workspace
 from ..generation.scratch import scratch_owner
-from ..generation.status import graph_status
-from ..index.ensure import open_index_for
+from ..generation.status import GraphStatus, graph_status
+from ..generation.store import Generation
+from ..index.ensure import open_current_index, open_index_for
 from .budget import check_max_chars
 from .compose import compose
 from .coupling import build_history, history_path, open_history
@@ -41,26 +42,34 @@ def code_context(
     if intent not in INTENT_NAMES:
         raise InvalidInput(f"The intent must be one of: {', '.join(INTENT_NAMES)}.")
     budget = check_max_chars(max_chars)
-    status = graph_status(workspace, "HEAD", trust_seal=True)
-    if status.state not in ANSWERABLE or status.generation is None:
-        raise Refusal(status.detail, reason=status.state)
-    generation = status.generation
-    manifest = generation.manifest
-    head: str | None = manifest.commit  # current: the status just resolved HEAD to this commit
-    if status.state != "current":
-        try:
-            head = resolve_revision(workspace.checkout, "HEAD").commit
-        except GitFailure:
-            head = None
-    graph = {"generation": generation.id, "commit": manifest.commit, "tree": manifest.tree,
-             "provider": manifest.provider.requirement, "built_at": manifest.built_at}
-    freshness = {"state": status.state, "head": head}
-    connection = open_index_for(generation, derive=derive)
-    history = _open_history(workspace.index_path(generation.id))
-    def fleet(label: str) -> FleetSection | None:
-        return cross_repo_section(workspace.root, workspace.checkout, label, fleet_access)
+    judged: list[GraphStatus] = []
 
+    def answerable() -> Generation:
+        status = graph_status(workspace, "HEAD", trust_seal=True)
+        if status.state not in ANSWERABLE or status.generation is None:
+            raise Refusal(status.detail, reason=status.state)
+        judged.append(status)
+        return status.generation
+
+    generation, connection = open_current_index(workspace, answerable, derive=derive)
+    history = None
     try:
+        status = judged[-1]
+        manifest = generation.manifest
+        head: str | None = manifest.commit  # current: the status just resolved HEAD to this commit
+        if status.state != "current":
+            try:
+                head = resolve_revision(workspace.checkout, "HEAD").commit
+            except GitFailure:
+                head = None
+        graph = {"generation": generation.id, "commit": manifest.commit, "tree": manifest.tree,
+                 "provider": manifest.provider.requirement, "built_at": manifest.built_at}
+        freshness = {"state": status.state, "head": head}
+        history = _open_history(workspace.index_path(generation.id))
+
+        def fleet(label: str) -> FleetSection | None:
+            return cross_repo_section(workspace.root, workspace.checkout, label, fleet_access)
+
         return compose(connection, intent, target, graph, freshness, budget, history, cross_repo=fleet)
     except apsw.Error:
         raise Refusal(INDEX_DAMAGED, reason="unreadable") from None

@@ -57,8 +57,20 @@ EMPTY_MENTIONS: dict[str, tuple[str, str]] = {
     "test_mentions": ("no_test_mention", "No test file of commit {commit} uses `{name}` by name outside the graph's "
                       "relationships."),
 }
-NOT_A_NAME = ("no_name_to_search", "The anchor has no name code could use (a file is imported: see references).")
+NOT_A_NAME = ("no_name_to_search", "The text index searches no name of this anchor (a file, whose importers are "
+              "in references, or a name of one character), so no line is listed.")
 HOP_GROUPS = {1: "will_break", 2: "likely", 3: "may_need_testing"}
+
+
+# A section's reason (the sections' own vocabulary) when the walk or the text index could not
+# pass records the graph left out beside the anchor (compose._not_none_behind_borders).
+UNTRAVERSABLE = "untraversable"
+
+
+def behind_borders(section: dict[str, Any], detail: str) -> None:
+    """Turn an empty section into one that says it is no evidence of none: records next to what
+    it searched were left out as untraversable."""
+    section["status"], section["reason"], section["detail"] = "truncated", UNTRAVERSABLE, detail
 
 
 def unavailable(name: str) -> dict[str, Any]:

@@ -16,8 +16,8 @@ import apsw
 from ..base.errors import INDEX_DAMAGED, Corrupt, IndexMissing, ReaderIncompatible, Refusal
 from ..base.records import record, replaced
 from ..generation.layout import Workspace
-from ..generation.status import GraphStatus, graph_status
-from ..generation.store import read_current
+from ..generation.status import GRAPH_CHANGED, GraphStatus, graph_status
+from ..generation.store import still_current
 from ..index.ensure import open_index_for
 from ..query.answer import Answer, answer
 from ..query.questions import check_budget, check_depth, question
@@ -47,13 +47,6 @@ def answer_ids(answer: dict[str, Any]) -> dict[str, str]:
     """The ids of the answer a packet is minted from, for the summary: the packet itself stays
     the reference's shape byte for byte (docs/feedback.md)."""
     return {"capability_id": answer["capability_id"], "answer_id": answer["answer_id"]}
-
-
-def _superseded(workspace: Workspace, generation: str) -> bool:
-    try:
-        return read_current(workspace).id != generation
-    except Refusal:
-        return False
 
 
 def ask(
@@ -91,13 +84,18 @@ def ask(
         connection = open_index_for(generation, derive=derive)
     except ReaderIncompatible as refusal:
         return unavailable(refusal.reason, refusal.message, remediation=refusal.remediation)
-    except (Refusal, FileNotFoundError) as refusal:
-        if _superseded(workspace, generation.id) and _retry:
-            # A concurrent refresh published a new generation and pruned this one: ask again.
+    except (Refusal, OSError) as refusal:
+        if not still_current(workspace, generation.id):
+            # A concurrent refresh published a new generation and pruned this one, or a removal
+            # took it: nothing is damaged, so ask again (the status then says what is there).
+            if not _retry:
+                return unavailable("absent", GRAPH_CHANGED)
             return ask(
                 workspace, question_name, target, authorization, revision=revision, depth=depth,
                 node_budget=node_budget, now=now, derive=derive, _retry=False,
             )
+        if not isinstance(refusal, (Refusal, FileNotFoundError)):
+            raise
         if isinstance(refusal, IndexMissing):
             return unavailable(refusal.reason, refusal.message)
         message = refusal.message if isinstance(refusal, Refusal) else "The index file disappeared."

@@ -74,7 +74,9 @@ def sentence(question: str, relation: Relation, reached_path_cited: bool = True)
     <kind> at <path>)`` — the edge's own two endpoints, never a seed-to-far-node shortcut.
 
     A packet's text may name only what its citations already carry (the seed), so when the
-    reached node's citation was dropped the path is left empty, as for a sourceless stub.
+    reached node's citation was dropped its whole ``<kind> at <path>`` clause is left out. A
+    sourceless stub has no path to drop: its clause stays, ending ``at )``, as the reference's
+    text does.
     """
     reached, origin = relation.reached, relation.origin
     if relation.edge.source == reached.node:
@@ -84,7 +86,10 @@ def sentence(question: str, relation: Relation, reached_path_cited: bool = True)
     details = [relation.edge.confidence, f"hop {relation.level}"]
     if relation.level >= 2:
         details.append(f"reached from {relation.seed.label}")
-    details.append(f"{reached.kind} at {reached.path if reached_path_cited else ''}")
+    if not reached.path:
+        details.append(f"{reached.kind} at ")
+    elif reached_path_cited:
+        details.append(f"{reached.kind} at {reached.path}")
     return f"{question}: {subject} {relation.edge.relation} {obj} ({', '.join(details)})"
 
 

@@ -32,7 +32,18 @@ OUTCOME_FIELDS = ("seq", "at", "client", "connection", "capability_id", "answer_
                   "intent", "target", "reads_avoided", "files_read", "correct", "note_sha256", "note")
 CASE_FIELDS = ("answer_id", "capability_id", "kind", "intent", "target", "arguments", "generation", "commit",
                "cited")
-_NOT_OURS = "The outcome store was not written by cm-graph; move it aside."
+# The store's own sentences, each with the remedy that works for it: never the index's words
+# (an outcome store is not derived state; no `index --rebuild` remakes it). The path is named
+# relative to the state directory, so no local path is printed.
+STORE_FILE = "`feedback/outcomes.sqlite` under the state directory"
+STORE_DAMAGED = (f"The outcome store ({STORE_FILE}) is damaged: SQLite cannot read it. Move it aside to keep "
+                 "what can be salvaged; the next `cm-graph feedback record` starts a new one.")
+STORE_FOREIGN = (f"The outcome store ({STORE_FILE}) was not written by cm-graph. Move it aside; the next "
+                 "`cm-graph feedback record` starts a new one.")
+STORE_FULL = "The outcome store could not be written: the disk is full. Free some space and record again."
+STORE_UNWRITABLE = ("The outcome store could not be written (SQLite could not open its journal or write its "
+                    "pages: a full disk or a state directory it cannot write). Free some space or fix the state "
+                    "directory, then record again.")
 
 
 def store_path(state_root: Path) -> Path:
@@ -54,7 +65,7 @@ class OutcomeStore:
         except OSError as error:
             raise refusal_for_os_error(error) from None
         except apsw.Error as error:
-            raise refusal_for_sqlite_error(error) from None
+            raise store_refusal(error, writing=mode != "read") from None
 
     def _open(self, root: Path, mode: str) -> apsw.Connection | None:
         if mode == "create":
@@ -73,7 +84,7 @@ class OutcomeStore:
             configure(connection)
             marker = fetch_value(connection.execute("PRAGMA application_id"), int)
             if marker not in (0, STORE_APPLICATION_ID):
-                raise Refusal(_NOT_OURS, reason="unreadable")
+                raise Refusal(STORE_FOREIGN, reason="unreadable")
             if mode == "read":
                 if marker == 0:  # made, never written: no outcome yet
                     connection.close()
@@ -108,17 +119,25 @@ class OutcomeStore:
         except apsw.ConstraintError:
             raise Refusal("The outcome breaks the store's contract.", reason="invalid") from None
         except apsw.Error as error:
-            raise refusal_for_sqlite_error(error) from None
+            raise store_refusal(error, writing=True) from None
         return changed
+
+    def _rows(self, name: str, bindings: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """The rows of one named statement; a store SQLite cannot read is the store's refusal."""
+        assert self._connection is not None
+        try:
+            return self._connection.execute(query_sql(name), bindings).fetchall()
+        except apsw.Error as error:
+            raise store_refusal(error, writing=False) from None
 
     def append(self, outcome: dict[str, Any], case: dict[str, Any] | None) -> tuple[bool, int]:
         """Append ``outcome`` (and, for a correct one, its eval ``case``) unless this client already
         reported this answer: (whether a row was added, the outcome's seq)."""
         assert self._connection is not None
         key = {"answer_id": outcome["answer_id"], "client": outcome["client"]}
-        existing = self._connection.execute(query_sql("feedback_find_outcome"), key).fetchone()
-        if existing is not None:
-            return False, int(existing[0])
+        existing = self._rows("feedback_find_outcome", key)
+        if existing:
+            return False, int(existing[0][0])
         steps = [("feedback_insert_outcome", outcome)]
         if case is not None:
             row = {key: case[key] for key in CASE_FIELDS if key != "commit"}
@@ -128,19 +147,18 @@ class OutcomeStore:
             steps.append(("feedback_insert_case", row))
         steps += [("feedback_prune_oldest", {"keep": MAX_OUTCOMES}), ("feedback_delete_orphan_cases", {})]
         inserted = self._write(steps)[0]  # one transaction; 0 when a concurrent twin won the race
-        seq = fetch_value(self._connection.execute(query_sql("feedback_find_outcome"), key), int)
-        return bool(inserted), int(seq)
+        return bool(inserted), int(self._rows("feedback_find_outcome", key)[0][0])
 
     def outcomes(self, workspace: str) -> list[dict[str, Any]]:
         if self._connection is None:
             return []
-        rows = self._connection.execute(query_sql("feedback_select_outcomes"), {"workspace": workspace})
+        rows = self._rows("feedback_select_outcomes", {"workspace": workspace})
         return [dict(zip(OUTCOME_FIELDS, row, strict=True)) | {"correct": bool(row[12])} for row in rows]
 
     def cases(self, workspace: str) -> list[dict[str, Any]]:
         if self._connection is None:
             return []
-        rows = self._connection.execute(query_sql("feedback_select_cases"), {"workspace": workspace})
+        rows = self._rows("feedback_select_cases", {"workspace": workspace})
         out = []
         for row in rows:
             case = dict(zip(CASE_FIELDS, row, strict=True))
@@ -161,3 +179,19 @@ class OutcomeStore:
             return 0
         return self._write([("feedback_delete_workspace_outcomes", {"workspace": workspace}),
                             ("feedback_delete_orphan_cases", {})])[0]
+
+
+def store_refusal(error: apsw.Error, *, writing: bool) -> Refusal:
+    """The outcome store's own refusal for what SQLite said: a full disk, a journal or page it
+    could not write (while writing), or a file it cannot read as a database (damaged). SQLite
+    rolls a transaction back itself on a full disk, so the rollback of ``with connection:`` then
+    fails too: the error it raised first is the one that says what happened."""
+    while isinstance(error.__context__, apsw.Error):
+        error = error.__context__
+    if isinstance(error, apsw.FullError):
+        return Refusal(STORE_FULL, reason="disk_full")
+    if isinstance(error, apsw.ReadOnlyError):
+        return refusal_for_sqlite_error(error)
+    if writing and isinstance(error, apsw.CantOpenError | apsw.IOError):
+        return Refusal(STORE_UNWRITABLE, reason="io")
+    return Refusal(STORE_DAMAGED, reason="unreadable")

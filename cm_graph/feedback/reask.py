@@ -18,7 +18,7 @@ from ..evidence.askview import answer_targets
 from ..fleet.members import MemberAccess
 from ..generation.layout import Workspace
 from ..generation.status import require_current
-from ..index.ensure import open_index_for
+from ..index.ensure import open_current_index
 from ..query.questions import QUESTION_NAMES, check_budget, check_depth, question
 
 KINDS = ("code_context", "question")
@@ -71,11 +71,11 @@ def _context(
 
 
 def _question(workspace: Workspace, name: str, target: str, arguments: dict[str, Any], derive: bool) -> Reasked:
-    generation = require_current(workspace, "HEAD", require_complete=True)
     spec = question(name)
     depth, budget = check_depth(arguments.get("depth"), spec), check_budget(arguments.get("node_budget"))
     within = arguments.get("within")
-    connection = open_index_for(generation, derive=derive)
+    generation, connection = open_current_index(
+        workspace, lambda: require_current(workspace, "HEAD", require_complete=True), derive=derive)
     try:
         [data] = answer_targets(connection, spec, [target], depth, budget, within, generation=generation.id)
     finally:

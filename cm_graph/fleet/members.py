@@ -65,8 +65,11 @@ def fleet_dir(root: Path, name: str) -> Path:
     return root / "fleet" / name
 
 
-def read_members(root: Path, name: str) -> list[Member]:
-    """The fleet's members in the order they were added; refused when there is no such fleet."""
+def read_members(root: Path, name: str, *, distinct: bool = True) -> list[Member]:
+    """The fleet's members in the order they were added; refused when there is no such fleet, or
+    (``distinct``) when the file names one repository or one checkout twice: ``fleet add`` never
+    writes that, and every answer groups by repository. ``fleet remove`` reads it as it is, so the
+    remedy the refusal names works."""
     try:
         data = read_private_bytes(fleet_dir(root, name) / "fleet.json", MAX_FLEET_BYTES)
     except FileNotFoundError:
@@ -84,7 +87,28 @@ def read_members(root: Path, name: str) -> list[Member]:
             raise Refusal("The fleet file is not one this reader supports; remove and add its members again.",
                           reason="unreadable")
         members.append(Member(row["repository"], Path(row["checkout"]), row["connection"]))
+    if distinct:
+        _refuse_repeats(name, members)
     return members
+
+
+def _refuse_repeats(name: str, members: list[Member]) -> None:
+    import shlex
+
+    repositories: set[str] = set()
+    checkouts: dict[Path, str] = {}
+    for member in members:
+        if member.repository in repositories:
+            raise InvalidInput(
+                f"The fleet file names the repository `{member.repository}` twice; run `cm-graph fleet remove "
+                f"{shlex.quote(name)} {shlex.quote(member.repository)}` (it removes both) and add it again.")
+        if member.checkout in checkouts:
+            raise InvalidInput(
+                f"The fleet file names one checkout twice (as `{checkouts[member.checkout]}` and "
+                f"`{member.repository}`); run `cm-graph fleet remove {shlex.quote(name)} "
+                f"{shlex.quote(member.repository)}`.")
+        repositories.add(member.repository)
+        checkouts[member.checkout] = member.repository
 
 
 def _write(root: Path, name: str, members: list[Member]) -> None:
@@ -146,7 +170,7 @@ def add_member(root: Path, name: str, member: Member) -> dict[str, Any]:
 def remove_member(root: Path, name: str, which: str) -> dict[str, Any]:
     """Remove the member named by its repository name, connection or checkout path."""
     with fleet_lock(root, name):
-        members = read_members(root, name)
+        members = read_members(root, name, distinct=False)
         keep = [m for m in members if which not in (m.repository, m.connection, str(m.checkout))]
         if len(keep) == len(members):
             raise Refusal("The fleet has no such member.", reason="not_configured")

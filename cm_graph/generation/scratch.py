@@ -14,6 +14,7 @@ removed only after its owner has removed (or renamed into place) everything it m
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import re
@@ -58,26 +59,46 @@ def scratch_owner(workspace: Workspace, *, claim: str | None = None) -> Iterator
     is staging: its derived files (index, seals) exist before its directory does, and a sweep
     leaves them alone while the claim's owner lives.
     """
+    directory = owners_dir(workspace)
+    ensure_private_dir(directory, private_from=workspace.root)
+    for _attempt in range(_RECORD_ATTEMPTS):
+        token, fd = _locked_record(directory, claim)
+        if fd is not None:
+            break
+    else:
+        raise FileNotFoundError(errno.ENOENT, "An owner record was removed before it was locked.")
+    try:
+        yield token
+    finally:
+        _unlink(directory / token)
+        os.close(fd)
+
+
+_RECORD_ATTEMPTS = 3
+
+
+def _locked_record(directory: Path, claim: str | None) -> tuple[str, int | None]:
+    """A new owner record, locked and renamed into place: (token, its descriptor). The pending
+    name is visible for an instant before its lock is taken, and a concurrent sweep that locks it
+    first takes it for a dead owner's and removes it; the rename then finds nothing, and the
+    descriptor is None (try again with a fresh token)."""
     import uuid  # builders only: the question path never creates scratch
 
     token = uuid.uuid4().hex
-    directory = owners_dir(workspace)
-    ensure_private_dir(directory, private_from=workspace.root)
     pending = directory / f".{token}.new"
     fd = os.open(pending, _FLAGS, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         os.write(fd, f"{os.getpid()}\n{claim or ''}\n".encode("ascii"))
         os.rename(pending, directory / token)
+    except FileNotFoundError:
+        os.close(fd)
+        return token, None
     except BaseException:
         os.close(fd)
         _unlink(pending)
         raise
-    try:
-        yield token
-    finally:
-        _unlink(directory / token)
-        os.close(fd)
+    return token, fd
 
 
 def _scratch_entries(workspace: Workspace) -> list[tuple[Path, str]]:

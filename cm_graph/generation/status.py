@@ -126,6 +126,8 @@ def coverage_from_record(record: dict[str, Any]) -> dict[str, Any] | None:
 
 
 STATUS_ATTEMPTS = 3
+DAMAGED = ("invalid", "oversized", "corrupt")
+GRAPH_CHANGED = "The graph was being replaced or removed while it was read; ask again once that has finished."
 
 
 def graph_status(
@@ -134,13 +136,18 @@ def graph_status(
 ) -> GraphStatus:
     """The verdict for ``revision``. Readers take no lock, so a verdict that is not usable is
     judged again (at most three attempts) when the ``current`` pointer changed meanwhile: a
-    concurrent refresh published a new generation and pruned the one being judged."""
+    concurrent refresh published a new generation and pruned the one being judged, or a removal
+    took the state away. A graph that kept changing under every attempt is never called damaged
+    for the files it lost meanwhile: it is ``absent`` for now (``GRAPH_CHANGED``)."""
     sweep_stale_scratch(workspace)
     for _attempt in range(STATUS_ATTEMPTS):
         pointer = _pointer_bytes(workspace)
         status = _judge(workspace, revision, require_complete, trust_seal)
         if status.usable or _pointer_bytes(workspace) == pointer:
             break
+    else:
+        if status.state in DAMAGED:
+            status = GraphStatus("absent", GRAPH_CHANGED, None, remedy="Run the command again.")
     return replaced(status, attempt=read_attempt(workspace))
 
 

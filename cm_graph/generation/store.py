@@ -35,8 +35,10 @@ if TYPE_CHECKING:
 
 MANIFEST_NAME = "manifest.json"
 # How the generation was made (provider run or --from-graph, and whether the run was contained).
-# Our own sidecar: the manifest's key set is a shared contract and stays exactly as it is.
+# Our own sidecar: the manifest's key set is a shared contract and stays exactly as it is, so the
+# SHA-256 that covers the manifest is recorded here too (``MANIFEST_DIGEST``, see read_generation).
 BUILD_RECORD_NAME = "build.json"
+MANIFEST_DIGEST = "manifest_sha256"
 # The coverage lists in a build record are bounded (50 paths of at most 1 KiB each, per list).
 MAX_BUILD_RECORD_BYTES = 1024 * 1024
 ARTIFACT_NAME = "graph.bin"
@@ -178,7 +180,31 @@ def read_generation(workspace: Workspace, generation: str) -> Generation:
     except FileNotFoundError:
         raise InvalidInput("The generation's manifest is missing; remove and rebuild.") from None
     manifest = parse_manifest(data, expected_generation=generation)
+    _check_manifest_digest(workspace.generation_dir(generation), data)
     return Generation(workspace, manifest)
+
+
+def _check_manifest_digest(directory: Path, manifest: bytes) -> None:
+    """Refuse a manifest that is not the one its build recorded.
+
+    A changed byte can leave a manifest well formed (another digit of ``tracked_bytes``, another
+    hex digit of ``wheel_sha256`` or ``census_digest``) and every later answer trusts it, so the
+    build record holds its SHA-256. A generation another tool published has no build record (and
+    one published before manifests were covered has no digest in it): it reads as before. A build
+    record that is there but unreadable is damage like any other."""
+    import hashlib
+
+    try:
+        raw = read_private_bytes(directory / BUILD_RECORD_NAME, MAX_BUILD_RECORD_BYTES)
+    except FileNotFoundError:
+        return
+    except OSError:
+        raise InvalidInput("The generation's build record cannot be read; remove and rebuild.") from None
+    record = loads_strict(raw, "The generation's build record")
+    if not isinstance(record, dict):
+        raise InvalidInput("The generation's build record is not a JSON object; remove and rebuild.")
+    if MANIFEST_DIGEST in record and record[MANIFEST_DIGEST] != hashlib.sha256(manifest).hexdigest():
+        raise InvalidInput("The generation's manifest is not the one its build recorded; remove and rebuild.")
 
 
 def list_generations(workspace: Workspace) -> list[Generation]:
@@ -243,6 +269,7 @@ def publish_locked(
     another tool would (tests of the importer's refusals).
     """
     sweep_stale_scratch(workspace, build_lock_held=True)
+    sweep_removed(workspace)
     try:
         ensure_private_dir(workspace.generations_dir, private_from=workspace.root)
         generation = new_generation_id()
@@ -304,7 +331,10 @@ def _stage(
     manifest = make_manifest(generation, size, digest)
     files = {MANIFEST_NAME: manifest.serialise()}
     if build_record is not None:
-        files[BUILD_RECORD_NAME] = dumps_canonical(build_record)
+        import hashlib
+
+        covered = {**build_record, MANIFEST_DIGEST: hashlib.sha256(files[MANIFEST_NAME]).hexdigest()}
+        files[BUILD_RECORD_NAME] = dumps_canonical(covered)
     for name, content in files.items():
         fd = create_exclusive(staging / name)
         with os.fdopen(fd, "wb") as handle:
@@ -442,11 +472,47 @@ def remove_orphaned_indexes(workspace: Workspace) -> list[str]:
 
 
 def remove_graph_state(workspace: Workspace) -> bool:
-    """Delete the checkout's generations and indexes under the build lock; True if any existed."""
+    """Delete the checkout's generations and indexes under the build lock; True if any existed.
+
+    The workspace directory is first renamed out of the way in one step, then deleted: a reader
+    without the lock sees the whole state or none of it, never a generation half deleted (which
+    it would have to call damaged). A removal killed before it finished leaves the renamed
+    directory, which the next removal (or publication) under the lock deletes."""
     import shutil
 
     if not os.path.lexists(workspace.directory):
         return False
     with build_lock_for(workspace):
-        shutil.rmtree(workspace.directory)
+        doomed = workspace.graph_dir / f".{workspace.directory.name}.{new_generation_id()}{REMOVING_SUFFIX}"
+        os.rename(workspace.directory, doomed)
+        fsync_dir(workspace.graph_dir)
+        shutil.rmtree(doomed)
+        sweep_removed(workspace)
     return True
+
+
+REMOVING_SUFFIX = ".removing"
+
+
+def sweep_removed(workspace: Workspace) -> None:
+    """Delete what removals of this checkout that were killed midway left (the caller holds the
+    build lock, so no removal is running)."""
+    import shutil
+
+    prefix = f".{workspace.directory.name}."
+    try:
+        names = os.listdir(workspace.graph_dir)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix) and name.endswith(REMOVING_SUFFIX):
+            shutil.rmtree(workspace.graph_dir / name, ignore_errors=True)
+
+
+def still_current(workspace: Workspace, generation: str) -> bool:
+    """Whether the ``current`` pointer still names ``generation`` and its directory is there: a
+    reader that met missing files in a generation that is no longer current was reading a graph
+    being replaced or removed, not a damaged one."""
+    return _pointer_target(workspace.current_pointer) == generation and os.path.isdir(
+        workspace.generation_dir(generation)
+    )

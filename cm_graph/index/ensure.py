@@ -9,17 +9,18 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import apsw
 
-from ..base.errors import IndexMissing, ReaderIncompatible, Refusal, Stale
+from ..base.errors import Absent, IndexMissing, ReaderIncompatible, Refusal, Stale
 from ..base.git import resolve_revision
 from ..base.sqlrows import fetch_rows
 from ..generation.layout import Workspace
 from ..generation.scratch import sweep_stale_scratch
-from ..generation.status import GraphStatus
-from ..generation.store import Generation, read_current
+from ..generation.status import GRAPH_CHANGED, GraphStatus
+from ..generation.store import Generation, read_current, still_current
 from .format import IndexReport, IndexUnreadable, open_index
 from .seal import index_is_sealed
 
@@ -93,6 +94,24 @@ def open_index_for(generation: Generation, *, derive: bool = True) -> apsw.Conne
         raise IndexMissing(INDEX_MISSING)
     _derive(generation, path, trust_artifact_seal=False)
     return open_index(path)
+
+
+def open_current_index(
+    workspace: Workspace, find: Callable[[], Generation], *, derive: bool = True
+) -> tuple[Generation, apsw.Connection]:
+    """``find()`` the generation to answer from (it refuses an unusable graph) and open its index.
+
+    Readers take no lock: when opening fails because the generation stopped being current
+    meanwhile (a refresh pruned it, a removal took it), nothing is damaged, so the generation is
+    found again, once; a graph still changing then is ``absent`` for now (``GRAPH_CHANGED``)."""
+    for _attempt in range(2):
+        generation = find()
+        try:
+            return generation, open_index_for(generation, derive=derive)
+        except (Refusal, OSError):
+            if still_current(workspace, generation.id):
+                raise
+    raise Absent(GRAPH_CHANGED)
 
 
 def ensure_index(

@@ -20,6 +20,16 @@ to a control character, a line separator or a lone surrogate. JSON forbids raw C
 strings, so only escapes (``\\n``, ``\\u0000``...) and raw C1 controls or U+2028/U+2029 can produce
 one; finding neither in the text proves no decoded string holds one, and the record validators
 can skip their per-string scans (``rules.is_bounded_text``).
+
+No object may repeat a key (a permissive decoder keeps the last spelling, so two readers of one
+document would see two graphs). A value decoded on its own goes through a decoder that refuses a
+repeated key; a batch is decoded by the plain scanner and then its keys are counted: every ``:``
+of its raw text is either a pair's separator or a colon inside a string (an escaped colon,
+``\\u003a``, ends a batch like the suspect escapes above, so none is hidden), so for a batch of
+flat objects the raw colons equal the decoded pairs plus the colons of the decoded strings exactly
+when no object lost a repeated key. One ``str.count`` settles a batch whose strings hold no colon;
+only a batch the count cannot settle (nested objects, a count that disagrees) is decoded again by
+the refusing decoder.
 """
 
 from __future__ import annotations
@@ -28,8 +38,10 @@ import codecs
 import json
 import re
 from collections.abc import Callable, Iterator
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any, Protocol
+
+from ..base.jsonio import DuplicateKey, no_duplicate_keys
 
 CHUNK_CHARS = 1 << 20
 
@@ -45,9 +57,10 @@ _WHITESPACE = " \t\n\r"
 _BOUNDARY_SLACK = 16
 _SEPARATOR = re.compile(r"[ \t\n\r]*([,\]])[ \t\n\r]*")
 # Escapes that decode to C0/C1 controls, U+2028/U+2029 or a surrogate (a pair is flagged too,
-# and an escaped backslash before one of these letters: both only cost a slower, exact check).
+# and an escaped backslash before one of these letters: both only cost a slower, exact check), and
+# the escaped colon, which the batch's key count could not see in the raw text.
 _SUSPECT_ESCAPE = re.compile(
-    r"\\(?:[bfnrt]|u(?:00[0189][0-9a-fA-F]|007[fF]|202[89]|[dD][89a-fA-F][0-9a-fA-F]{2}))"
+    r"\\(?:[bfnrt]|u(?:00[0189][0-9a-fA-F]|003[aA]|007[fF]|202[89]|[dD][89a-fA-F][0-9a-fA-F]{2}))"
 )
 # The same characters written raw: DEL and C1 (U+007F-U+009F) and U+2028/U+2029, found in the
 # UTF-8 bytes by a fast literal search before their places in the text are looked up at all.
@@ -72,9 +85,15 @@ def _refuse_constant(name: str) -> Any:
     raise _NonFinite(name)
 
 
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+REPEATED_KEY = "graph.json repeats a key inside an object."
+# Values decoded one at a time refuse a repeated key as they are built; batches use the plain
+# scanner and count their keys (see the module's docstring).
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=no_duplicate_keys)
 # typeshed does not declare it, but JSONDecoder.__init__ sets ``scan_once`` (json/decoder.py).
-_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(  # type: ignore[attr-defined]
+    parse_constant=_refuse_constant
+).scan_once
+_STRICT_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
 def _raw_suspects(data: bytes, text: str) -> list[int]:
@@ -106,6 +125,32 @@ def _all_flat_objects(elements: list[Any], brackets: int) -> bool:
         return True
     kinds = set(map(type, chain.from_iterable(map(dict.values, elements))))
     return dict not in kinds and list not in kinds
+
+
+def _keys_counted(text: str, start: int, end: int, elements: list[Any], flat: bool) -> bool:
+    """Whether the raw ``text[start:end]`` the flat objects ``elements`` were decoded from spells
+    no pair they lost; False when that cannot be settled here.
+
+    Its colons are the pairs' separators plus the colons inside strings (none escaped: an escaped
+    colon ends a batch), so they are at least the decoded pairs plus the colons of any of the
+    decoded strings, and equal to that sum only when no object repeated a key and those strings
+    hold every colon. So the count is tried against no string first (the usual batch), then the
+    labels (where a provider's colons are: docstrings, ``a::b``), then every key and value."""
+    if not flat:
+        return False
+    pairs = sum(map(len, elements))
+    colons = text.count(":", start, end)
+    if colons == pairs:
+        return True
+    try:
+        labels = "".join(map(dict.get, elements, repeat("label"), repeat("")))
+    except TypeError:  # a label that is not text: the record is refused later, counted below
+        labels = ""
+    if colons == pairs + labels.count(":"):
+        return True
+    keys = "".join(chain.from_iterable(elements))
+    values = "".join(filter(str.__instancecheck__, chain.from_iterable(map(dict.values, elements))))
+    return colons == pairs + keys.count(":") + values.count(":")
 
 
 def container_depth(value: Any) -> int:
@@ -191,6 +236,8 @@ class TopLevelReader:
                 value, end = _DECODER.raw_decode(self._buffer, self._pos)
             except _NonFinite:
                 raise JsonStreamError("graph.json holds NaN or Infinity, which JSON does not allow.") from None
+            except DuplicateKey:
+                raise JsonStreamError(REPEATED_KEY) from None
             except RecursionError:
                 raise JsonStreamError("graph.json is nested too deeply.") from None
             except json.JSONDecodeError as error:
@@ -313,10 +360,17 @@ class TopLevelReader:
             cut = start + stop - 2
         self._pos = cut
         brackets = buffer.count("{", start, cut) + buffer.count("[", start, cut)
-        return elements, True, _all_flat_objects(elements, brackets)
+        flat = _all_flat_objects(elements, brackets)
+        if not _keys_counted(buffer, start, cut, elements, flat):
+            try:
+                _STRICT_SCAN("[" + buffer[start:cut] + "]", 0)
+            except DuplicateKey:
+                raise JsonStreamError(REPEATED_KEY) from None
+        return elements, True, flat
 
     def _first_suspect(self, start: int, end: int) -> int | None:
-        """The first place in ``[start, end)`` that may decode to a refused character."""
+        """The first place in ``[start, end)`` that may decode to a refused character (or to a
+        colon the key count cannot see)."""
         found = _SUSPECT_ESCAPE.search(self._buffer, start, end)
         first = found.start() if found is not None else end
         for place in self._suspects:

@@ -23,7 +23,7 @@ from rich.console import Console
 
 from cm_graph.cli.context_view import print_context
 
-from ..support.contextkit import ask_context
+from ..support.contextkit import ask_context, mention_lines
 from ..support.g0 import edge, node
 from ..support.helpers import git, inventory_for, make_repo, provider_extract, publish, run_installed
 
@@ -106,10 +106,6 @@ def semver(tmp_path: Path, state_dir: Path):  # type: ignore[no-untyped-def]
     return published(make_repo(tmp_path / "semver", FILES), state_dir, _semver_graph())
 
 
-def _mention_lines(document: dict[str, Any]) -> list[tuple[str, int]]:
-    return [(i["path"], i["line"]) for i in document["sections"]["mentions"]["items"]]
-
-
 # 1 ---------------------------------------------------------------------------------------------
 
 def test_a_call_the_graph_linked_to_another_same_named_definition_stays_a_mention(semver) -> None:
@@ -118,7 +114,7 @@ def test_a_call_the_graph_linked_to_another_same_named_definition_stays_a_mentio
     assert document["anchors"][0]["path"] == "functions/parse.js"
     mentions = document["sections"]["mentions"]
     # module.exports = parse (its own file) is a plain use by name, linked nowhere
-    assert _mention_lines(document) == [("functions/clean.js", 3), ("functions/parse.js", 5), ("functions/valid.js", 3)]
+    assert mention_lines(document) == [("functions/clean.js", 3), ("functions/parse.js", 5), ("functions/valid.js", 3)]
     assert mentions["total"] == 3
     chosen = [item["linked_to"] for item in mentions["items"] if "linked_to" in item]
     assert chosen == [{"label": "parse", "path": "functions/clean.js", "line": 1},
@@ -139,7 +135,7 @@ def test_a_line_linked_to_the_asked_definition_is_carried_not_mentioned(semver) 
     valid.js's call (linked to valid.js's binding) is one, saying so."""
     document = ask_context(semver, "usage", "functions/clean.js::parse")
     assert [i["label"] for i in document["sections"]["callers"]["items"]] == ["clean()"]
-    assert _mention_lines(document) == [("functions/parse.js", 5), ("functions/valid.js", 3)]
+    assert mention_lines(document) == [("functions/parse.js", 5), ("functions/valid.js", 3)]
     assert document["sections"]["mentions"]["items"][1]["linked_to"]["path"] == "functions/valid.js"
 
 
@@ -268,6 +264,6 @@ def test_the_real_provider_on_a_commonjs_project(tmp_path: Path) -> None:
     document = json.loads(asked.stdout)
     assert [(a["label"], a["path"]) for a in document["anchors"]] == [("parse()", "functions/parse.js")]
     assert "chosen over 2 variable binding(s)" in document["answer"]
-    assert {("functions/clean.js", 3), ("functions/valid.js", 3)} <= set(_mention_lines(document))
+    assert {("functions/clean.js", 3), ("functions/valid.js", 3)} <= set(mention_lines(document))
     linked = {(i["path"], i["line"]): i.get("linked_to") for i in document["sections"]["mentions"]["items"]}
     assert linked[("functions/clean.js", 3)] == {"label": "parse", "path": "functions/clean.js", "line": 1}

@@ -72,8 +72,11 @@ def test_endpoint_past_end_of_file_is_never_cited(g0_repo: Path, state_dir: Path
     assert citations(outcome, 0) == [("example_pkg/config.py#L12", "symbol parse_config")]
     assert citations(outcome, 2) == [("example_pkg/report.py#L5", "symbol render")]
     assert "loader.py#L400" not in json.dumps(outcome.packet)
-    # Neither document names loader.py in its text, since neither cites it.
+    # Neither document names loader.py in its text, since neither cites it; load's own document
+    # (load reached at hop 1) leaves out the clause that would have placed it.
     assert "loader.py" not in json.dumps(outcome.packet)
+    assert texts(outcome)[0] == "impact: load calls parse_config (extracted, hop 1)"
+    assert not [text for text in texts(outcome) if text.endswith("at )")]
     assert outcome.packet["omissions"] == ["provider_warning"]
 
 
@@ -85,8 +88,9 @@ def test_untracked_file_is_never_cited(tmp_path: Path, state_dir: Path) -> None:
                        node("u", "ghost", "example_pkg/untracked.py", "L2")],
              "edges": [edge("s", "a"), edge("u", "s")]}
     outcome = ask_graph(repo, state_dir, graph, "impact", "alpha")
-    # The text names only what the citations carry: scratch.py's citation was dropped.
-    assert texts(outcome) == ["impact: scratch calls alpha (extracted, hop 1, symbol at )"]
+    # The text names only what the citations carry: scratch.py's citation was dropped, and with it
+    # the clause that placed it (never a dangling `symbol at )`, which reads as a sourceless stub).
+    assert texts(outcome) == ["impact: scratch calls alpha (extracted, hop 1)"]
     assert citations(outcome, 0) == [("example_pkg/config.py#L12", "symbol alpha")]
     assert "scratch.py" not in json.dumps(outcome.packet)
     assert outcome.packet["omissions"] == ["provider_warning", "document_limit"]

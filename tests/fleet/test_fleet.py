@@ -187,6 +187,35 @@ def test_fleet_commands_and_their_refusals(fleet: tuple[Path, dict[str, Path]]) 
     assert both.exit_code == 1 and "exactly one of --connection or --repo-path" in both.stderr
 
 
+@pytest.mark.parametrize("repeat", ["repository", "checkout", "member"])
+def test_a_fleet_file_naming_a_member_twice_says_so_and_its_remedy_mends_it(
+    fleet: tuple[Path, dict[str, Path]], repeat: str,
+) -> None:
+    """A hand-edited fleet file: never the index's words (a rebuild of an index changes nothing)."""
+    state, repos = fleet
+    path = state / "fleet" / "deps" / "fleet.json"
+    listing = json.loads(path.read_bytes())
+    first, second = listing["members"][0], listing["members"][1]
+    if repeat == "member":
+        listing["members"].append(dict(first))
+    else:
+        second[repeat] = first[repeat]
+    path.write_text(json.dumps(listing))
+    where = ["--state-dir", str(state)]
+    for args in (["fleet", "usages", "deps", "helper"], ["doctor", "--fleet", "deps"], ["fleet", "list", "deps"]):
+        refused = RUNNER.invoke(app, [*args, *where])
+        assert refused.exit_code == 1 and "index" not in refused.stderr, (args, refused.output)
+        assert refused.stderr.startswith("cm-graph: invalid: The fleet file names "), (args, refused.stderr)
+    remedy = refused.stderr.split("run `", 1)[1].split("`", 1)[0].split()
+    assert remedy[:3] == ["cm-graph", "fleet", "remove"]
+    assert RUNNER.invoke(app, [*remedy[1:], *where]).exit_code == 0
+    if repeat != "checkout":  # the remedy removed both entries of the repository: add it again
+        again = RUNNER.invoke(app, ["fleet", "add", "deps", "--repo-path", str(repos["lib"]), *where])
+        assert again.exit_code == 0, again.output
+    used = RUNNER.invoke(app, ["fleet", "usages", "deps", "lib_pkg.core.helper", *where, "--json"])
+    assert used.exit_code == 0 and json.loads(used.stdout)["usages_by_repository"]["app"]["total"] == 1
+
+
 def test_a_member_by_connection(fleet: tuple[Path, dict[str, Path]]) -> None:
     state, repos = fleet
     connected = RUNNER.invoke(app, ["connect", "--connection", "libc", "--repository", "acme/lib", "--recipient",

@@ -11,17 +11,21 @@ sibling, no staging file, no journal. Case numbers refer to the reference,
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cm_graph.base.errors import Refusal
 from cm_graph.generation.manifest import PINNED_PROVIDER
 from cm_graph.index import graph_document as document
 from cm_graph.index.graph_document import read_document
+from cm_graph.index.jsonstream import ArrayStream, JsonStreamError, TopLevelReader
 
-from ..support.damaged import damaged_documents, g0_with
+from ..support.damaged import damaged_documents
 from ..support.documentkit import G0_EDGES, g0_bytes, load, refuse_graph
 from ..support.g0 import edge, g0_graph, node
 
@@ -173,10 +177,56 @@ def test_repeated_top_level_key_refuses(repo: Path, state_dir: Path, key: str) -
     refuse_graph(repo, state_dir, data)
 
 
-def test_repeated_key_inside_a_record_takes_the_last(repo: Path, state_dir: Path) -> None:
-    data = g0_with("file_type", b'"diagram"')  # first spelling is overridden by the real one
-    loaded = load(repo, state_dir, data)
-    assert loaded.edges == G0_EDGES
+# A key repeated inside any object the importer reads, wherever the stream decodes it: a record
+# of a batch, a record with colons, escapes or spacing the batch's key count must see through, a
+# record decoded on its own (an escape the bounded-text check looks at), a nested annotation, an
+# element of another list, a top-level annotation object. Each would let two readers of one
+# document see two different graphs (the last spelling wins in a permissive decoder).
+_FIRST = b'{"id": "n-config", "label": "parse_config", "file_type": "code", "source_file": "example_pkg/config.py"'
+REPEATED_KEYS = {
+    "source_file in a node": (_FIRST, b'{"id": "n-config", "label": "parse_config", "file_type": "code", '
+                              b'"source_file": "/etc/passwd", "source_file": "example_pkg/config.py"'),
+    "file_type in a node": (_FIRST, b'{"file_type": "diagram", "id": "n-config", "label": "parse_config", '
+                            b'"file_type": "code", "source_file": "example_pkg/config.py"'),
+    "a key spaced from its colon": (_FIRST, b'{"id": "n-config", "label": "parse_config", "file_type": "code", '
+                                    b'"source_file" : "/etc/passwd", "source_file"\n:"example_pkg/config.py"'),
+    "beside colons in strings": (_FIRST, b'{"id": "n-config", "label": "a::b", "note": "x: y\\": ", '
+                                 b'"label": "parse_config", "file_type": "code", '
+                                 b'"source_file": "example_pkg/config.py"'),
+    "beside an escaped colon": (_FIRST, b'{"id": "n-config", "label": "parse_config", "note": "a\\u003ab", '
+                                b'"id": "n-config", "file_type": "code", "source_file": "example_pkg/config.py"'),
+    "a key ending in a backslash": (_FIRST, b'{"id": "n-config", "label": "parse_config", "k\\\\": 1, '
+                                    b'"k\\\\": 2, "file_type": "code", "source_file": "example_pkg/config.py"'),
+    "in a record decoded on its own": (_FIRST, b'{"id": "n-config", "label": "parse_config", "doc": "a\\nb", '
+                                       b'"label": "x", "file_type": "code", "source_file": "example_pkg/config.py"'),
+    "in a nested annotation": (_FIRST, _FIRST + b', "metadata": {"lang": "py", "lang": "js"}'),
+    "in an edge": (b'"source": "n-load", "target": "n-config"',
+                   b'"source": "n-load", "target": "n-report", "target": "n-config"'),
+}
+
+
+@pytest.mark.parametrize(("old", "new"), list(REPEATED_KEYS.values()), ids=list(REPEATED_KEYS))
+def test_a_key_repeated_inside_a_record_refuses(repo: Path, state_dir: Path, old: bytes, new: bytes) -> None:
+    data = g0_bytes()
+    assert data.count(old) == 1
+    refusal = refuse_graph(repo, state_dir, data.replace(old, new))
+    assert refusal.message == "graph.json repeats a key inside an object."
+
+
+@pytest.mark.parametrize("extra", [b'"annotation": {"name": "a", "name": "b"}', b'"extras": [{"id": 1, "id": 2}]',
+                                   b'"notes": [[{"k": 1}, {"k": 1, "k": 2}]]'])
+def test_a_key_repeated_in_any_other_object_refuses(repo: Path, state_dir: Path, extra: bytes) -> None:
+    data = g0_bytes()
+    refusal = refuse_graph(repo, state_dir, data[:-1] + b", " + extra + b"}")
+    assert refusal.message == "graph.json repeats a key inside an object."
+
+
+def test_colons_quotes_backslashes_and_spacing_in_records_are_no_repeated_key(repo: Path, state_dir: Path) -> None:
+    """What the key count must not mistake for a repeated key (nor hide one behind)."""
+    data = g0_bytes().replace(_FIRST, b'{"id": "n-config", "a:b": "c:d", "q": "say \\"x\\": y", '
+                              b'"bs\\\\": "e\\\\", "esc": "\\u003a", "spaced" : "s : t", '
+                              b'"label": "parse_config", "file_type": "code", "source_file": "example_pkg/config.py"')
+    assert load(repo, state_dir, data).edges == G0_EDGES
 
 
 def test_empty_top_level_key_is_an_ordinary_annotation(repo: Path, state_dir: Path) -> None:
@@ -205,3 +255,35 @@ def test_record_count_caps(
     monkeypatch.setattr(document, cap, count - 1)
     refusal = refuse_graph(repo, state_dir.with_name("state-2"), g0_graph())
     assert where in refusal.message
+
+
+_KEY_CHARS = st.sampled_from(["a", "b", ":", '"', "\\", " ", "\n", "é"])
+_RECORD = st.lists(st.tuples(st.text(_KEY_CHARS, min_size=1, max_size=3),
+                             st.one_of(st.text(_KEY_CHARS, max_size=4), st.integers(-2, 2), st.none())),
+                   max_size=5)
+
+
+@settings(max_examples=150, deadline=None)
+@given(records=st.lists(_RECORD, min_size=1, max_size=40), spacing=st.sampled_from([": ", ":", " : ", "\n:\t"]),
+       escape_colons=st.booleans(), ascii_only=st.booleans(), filler=st.integers(0, 3000))
+def test_the_stream_refuses_exactly_the_objects_a_strict_decoder_refuses(
+    records: list[list[tuple[str, Any]]], spacing: str, escape_colons: bool, ascii_only: bool, filler: int,
+) -> None:
+    """Whatever the keys and values hold (colons, quotes, backslashes, escapes) and however the
+    pairs are spaced, a record list is refused exactly when some record repeats a key; the filler
+    moves the records across the reader's batch and window boundaries."""
+
+    def text(value: Any) -> str:
+        dumped = json.dumps(value, ensure_ascii=ascii_only)
+        return dumped.replace(":", "\\u003a") if escape_colons else dumped
+
+    rendered = ", ".join("{" + ", ".join(f"{text(k)}{spacing}{text(v)}" for k, v in pairs) + "}" for pairs in records)
+    data = ('{"pad": "' + "x" * filler + '", "records": [' + rendered + "]}").encode()
+    repeated = any(len({k for k, _ in pairs}) < len(pairs) for pairs in records)
+    reader = TopLevelReader(io.BytesIO(data))
+    try:
+        decoded = [list(value) if isinstance(value, ArrayStream) else value for _, value in reader.members()]
+    except JsonStreamError as error:
+        assert repeated and str(error) == "graph.json repeats a key inside an object."
+        return
+    assert not repeated and decoded[1] == [dict(pairs) for pairs in records]

@@ -11,6 +11,8 @@ checkout-and-state pair most CLI tests start from; ``reference_walk`` is the pur
 SQL one is held to; ``lexer_reference`` the text index's rules a character at a time, which the
 scanner is held to; ``network`` asks once whether the npm registry can be reached (tests that fetch
 from it skip otherwise); ``adversarial`` is issue 12's sweep (``python -m tests.support.adversarial``);
-``hostilenames`` the repository whose names hold terminal escapes, and what output may hold.
+``hostilenames`` the repository whose names hold terminal escapes, and what output may hold;
+``removerace`` races readers against a ``remove`` + ``build`` loop in real processes
+(``python -m tests.support.removerace``).
 ``tests/project/test_support.py`` holds that no helper is written twice.
 """

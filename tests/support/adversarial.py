@@ -660,7 +660,7 @@ def unmount(tmpfs: Tmpfs) -> None:
     subprocess.run(["umount", str(tmpfs.path)], capture_output=True, check=False)
 
 
-def _fill(directory: Path, leave: int) -> Path:
+def fill_disk(directory: Path, leave: int) -> Path:
     """Fill the file system of ``directory`` until about ``leave`` bytes are free."""
     filler = directory / "filler"
     free = shutil.disk_usage(directory).free
@@ -704,7 +704,7 @@ def sweep_full_disk(count: int, seed: int, tallies: dict[str, Tally], base: Path
         assert done.code == 0, done.stderr
         for number in range(count):
             category = names[number % len(names)]
-            filler = _fill(mounted.path, rng.choice((0, 4096, 32 * 1024, 128 * 1024, 512 * 1024)))
+            filler = fill_disk(mounted.path, rng.choice((0, 4096, 32 * 1024, 128 * 1024, 512 * 1024)))
             try:
                 if category == "disk_full_build":
                     outcome = checkout.build(bigger, real=number % 4 == 0)

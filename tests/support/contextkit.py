@@ -24,6 +24,11 @@ def published(repo: Path, state: Path, graph: dict[str, Any]) -> Workspace:
     return publish(repo, state, graph)
 
 
+def mention_lines(document: dict[str, Any]) -> list[tuple[str, int]]:
+    """(path, line) of each item of an answer's ``mentions`` section, in order."""
+    return [(i["path"], i["line"]) for i in document["sections"]["mentions"]["items"]]
+
+
 def masked(document: dict[str, Any]) -> str:
     """The answer's bytes with this publish's generation id (and the digest over it) masked."""
     text = dumps(document).replace(document["graph"]["generation"], "<generation>")

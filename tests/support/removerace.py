@@ -1,0 +1,172 @@
+"""Readers during a ``remove`` + ``build`` loop (issue 25, item 8): real processes, counted.
+
+One process removes and rebuilds a checkout's graph ``loops`` times; reader processes, started
+first, judge and question it the whole time (``graph_status``, ``code_context``, the packet path
+of ``query`` and the operator's ``ask``), each observation tallied as ``<reader>:<state or
+reason>``, and the loop's own commands as ``remove:`` / ``build:<done or reason>``. A graph being
+removed or replaced is ``absent`` or answers; it is never damaged, so a tally holding
+``corrupt``, ``invalid``, ``oversized`` or ``unreadable``, a crash, or a removal or build the
+readers made fail, broke.
+
+Each process runs the commands in process (typer's CliRunner for the CLI), so a loop costs the
+commands' own work, not interpreter starts. The processes wait for each other through marker
+files, never for a time. Run by hand with more loops::
+
+    python -m tests.support.removerace --loops 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+from cm_graph.base.errors import Refusal
+from cm_graph.cli.app import app
+from cm_graph.context.run import code_context
+from cm_graph.evidence.ask import ask
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.status import graph_status
+
+from .askkit import authorization
+from .cli import RUNNER, where
+from .g0 import g0_graph, make_g0_repo
+from .helpers import code_paths, inventory_for, write_output
+
+DAMAGE = ("corrupt", "invalid", "oversized", "unreadable")
+READERS = ("status", "context", "packet", "ask")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _wait_for(paths: list[Path]) -> None:
+    while not all(path.exists() for path in paths):
+        time.sleep(0.01)
+
+
+def _refusal_reason(stderr: str) -> str:
+    """``cm-graph: <reason>: ...`` -> reason."""
+    line = (stderr.strip().splitlines() or ["?"])[-1]
+    parts = line.split(": ", 2)
+    return parts[1] if len(parts) == 3 and parts[0] == "cm-graph" else f"unclean({line[:80]})"
+
+
+def writer(repo: Path, state: Path, out: Path, loops: int, ready: list[Path], done: Path, result: Path) -> None:
+    tally: collections.Counter[str] = collections.Counter()
+    _wait_for(ready)
+    try:
+        for _ in range(loops):
+            for args in (["remove"], ["build", "--from-graph", str(out)]):
+                outcome = RUNNER.invoke(app, [*args, *where(repo, state)])
+                if outcome.exception is not None and not isinstance(outcome.exception, SystemExit):
+                    tally[f"{args[0]}:crash({type(outcome.exception).__name__})"] += 1
+                else:
+                    tally[f"{args[0]}:" + ("done" if outcome.exit_code == 0 else _refusal_reason(outcome.stderr))] += 1
+    finally:
+        result.write_text(json.dumps(tally))
+        done.touch()
+
+
+def _observe(kind: str, repo: Path, state: Path) -> str:
+    workspace = Workspace.locate(repo, state)
+    try:
+        if kind == "status":
+            return graph_status(workspace, trust_seal=True).state
+        if kind == "context":
+            return str(code_context(workspace, "usage", "parse_config")["status"])
+        if kind == "packet":
+            status = graph_status(workspace, trust_seal=True)
+            if status.generation is None:
+                return status.state
+            allowed = authorization(workspace, generation=status.generation.id, expires_in=timedelta(days=36500))
+            outcome = ask(workspace, "impact", "parse_config", allowed)
+            return str(outcome.summary.get("reason") or outcome.summary["status"])
+        result = RUNNER.invoke(app, ["ask", "impact", "parse_config", *where(repo, state)])
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            return f"crash({type(result.exception).__name__})"
+        return "answered" if result.exit_code == 0 else _refusal_reason(result.stderr)
+    except Refusal as refusal:
+        return refusal.reason
+    except Exception as error:  # noqa: BLE001 - a crash is what the tally must show
+        return f"crash({type(error).__name__}: {str(error)[:80]})"
+
+
+def reader(kind: str, repo: Path, state: Path, ready: Path, done: Path, result: Path) -> None:
+    tally: collections.Counter[str] = collections.Counter()
+    ready.touch()
+    while not done.exists():
+        tally[f"{kind}:{_observe(kind, repo, state)}"] += 1
+    result.write_text(json.dumps(tally))
+
+
+def _child(call: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-c", f"from tests.support.removerace import *; {call}"],
+                            cwd=ROOT, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def race(base: Path, loops: int) -> collections.Counter[str]:
+    """Every reader's tally over ``loops`` removals and rebuilds of G0 under ``base``."""
+    repo = make_g0_repo(base / "repo")
+    out = write_output(base / "out", g0_graph(), inventory_for(repo, code_paths(repo)))
+    state, marks = base / "state", base / "marks"
+    marks.mkdir()
+    done = marks / "done"
+    ready = {kind: marks / f"{kind}.ready" for kind in READERS}
+    results = {kind: marks / f"{kind}.json" for kind in READERS}
+    readers = [_child(f"reader({kind!r}, Path({str(repo)!r}), Path({str(state)!r}), Path({str(ready[kind])!r}), "
+                      f"Path({str(done)!r}), Path({str(results[kind])!r}))") for kind in READERS]
+    results["writer"] = marks / "writer.json"
+    loop = _child(f"writer(Path({str(repo)!r}), Path({str(state)!r}), Path({str(out)!r}), {loops}, "
+                  f"[Path(p) for p in {[str(p) for p in ready.values()]!r}], Path({str(done)!r}), "
+                  f"Path({str(results['writer'])!r}))")
+    children = [loop, *readers]
+    try:
+        _, stderr = loop.communicate(timeout=1800)
+        if loop.returncode != 0:
+            raise RuntimeError(f"the remove + build loop failed: {stderr.strip()[-400:]}")
+        for child in readers:
+            _, stderr = child.communicate(timeout=600)
+            if child.returncode != 0:
+                raise RuntimeError(f"a reader failed: {stderr.strip()[-400:]}")
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+    tally: collections.Counter[str] = collections.Counter()
+    for path in results.values():
+        tally.update(json.loads(path.read_text()))
+    return tally
+
+
+def damaged(tally: collections.Counter[str]) -> dict[str, int]:
+    """The observations that called the graph damaged or crashed, and the removals and builds
+    that did not succeed."""
+    broke = {}
+    for key, count in tally.items():
+        who, what = key.split(":", 1)
+        if what in DAMAGE or what.startswith(("crash", "unclean")) or (who in ("remove", "build") and what != "done"):
+            broke[key] = count
+    return broke
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--loops", type=int, default=60)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="cm-graph-removerace-") as base:
+        tally = race(Path(base), args.loops)
+    for key, count in sorted(tally.items()):
+        print(f"{count:>7} {key}")
+    broke = damaged(tally)
+    print(f"tried {sum(tally.values())}, broke {sum(broke.values())}")
+    return 1 if broke else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
