@@ -54,6 +54,11 @@ class Bindings:
         self._call_graph: dict[Key, frozenset[Key]] | None = None
         if trace is not None:
             self._match(trace)
+        self._by_target: dict[Key, set[int]] = {}
+        for index, occurrence in enumerate(truth.occurrences):
+            for target in {occurrence.binds, *self.dynamic.get(index, ())}:
+                if target is not None:
+                    self._by_target.setdefault(target, set()).add(index)
 
     def code_definition(self, path: str, first: int, name: str) -> Definition | None:
         definition = self.truth.by_first.get((path, first))
@@ -111,22 +116,28 @@ class Bindings:
             return "elsewhere"
         return "unknown"
 
-    def _indexed(self, name: str) -> list[int]:
-        return self._by_name.get(name, [])
+    def _indexed(self, target: Key, by_binding: bool) -> list[int]:
+        """The target's name's occurrences, and (``by_binding``) every other spelling bound to it:
+        ``h(...)`` after ``from m import helper as h``, ``pkg.public_name(...)`` of a re-export."""
+        found = set(self._by_name.get(self.truth.definitions[target].name, []))
+        if by_binding:
+            found |= self._by_target.get(target, set())
+        return sorted(found)
 
-    def occurrences(self, target: Key, roles: tuple[str, ...] | None = None) -> dict[str, list[Occurrence]]:
-        """Every occurrence of the target's name, by verdict (``roles``: only those roles)."""
-        definition = self.truth.definitions[target]
+    def occurrences(self, target: Key, roles: tuple[str, ...] | None = None, by_binding: bool = True
+                    ) -> dict[str, list[Occurrence]]:
+        """Every occurrence of the target's name (and, ``by_binding``, of any other spelling bound
+        to it), by verdict (``roles``: only those roles)."""
         found: dict[str, list[Occurrence]] = {"bound": [], "elsewhere": [], "unknown": []}
-        for index in self._indexed(definition.name):
+        for index in self._indexed(target, by_binding):
             occurrence = self.truth.occurrences[index]
             if roles is None or occurrence.role in roles:
                 found[self.verdict(index, target)].append(occurrence)
         return found
 
-    def sites(self, target: Key, roles: tuple[str, ...] | None = None) -> Sites:
+    def sites(self, target: Key, roles: tuple[str, ...] | None = None, by_binding: bool = True) -> Sites:
         """Lines: bound if any occurrence there is bound; elsewhere if every one is elsewhere."""
-        found = self.occurrences(target, roles)
+        found = self.occurrences(target, roles, by_binding)
         bound = _lines(found["bound"])
         unknown = _lines(found["unknown"]) - bound
         return Sites(bound, _lines(found["elsewhere"]) - bound - unknown, unknown)

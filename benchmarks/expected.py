@@ -70,7 +70,9 @@ class PythonTasks:
         notes: dict[str, Any] = {}
         if task.kind in ("signature_change", "rename", "raise_catch", "dead_code"):
             roles = {"signature_change": CALL_ROLES, "raise_catch": ("raise", "except")}.get(task.kind)
-            sites = b.sites(key, roles)
+            # A rename edits the name's own spellings (``import helper as h`` changes, ``h(...)``
+            # does not); every other kind follows the binding through aliases too.
+            sites = b.sites(key, roles, by_binding=task.kind != "rename")
             truth, neutral = set(sites.bound), set(sites.unknown)
             if task.kind == "signature_change":
                 truth |= overrides  # an override's signature changes with it

@@ -8,7 +8,8 @@ strategies.py reads an item's own ``evidence`` label first). Sections that issue
 (``overrides``, ``raises``, ``catches``, ``exports``, ``registries``, ``string_mentions``) are
 read already when present. For raise/catch and override tasks both strategies apply the same
 reader's filter to the lines they read (the line is a ``raise``/``except``/``throw``/
-``instanceof``, or a definition, of the name): reading the line shows its form.
+``instanceof``, or a definition, of the name), and for a signature change to the mentions
+(the line calls or decorates with the name, or defines it): reading the line shows its form.
 
 **The honesty rule** (``said_incomplete``): an answer says it may be incomplete when a section
 that answers the task is ``truncated`` or ``unavailable``, or ``bounds.omissions`` names such a
@@ -28,10 +29,10 @@ from expected import Expected, Task
 from strategies import CmGraphAnswer, Grep, GrepAnswer, Item
 
 # Per task kind: the sections whose items are claims, and what a claim is there.
-#   site: the cited use (a call site, a mention's line); call: the same, for mentions only when
-#   the mention is a call form; def: the item's definition; test: the test(s) it stands for.
+#   site: the cited use (a call site, a mention's line); def: the item's definition; credited: the
+#   definition a mention's label names; test: the test(s) it stands for.
 CLAIM_SECTIONS: dict[str, dict[str, str]] = {
-    "signature_change": {"callers": "site", "mentions": "call", "overrides": "def"},
+    "signature_change": {"callers": "site", "mentions": "site", "overrides": "def"},
     "rename": {"callers": "site", "references": "site", "mentions": "site", "tests": "site",
                "test_mentions": "site", "overrides": "def", "raises": "site", "catches": "site",
                "exports": "site", "registries": "site", "string_mentions": "site"},
@@ -57,10 +58,20 @@ def _level_admits(level: str, evidence: str) -> bool:
     return level == "all" or evidence == "graph" or (level == "graph+textual" and evidence == "textual")
 
 
+def calls_on(names: list[str], text: str) -> bool:
+    """Reading the line shows a call of one of ``names``: ``name(``, ``x.name(``, a decorator
+    ``@name`` / ``@x.name``, or ``raise name`` (an exception class raised uninstantiated)."""
+    spelled = "|".join(re.escape(n) for n in names)
+    return bool(re.search(rf"\b({spelled})\s*\(|@\s*([\w.]+\.)?({spelled})\b|\braise\s+([\w.]+\.)?({spelled})\b",
+                          text))
+
+
 def reader_keeps(kind: str, name: str, text: str) -> bool:
     """What reading a line tells the agent, the same for both strategies."""
     escaped = re.escape(name)
     code = text.split("#", 1)[0] if not text.lstrip().startswith("//") else ""
+    if kind == "signature_change":
+        return calls_on([name], code) or reader_keeps("overrides", name, text)  # a call, or a definition
     if kind == "raise_catch":
         return bool(re.search(rf"\b(raise|except|throw)\b.*\b{escaped}\b|instanceof\s+{escaped}\b", code))
     if kind == "overrides":
@@ -85,6 +96,9 @@ def cm_claims(task: Task, answer: CmGraphAnswer, adapter: Any, grep: Grep, level
                 claims.add((anchor["path"], int(anchor["line"])))
     if task.kind in ("raise_catch", "overrides"):
         claims = {c for c in claims if reader_keeps(task.kind, name, grep.text(*c))}
+    if task.kind == "signature_change":  # a mention is read: a call (or decorator) of the name is kept
+        graph = {i.site for i in answer.items if i.section == "callers"}
+        claims = {c for c in claims if c in graph or reader_keeps("signature_change", name, grep.text(*c))}
     if task.kind == "dead_code":
         path, start, _ = adapter.range_of(task)
         claims -= {(path, start)}
@@ -94,8 +108,6 @@ def cm_claims(task: Task, answer: CmGraphAnswer, adapter: Any, grep: Grep, level
 def _units(task: Task, item: Item, how: str, adapter: Any) -> set[Any]:
     if how == "site":
         return {item.site}
-    if how == "call":
-        return {item.site} if item.form in (None, "call", "qualified_call") else set()
     if how == "def":
         if task.kind == "how" and item.hop not in (None, 1):
             return set()  # "how": its own callees; hop 2 is context
@@ -115,9 +127,8 @@ def grep_claims(task: Task, found: GrepAnswer, adapter: Any, grep: Grep) -> tupl
     path, start, end = adapter.range_of(task)
     read = set(found.read)
     lines = {(p, n) for p, n, _ in found.hits}
-    names = "|".join(re.escape(n) for n in found.searched)
     if task.kind == "signature_change":
-        calls = {(p, n) for p, n, t in found.hits if re.search(rf"\b({names})\s*\(", t)}
+        calls = {(p, n) for p, n, t in found.hits if calls_on(found.searched, t.split("#", 1)[0])}
         definitions = {(p, n) for p, n, t in found.hits if reader_keeps("overrides", name, t)}
         # A method's same-named definitions elsewhere are read as the overrides to change too.
         keep_defs = definitions - {(path, start)} if "." in task.definition[1] or task.kind == "overrides" else set()
@@ -158,10 +169,9 @@ def _grep_impact(task: Task, found: GrepAnswer, adapter: Any, grep: Grep, read: 
     hits = found.hits
     names = found.searched
     for _hop in (1, 2, 3):
-        pattern = "|".join(re.escape(n) for n in names)
         layer = set()
         for p, n, t in hits:
-            if re.search(rf"\b({pattern})\s*\(", t) and not reader_keeps("overrides", names[0], t):
+            if calls_on(names, t) and not any(reader_keeps("overrides", name, t) for name in names):
                 unit = adapter.enclosing_unit(p, n)
                 if unit not in claims:
                     claims.add(unit)

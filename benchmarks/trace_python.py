@@ -126,7 +126,7 @@ class Trace:
         return {node for node, entry in self.tests.items() if (path, first, name) in entry["executed"]}
 
 
-def _isolation() -> list[str]:
+def isolation() -> list[str]:
     """A command prefix that runs a process without network (loopback only), or a refusal."""
     if shutil.which("unshare") and subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0:
         return ["unshare", "-n", "--"]
@@ -162,30 +162,52 @@ def run_trace(repo: Path, home: Path, tests: tuple[str, ...], requirements: tupl
     if cached.is_file():
         found = json.loads(cached.read_text())
         if found.get("commit") == commit and found.get("format") == TRACE_FORMAT and found.get("paths") == list(tests):
-            return _as_trace(found)
-    prefix = _isolation()
+            return as_trace(found)
+    prefix = isolation()
     python = _venv(home, requirements, backends, log)
-    scratch = home / "scratch"
+    scratch = scratch_copy(repo, commit, home / "scratch")
+    log(f"[trace] editable install of the scratch copy, no network: {' '.join(prefix)}")
+    subprocess.run([*prefix, str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                    "--no-build-isolation", "-e", str(scratch)], cwd=scratch, env=_environment(python, home),
+                   check=True, stdout=subprocess.DEVNULL)
+    log(f"[trace] pytest {' '.join(tests)} under sys.setprofile, no network")
+    found = trace_suite(scratch, python, tests, home, prefix, timeout=timeout)
+    found.update(commit=commit, format=TRACE_FORMAT, paths=list(tests))
+    cached.write_text(json.dumps(found))
+    return as_trace(found)
+
+
+def scratch_copy(repo: Path, commit: str, scratch: Path) -> Path:
+    """The tracked files of ``commit`` in a fresh directory (``git archive``): the project's code
+    runs there, never in the checkout."""
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
     archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", commit], capture_output=True,
                              check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(scratch)], input=archive, check=True)
+    return scratch
+
+
+def _environment(python: Path, home: Path) -> dict[str, str]:
     private = home / "home"
-    private.mkdir(exist_ok=True)
+    private.mkdir(parents=True, exist_ok=True)
+    return {"PATH": f"{python.parent}:/usr/bin:/bin", "HOME": str(private), "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+
+
+def trace_suite(scratch: Path, python: Path, tests: tuple[str, ...], home: Path, prefix: list[str],
+                extra_path: tuple[Path, ...] = (), timeout: float = 1800) -> dict[str, Any]:
+    """Run ``python -m pytest TESTS`` in ``scratch`` under the tracing plugin, behind ``prefix``
+    (the network isolation); ``extra_path`` goes on PYTHONPATH after the plugin (a project that
+    is not installed). The raw trace, with the suite's wall time."""
     plugin_dir = home / "plugin"
-    plugin_dir.mkdir(exist_ok=True)
+    plugin_dir.mkdir(parents=True, exist_ok=True)
     (plugin_dir / "eval_trace_plugin.py").write_text(PLUGIN, encoding="utf-8")
     out = home / "trace-raw.json"
     out.unlink(missing_ok=True)
-    env = {"PATH": f"{python.parent}:/usr/bin:/bin", "HOME": str(private), "LANG": "C.UTF-8",
-           "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
-    log(f"[trace] editable install of the scratch copy, no network: {' '.join(prefix)}")
-    subprocess.run([*prefix, str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-                    "--no-build-isolation", "-e", str(scratch)], cwd=scratch, env=env, check=True,
-                   stdout=subprocess.DEVNULL)
-    env.update(PYTHONPATH=str(plugin_dir), EVAL_TRACE_ROOT=str(scratch), EVAL_TRACE_OUT=str(out))
-    log(f"[trace] pytest {' '.join(tests)} under sys.setprofile, no network")
+    env = _environment(python, home)
+    env.update(PYTHONPATH=":".join(str(p) for p in (plugin_dir, *extra_path)), EVAL_TRACE_ROOT=str(scratch),
+               EVAL_TRACE_OUT=str(out))
     started = time.perf_counter()
     with open(home / "pytest.log", "wb") as pytest_log:
         subprocess.run([*prefix, str(python), "-m", "pytest", "-p", "eval_trace_plugin", "-p", "no:cacheprovider",
@@ -194,13 +216,12 @@ def run_trace(repo: Path, home: Path, tests: tuple[str, ...], requirements: tupl
     seconds = time.perf_counter() - started
     if not out.is_file():
         raise SystemExit(f"[trace] pytest wrote no trace (see {home / 'pytest.log'})")
-    found = json.loads(out.read_text())
-    found.update(commit=commit, seconds=round(seconds, 2), format=TRACE_FORMAT, paths=list(tests))
-    cached.write_text(json.dumps(found))
-    return _as_trace(found)
+    found: dict[str, Any] = json.loads(out.read_text())
+    found["seconds"] = round(seconds, 2)
+    return found
 
 
-def _as_trace(found: dict[str, Any]) -> Trace:
+def as_trace(found: dict[str, Any]) -> Trace:
     edges = tuple((a, int(b), c, int(d), e) for a, b, c, d, e in found["edges"])
     tests = {node: {**entry, "executed": frozenset((p, int(n), c) for p, n, c in entry.get("executed", ()))}
              for node, entry in found["tests"].items()}
