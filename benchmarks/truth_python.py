@@ -23,7 +23,8 @@ the commit (never the provider's output, never cm-graph) and records
     attributes looked up through statically resolved bases;
   - ``self``: ``self.m`` / ``cls.m`` / ``super().m`` in a method, looked up from the method's
     class (a subclass override may be what runs: the dynamic trace says which);
-  - ``inferred``: a local name every assignment of which is ``C(...)`` of a resolved class.
+  - ``inferred``: a local name every assignment of which is ``C(...)`` of a resolved class, and
+    ``C(...).m`` itself.
 
 Docstrings, comments and f-string text are not occurrences. Whatever this walk cannot bind is
 left unbound (``binds is None``), never guessed; the dynamic trace (trace_python.py) binds the
@@ -393,6 +394,11 @@ class _Walker:
                 and expression.func.id == "super" and self.classes and self.frames):
             cls = self.classes[-1]
             return ("super", "\0".join(cls.key)), "self"
+        if isinstance(expression, ast.Call):  # `C(...).m`: an instance of a resolved class
+            made, _ = self.resolve(expression.func)
+            key = _as_key(made)
+            if key is not None and self.truth.definitions[key].kind == "class":
+                return ("instance", "\0".join(key)), "inferred"
         return None, None
 
     def bound(self, expression: ast.expr) -> tuple[Key | None, str | None]:

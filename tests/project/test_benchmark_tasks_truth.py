@@ -66,6 +66,10 @@ FILES = {
         "        pass\n"                                    # 11
         "    total = h(2)\n"                                # 12
         "    return total + pkg.public_helper(3) + c.helper(4)\n"  # 13
+        "\n"                                                # 14
+        "\n"                                                # 15
+        "def g():\n"                                        # 16
+        "    return Child().run()\n"                        # 17
     ),
     "tests/test_use.py": (
         "from pkg.core import Base\n"        # 1
@@ -122,6 +126,7 @@ def test_the_walk_binds_aliases_re_exports_instances_and_credits_nested_function
     # A method on an instance whose class is known locally; `self.run()` from the class.
     on_instance = _at(truth, "pkg/use.py", 9, "run")[0]
     assert (on_instance.binds, on_instance.how) == (child_run, "inferred")
+    assert _at(truth, "pkg/use.py", 17, "run")[0].binds == child_run  # `Child().run()`
     assert _at(truth, CORE, 10, "run")[0].binds == run
     assert _at(truth, "pkg/use.py", 7, "Child")[0].role == "instantiation"
     # Raise, except, override.
