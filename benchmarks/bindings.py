@@ -29,7 +29,7 @@ CONSTRUCTORS = ("__init__", "__new__", "__post_init__")
 
 @dataclass(frozen=True)
 class Sites:
-    """The lines of one file set, sorted into what the truth says about them."""
+    """The lines holding a target's occurrences, sorted by what the truth says about them."""
 
     bound: frozenset[tuple[str, int]]
     elsewhere: frozenset[tuple[str, int]]

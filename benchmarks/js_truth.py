@@ -19,6 +19,10 @@ recording
   the provider names nested named callbacks (``function executor(...)`` inside a method) by
   their outer declaration.
 
+For benchmarks/tasks.py the same run also records every spelling of a name with its role (call,
+``new``, ``throw``, ``instanceof`` in a ``catch``, import/require, extends, definition, string),
+every definition's line range, class and superclass, and the names a file binds to a package.
+
 Limits (stated in docs/benchmarks.md): it is name-based (``obj.name(`` counts whatever ``obj``
 is, hence the targets are names defined once); declaration files (``*.d.ts``, ``*.d.cts``)
 carry no bodies and are not parsed; a file the parser refuses is counted and skipped.

@@ -156,15 +156,18 @@ class Grep:
         self.repo = repo
         self.globs = CODE_GLOBS[language]
         self.language = language
-        self._lengths: dict[str, int] = {}
+        self._lines: dict[str, list[str]] = {}
+
+    def _read(self, path: str) -> list[str]:
+        if path not in self._lines:
+            self._lines[path] = (self.repo / path).read_text(encoding="utf-8", errors="replace").split("\n")
+        return self._lines[path]
 
     def length(self, path: str) -> int:
-        if path not in self._lengths:
-            self._lengths[path] = len((self.repo / path).read_text(encoding="utf-8", errors="replace").split("\n"))
-        return self._lengths[path]
+        return len(self._read(path))
 
     def text(self, path: str, line: int) -> str:
-        lines = (self.repo / path).read_text(encoding="utf-8", errors="replace").split("\n")
+        lines = self._read(path)
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
     def grep(self, names: list[str]) -> list[tuple[str, int, str]]:

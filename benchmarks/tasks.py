@@ -97,7 +97,7 @@ def _verdict(expected: Any, cm: dict[str, Any], grep: dict[str, Any]) -> dict[st
             "cm_graph_right": (cm["claims"] > 0) == used, "grep_right": (grep["claims"] > 0) == used}
 
 
-def caller_figures(task: Task, adapter: Any, cm: CmGraph, grep: Grep) -> dict[str, Any]:
+def caller_figures(task: Task, adapter: Any, cm: CmGraph) -> dict[str, Any]:
     """Issue 28's caller figures for one target, from ``usage`` at the default and the largest budget."""
     usage = Task(task.package, "signature_change", task.target, task.definition)
     path, start, _ = adapter.range_of(task)
@@ -284,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
             results["tasks"].append(run_task(task, adapter, cm, grep))
         for task in chosen:
             if task.kind in ("signature_change", "rename", "impact", "tests"):
-                figures.append(caller_figures(task, adapter, cm, grep))
+                figures.append(caller_figures(task, adapter, cm))
         results["seconds"][package.key] = round(time.perf_counter() - started, 2)
     results["summary"] = summarise(results["tasks"])
     results["callers"] = caller_summary(figures)
