@@ -122,15 +122,15 @@ def latency(workspace: Any, wanted: int) -> dict[str, Any]:
 def _budget_on_hubs(connection: Any, hubs: list[tuple[str, str, int]], graph: dict[str, Any],
                     fresh: dict[str, Any]) -> dict[str, Any]:
     """The largest hubs at several budgets: every answer fits, and shown never exceeds total."""
+    from cm_graph.base.jsonio import dumps_wire
     from cm_graph.context.compose import compose
-    from cm_graph.context.shape import dumps
 
     checked, largest = 0, 0
     for label, _, _ in hubs:
         for intent in INTENTS:
             for max_chars in (4000, 8000, 16000, 64000):
                 document = compose(connection, intent, label, graph, fresh, max_chars)
-                size = len(dumps(document))
+                size = len(dumps_wire(document))
                 assert size <= max_chars, (label, intent, max_chars, size)
                 assert all(s["shown"] <= s["total"] for s in document["sections"].values())
                 checked, largest = checked + 1, max(largest, size)

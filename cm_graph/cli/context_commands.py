@@ -44,13 +44,13 @@ def _context_command(intent: str, summary: str) -> None:
         state_dir: StateDir = None,
         json_output: Json = False,
     ) -> None:
+        from ..base.jsonio import dumps_wire
         from ..context.run import code_context
-        from ..context.shape import dumps
 
         workspace = Workspace.locate(repo_path, state_dir)
         document = code_context(workspace, intent, target, max_chars=max_chars)
         if json_output:
-            sys.stdout.write(dumps(document) + "\n")
+            sys.stdout.write(dumps_wire(document) + "\n")
         else:
             from .context_view import print_context
             from .render import console

@@ -9,23 +9,14 @@ JSON of the answer (``query/answerids.py`` says what is left out and why).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from ..base.printable import printable_json
 from ..base.rules import citation_string
 from ..query import answerids
 
 CODE_CONTEXT_SCHEMA = "cm_graph.codeContext.v1"
 LIST_HEAD = 6
 ID_PLACEHOLDER = "sha256:" + "0" * 64
-
-
-def dumps(value: dict[str, Any]) -> str:
-    """Compact JSON in the shape's own key order (every dict is built in a fixed order), as
-    ``--json`` prints it and MCP and REST send it: no control or bidi character raw
-    (``printable_json``), the decoded values exact."""
-    return printable_json(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 def capability_id(intent: str, target: str) -> str:

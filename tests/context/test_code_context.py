@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cm_graph.base.errors import InvalidInput, Refusal
+from cm_graph.base.jsonio import dumps_wire
 from cm_graph.cli.app import app
 from cm_graph.context.sections import INTENT_NAMES
-from cm_graph.context.shape import dumps
 from cm_graph.context.walks import MAX_READ
 
 from ..support.askkit import ask_graph
@@ -255,7 +255,7 @@ def test_budget_holds_on_a_hub_and_counts_what_it_drops(tmp_path: Path, state_di
     workspace = published(make_repo(tmp_path / "repo", files), state_dir, graph)
     for max_chars in (4000, 4500, 5000, 6000, 8000, 20000):
         document = ask_context(workspace, "usage", "hub", max_chars=max_chars)
-        assert len(dumps(document)) <= max_chars
+        assert len(dumps_wire(document)) <= max_chars
         callers = document["sections"]["callers"]
         assert callers["total"] == 60 and callers["shown"] <= 12
         assert callers["status"] == "truncated"
@@ -360,7 +360,7 @@ def test_the_installed_command_prints_the_in_process_bytes(g0_repo: Path, state_
     for intent, target in G0_TARGETS.items():
         done = run_installed("context", intent, target, "--json", "--state-dir", state_dir, cwd=g0_repo)
         assert done.returncode == 0, done.stderr
-        assert done.stdout == dumps(ask_context(workspace, intent, target)) + "\n"
+        assert done.stdout == dumps_wire(ask_context(workspace, intent, target)) + "\n"
 
 
 def test_the_rich_view_never_cuts_a_citation_on_a_narrow_terminal(g0_repo: Path, state_dir: Path) -> None:
