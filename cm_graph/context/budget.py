@@ -1,4 +1,5 @@
-"""Fit an answer into a character budget by dropping whole items, and count what was dropped.
+"""The answer's bounds: at most ``MAX_ITEMS`` items a section, and a character budget that whole
+items are dropped to fit, counting what was dropped.
 
 The answer is rebuilt for every cut tried (citations and prose follow what is shown), so the
 budget bounds the bytes an agent actually receives. Items go in a fixed order, the last shown
@@ -16,6 +17,7 @@ from ..base.errors import InvalidInput
 from ..base.jsonio import dumps_wire
 
 MIN_CHARS, DEFAULT_CHARS, MAX_CHARS = 4000, 8000, 1_000_000
+MAX_ITEMS = 12  # items a section shows at most, before the character budget drops any
 
 
 def check_max_chars(value: Any) -> int:

@@ -23,14 +23,13 @@ from ..base.sqlrows import fetch_rows
 from ..evidence.documents import CitationChecker
 from ..fleet.usages import FleetSection, unsearched_note
 from ..query.answerids import answer_id
-from .budget import fit
+from .budget import MAX_ITEMS, fit
 from .coupling import coupled_with, read_params
 from .relations import CALLS, WALKS, used_relations
 from .resolve import Resolution, followable, resolve
 from .sections import (
     HOP_GROUPS,
     INTENTS,
-    MAX_ITEMS,
     MENTION_SECTIONS,
     PRIMITIVES,
     UNTRAVERSABLE,

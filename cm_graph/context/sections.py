@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .budget import MAX_ITEMS
 from .relations import WALKS
 
 INTENTS: dict[str, tuple[str, ...]] = {
@@ -27,7 +28,6 @@ PRIMITIVES = {
     "impact": ("impact", "related_tests", "text_mentions"),
     "tests": ("related_tests", "text_mentions"),
 }
-MAX_ITEMS = 12
 DYNAMIC = "the provider does not extract dynamic calls, so this is not proof of no use"
 
 UNAVAILABLE: dict[str, tuple[str, str]] = {
