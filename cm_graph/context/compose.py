@@ -22,7 +22,7 @@ from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..evidence.documents import CitationChecker
 from ..fleet.usages import FleetSection, unsearched_note
-from ..query.answerids import answer_id
+from ..query.answerids import answer_id, capability_id
 from .budget import MAX_ITEMS, fit
 from .coupling import coupled_with, read_params
 from .relations import CALLS, WALKS, used_relations
@@ -39,7 +39,7 @@ from .sections import (
     mention_section,
     unavailable,
 )
-from .shape import CODE_CONTEXT_SCHEMA, ID_PLACEHOLDER, LIST_HEAD, CitationBook, capability_id, listed, shown_cite, tag
+from .shape import CODE_CONTEXT_SCHEMA, ID_PLACEHOLDER, LIST_HEAD, CitationBook, listed, shown_cite, tag
 from .textual import homonym_note, mention_facts, mention_items
 from .walks import MAX_READ, walk
 
@@ -109,7 +109,7 @@ def compose(
             "anchors": [anchor_item],
             "sections": sections,
             "citations": book.entries,
-            "capability_id": capability_id(intent, target), "answer_id": ID_PLACEHOLDER,
+            "capability_id": capability_id("code_context", intent, target), "answer_id": ID_PLACEHOLDER,
             "used_primitives": list(PRIMITIVES[intent]),
             "used_relations": used_relations(names),
             "graph": graph, "freshness": freshness,
@@ -452,7 +452,7 @@ def _unanswered(
         "schema": CODE_CONTEXT_SCHEMA, "status": resolution.status, "answer": text, "intent": intent, "target": target,
         "anchors": candidates, "candidates": {"shown": len(candidates), "total": resolution.total},
         "suggestions": list(resolution.suggestions), "sections": {}, "citations": book.entries,
-        "capability_id": capability_id(intent, target), "answer_id": ID_PLACEHOLDER,
+        "capability_id": capability_id("code_context", intent, target), "answer_id": ID_PLACEHOLDER,
         "used_primitives": [], "used_relations": used_relations(names), "graph": graph, "freshness": freshness,
         "bounds": {"max_items": MAX_ITEMS, "max_chars": max_chars, "max_read": MAX_READ, "truncated": False,
                    "unverified_citations": book.unverified, "omissions": []},
