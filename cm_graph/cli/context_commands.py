@@ -14,6 +14,7 @@ import typer
 
 from ..base.errors import Refusal
 from ..base.refusals import refusal_for_os_error
+from ..context.intents import INTENTS
 from ..generation.layout import Workspace
 from .boundary import print_refusal
 from .command_kit import (
@@ -71,13 +72,8 @@ def context_history_command(repo_path: RepoPath = None, state_dir: StateDir = No
     show_mapping("Change-coupling history built", summary, json_output)
 
 
-for _intent, _summary in (
-    ("how", "How it works: what it calls (depth 2) and defines, with citations."),
-    ("usage", "Where it is used: callers with call sites, references, tests, similar code."),
-    ("impact", "What breaks if it changes: transitive callers by hop, and the tests that reach it."),
-    ("tests", "The tests that reach it, each with its reaching path."),
-):
-    _context_command(_intent, _summary)
+for _intent in INTENTS:
+    _context_command(_intent.name, _intent.summary)
 
 
 @context_app.command("fetch")

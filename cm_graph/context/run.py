@@ -17,7 +17,7 @@ import apsw
 from ..base.errors import INDEX_DAMAGED, InvalidInput, Refusal
 from ..base.git import GitFailure, resolve_revision
 from ..fleet.members import MemberAccess
-from ..fleet.usages import FleetSection, cross_repo_section
+from ..fleet.usages import own_definition_usages
 from ..generation.layout import Workspace
 from ..generation.scratch import scratch_owner
 from ..generation.status import GraphStatus, graph_status
@@ -26,7 +26,7 @@ from ..index.ensure import open_current_index, open_index_for
 from .budget import check_max_chars
 from .compose import compose
 from .coupling import build_history, history_path, open_history
-from .sections import INTENT_NAMES
+from .intents import INTENT_NAMES
 
 ANSWERABLE = ("current", "stale")
 
@@ -67,10 +67,10 @@ def code_context(
         freshness = {"state": status.state, "head": head}
         history = _open_history(workspace.index_path(generation.id))
 
-        def fleet(label: str) -> FleetSection | None:
-            return cross_repo_section(workspace.root, workspace.checkout, label, fleet_access)
+        def fleet(label: str, max_items: int, max_chars: int) -> dict[str, Any] | None:
+            return own_definition_usages(workspace.root, workspace.checkout, label, fleet_access, max_items, max_chars)
 
-        return compose(connection, intent, target, graph, freshness, budget, history, cross_repo=fleet)
+        return compose(connection, intent, target, graph, freshness, budget, history, fleet)
     except apsw.Error:
         raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
     finally:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..context.budget import MIN_CHARS
-from ..context.sections import INTENT_NAMES
+from ..context.intents import INTENT_NAMES
 from ..fleet import usages as fleet_usages
 from ..query.questions import MAX_DEPTH, MAX_NODE_BUDGET, QUESTION_NAMES
 from .answers import (

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from cm_graph.base.jsonio import dumps_wire
-from cm_graph.context import compose
+from cm_graph.context import composers
 from cm_graph.context.budget import fit
 from cm_graph.index.mentions import MAX_KEPT
 
@@ -90,7 +90,7 @@ def test_similar_at_its_read_bound_says_so_and_counts_what_it_read(
     are not hubs; the bound is lowered to 3 so three peers are within it and four are not."""
     lines = "".join(f"def f{n}():\n    pass\n" for n in range(10))
     workspace = published(make_repo(tmp_path / "repo", {"m.py": lines}), state_dir, _peers(peers))
-    monkeypatch.setattr(compose, "MAX_READ", 3)
+    monkeypatch.setattr(composers, "MAX_READ", 3)
     similar = ask_context(workspace, "usage", "target")["sections"]["similar"]
     assert (similar["status"], similar["total"], similar["shown"]) == (status, total, 3)
     assert similar["reason"] == (None if status == "ok" else "read_limit")
