@@ -42,6 +42,7 @@ MAX_ITEMS_PER_GROUP = 200
 DEFAULT_MAX_CHARS = 24_000
 MIN_CHARS = 2_000
 MAX_CHARS = 200_000
+MAX_SYMBOL_CHARS = 512
 MAX_CANDIDATES_PER_USAGE = 10  # per usage; a name every member defines would list the whole fleet
 
 
@@ -78,8 +79,8 @@ class Definition:
 def split_symbol(symbol: str) -> tuple[str, str]:
     """(qualifier, name): ``urllib3.poolmanager.PoolManager`` -> (``urllib3.poolmanager``,
     ``PoolManager``); a bare name has no qualifier. A trailing ``()`` is dropped."""
-    if not is_bounded_text(symbol, 512) or not symbol.strip():
-        raise InvalidInput("The symbol must be non-empty single-line text of at most 512 characters.")
+    if not is_bounded_text(symbol, MAX_SYMBOL_CHARS) or not symbol.strip():
+        raise InvalidInput(f"The symbol must be non-empty single-line text of at most {MAX_SYMBOL_CHARS} characters.")
     text = symbol.strip()
     text = text[:-2] if text.endswith("()") else text
     qualifier, _, name = text.rpartition(".")
