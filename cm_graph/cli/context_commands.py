@@ -46,7 +46,7 @@ def _context_command(intent: str, summary: str) -> None:
         json_output: Json = False,
     ) -> None:
         from ..base.jsonio import dumps_wire
-        from ..context.run import code_context
+        from ..context.from_workspace import code_context
 
         workspace = Workspace.locate(repo_path, state_dir)
         document = code_context(workspace, intent, target, max_chars=max_chars)
@@ -66,7 +66,7 @@ def _context_command(intent: str, summary: str) -> None:
 @refusals_exit
 def context_history_command(repo_path: RepoPath = None, state_dir: StateDir = None, json_output: Json = False) -> None:
     """Build the change coupling of the current generation from its commit's git ancestry."""
-    from ..context.run import build_history_for
+    from ..context.from_workspace import build_history_for
 
     summary = build_history_for(Workspace.locate(repo_path, state_dir))
     show_mapping("Change-coupling history built", summary, json_output)

@@ -20,7 +20,7 @@ from typing import Any
 from ..base.errors import ConnectionRefusal, InvalidInput, Refusal
 from ..base.jsonio import dumps_wire
 from ..base.printable import printable
-from ..context.run import code_context
+from ..context.from_workspace import code_context
 from ..context.shape import CODE_CONTEXT_SCHEMA
 from ..evidence.ask import ask
 from ..feedback.reask import reask

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cm_graph.context.coupling import history_path
-from cm_graph.context.run import build_history_for
+from cm_graph.context.from_workspace import build_history_for
 from cm_graph.generation.layout import Workspace
 from cm_graph.generation.store import read_current
 from cm_graph.index.ensure import ensure_index

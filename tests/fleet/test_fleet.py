@@ -228,7 +228,7 @@ def test_a_member_by_connection(fleet: tuple[Path, dict[str, Path]]) -> None:
 
 
 def test_code_context_usage_fills_cross_repo_from_the_fleet(fleet: tuple[Path, dict[str, Path]]) -> None:
-    from cm_graph.context.run import code_context
+    from cm_graph.context.from_workspace import code_context
     from cm_graph.generation.layout import Workspace
 
     state, repos = fleet

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cm_graph.base.jsonio import dumps_wire
-from cm_graph.context.run import code_context
+from cm_graph.context.from_workspace import code_context
 from cm_graph.generation.layout import Workspace
 
 from .helpers import publish

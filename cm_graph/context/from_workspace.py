@@ -1,4 +1,5 @@
-"""``code_context`` against a workspace: settle usability, bind the generation, compose.
+"""``code_context`` from a workspace: settle the graph's usability, bind the current generation
+and its change-coupling history, compose (and ``context history``: build that history).
 
 A graph that is current for HEAD answers with ``freshness.state = current``. One bound to an
 older commit still answers (every citation is checked against the commit it is bound to, so
