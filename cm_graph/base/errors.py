@@ -21,8 +21,8 @@ REASONS = frozenset({
     # builds and the provider
     "busy", "current", "provider", "needs_attention", "not_configured",
     # the fleet: a member's judgement and doctor --fleet verdicts (fleet/judgement.py, doctor.py),
-    # code_context's cross_repo section, a fleet with no members (fleet/usages.py)
-    "checkout_missing", "bound_commit_missing", "diverged", "unknown", "no_cross_repo_usage", "no_members",
+    # a fleet with no members (fleet/usages.py)
+    "checkout_missing", "bound_commit_missing", "diverged", "unknown", "no_members",
     # the agent surfaces (surfaces/): a fault no refusal explains, a request refused at the door
     "internal", "forbidden_host", "forbidden_origin", "unauthenticated", "not_found", "too_large", "extra_missing",
     "bad_token_file",

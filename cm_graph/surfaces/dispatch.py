@@ -16,8 +16,8 @@ from typing import Any
 import jsonschema
 
 from ..base.errors import Refusal
+from ..base.jsonio import dumps_wire
 from ..base.printable import printable
-from ..context.shape import dumps
 from .authority import Caller
 from .tools import Tool
 
@@ -38,7 +38,7 @@ class Reply:
 def wire_bytes(payload: dict[str, Any]) -> bytes:
     """The compact JSON of an answer, in the answer's own key order (never pretty-printed: the
     SDK's default indent would double the characters an agent pays for)."""
-    return dumps(payload).encode("utf-8")
+    return dumps_wire(payload).encode("utf-8")
 
 
 # A refusal is given before, or instead of, judging the graph: its freshness says so, and names no
