@@ -113,6 +113,8 @@ def _coverage_check(status: GraphStatus) -> Check | None:
     outside = ", ".join(f"{rule}: {count}" for rule, count in scope.items()) or "none"
     said = f"Scope exclusions ({outside}); {coverage.get('empty_inputs', 0)} empty inputs."
     uncovered = coverage.get("uncovered_inputs") or []
+    if not coverage.get("warning"):  # a warning says the bytes itself
+        said += _code_read(coverage)
     if uncovered:
         counts = ", ".join(f"{why}: {n}" for why, n in (coverage.get("uncovered_counts") or {}).items())
         first = uncovered[0]
@@ -120,7 +122,17 @@ def _coverage_check(status: GraphStatus) -> Check | None:
             "coverage", "warn", f"Uncovered code inputs ({counts}), first {first['path']} ({first['reason']}). {said}",
             first["next_action"],
         )
+    if coverage.get("warning"):
+        return Check("coverage", "warn", f"{coverage['warning']} {said}", str(coverage.get("remedy", "")))
     return Check("coverage", "pass", f"Every code input the provider dispatches is covered. {said}")
+
+
+def _code_read(coverage: dict[str, Any]) -> str:
+    """The code bytes read of those tracked, when the build record counted them (older records did not)."""
+    code = coverage.get("code_bytes")
+    if not isinstance(code, dict) or not code.get("tracked"):
+        return ""
+    return f" Code bytes read: {code.get('read', 0):,} of {code['tracked']:,}."
 
 
 def run_doctor(workspace: Workspace, revision: str = "HEAD") -> dict[str, Any]:

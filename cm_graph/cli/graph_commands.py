@@ -116,6 +116,10 @@ def _build_summary(manifest: Manifest, coverage: Coverage, report: IndexReport) 
         "edges": report.counts.get("edges", 0),
         "index_bytes": report.bytes,
     }
+    summary["files"] = dict(coverage.files)
+    summary["code_bytes"] = dict(coverage.code_bytes)
+    if coverage.warning is not None:
+        summary["coverage_warning"] = " ".join(coverage.warning)
     summary["scope_exclusions"] = dict(sorted(coverage.scope_exclusions.items()))
     summary["empty_inputs"] = coverage.empty_inputs
     if coverage.exclude:

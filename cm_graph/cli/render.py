@@ -103,9 +103,17 @@ def print_status(out: Console, value: dict[str, Any]) -> None:
     last_build = additions.pop("last_build", None)
     coverage = additions.pop("coverage", None) or {}
     rows.update(additions)
+    code = coverage.get("code_bytes") or {}
+    if code.get("tracked"):
+        rows["code_read"] = (f"{code.get('read', 0):,} of {code['tracked']:,} code bytes "
+                             f"({100 * code.get('read', 0) // code['tracked']}%)")
+    if coverage.get("files"):
+        rows["files"] = {key: count for key, count in coverage["files"].items() if count}
     for key in ("exclude", "scope_exclusions", "empty_inputs", "uncovered_inputs"):
         if coverage.get(key):
             rows[key] = coverage[key]
+    if coverage.get("warning"):
+        rows["coverage_warning"] = f"{coverage['warning']} {coverage.get('remedy', '')}".strip()
     rows["search"] = value["search"]
     if value.get("next_action"):
         rows["next_action"] = value["next_action"]
