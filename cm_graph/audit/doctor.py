@@ -16,6 +16,7 @@ from typing import Any
 
 from ..base.errors import Refusal
 from ..base.locking import build_lock
+from ..generation.definitions import gaps_sentence
 from ..generation.layout import Workspace
 from ..generation.status import REMEDIES, GraphStatus, coverage_from_record, graph_status
 from ..generation.store import remove_orphaned_indexes
@@ -135,6 +136,25 @@ def _code_read(coverage: dict[str, Any]) -> str:
     return f" Code bytes read: {code.get('read', 0):,} of {code['tracked']:,}."
 
 
+def _definitions_check(status: GraphStatus) -> Check | None:
+    """The definitions the text of the bound commit holds and the graph lacks (extraction gaps),
+    from the build record; a record from before they were counted gets no check."""
+    if status.generation is None:
+        return None
+    definitions = (coverage_from_record(status.generation.build_record() or {}) or {}).get("definitions")
+    if not isinstance(definitions, dict):
+        return None
+    said = gaps_sentence(definitions)
+    if said is None:
+        return Check("definitions", "pass", f"Every definition the text index lexes in the "
+                     f"{definitions.get('files_read', 0):,} graphed file(s) is in the graph.")
+    return Check(
+        "definitions", "warn", f"The provider dropped {said}.",
+        "Answers about these names come from the text only and say so (cm-graph context usage NAME); "
+        "upgrading the provider is the only way to have them graphed.",
+    )
+
+
 def run_doctor(workspace: Workspace, revision: str = "HEAD") -> dict[str, Any]:
     checks = _provider_checks()
     checks.append(_state_check(workspace))
@@ -153,6 +173,9 @@ def run_doctor(workspace: Workspace, revision: str = "HEAD") -> dict[str, Any]:
     coverage_check = _coverage_check(status)
     if coverage_check is not None:
         checks.append(coverage_check)
+    definitions_check = _definitions_check(status)
+    if definitions_check is not None:
+        checks.append(definitions_check)
     readiness = search_readiness(status)
     if not status.usable:
         checks.append(Check("index", "skip", "No usable generation to index."))

@@ -120,6 +120,9 @@ def _build_summary(manifest: Manifest, coverage: Coverage, report: IndexReport) 
     summary["code_bytes"] = dict(coverage.code_bytes)
     if coverage.warning is not None:
         summary["coverage_warning"] = " ".join(coverage.warning)
+    if coverage.definitions is not None:
+        summary["definition_gaps"] = {"definitions": coverage.definitions.get("gaps", 0),
+                                      "files": coverage.definitions.get("files", 0)}
     summary["scope_exclusions"] = dict(sorted(coverage.scope_exclusions.items()))
     summary["empty_inputs"] = coverage.empty_inputs
     if coverage.exclude:

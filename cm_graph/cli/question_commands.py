@@ -7,6 +7,7 @@ Registered from the command table (``command_table.py``), which gives each comma
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,8 +15,9 @@ import typer
 
 from ..base.errors import Refusal
 from ..base.git import changed_tracked_files
+from ..generation.definitions import gaps_by_path
 from ..generation.layout import Workspace
-from ..generation.status import require_current
+from ..generation.status import coverage_from_record, require_current
 from ..index.ensure import open_current_index
 from ..query.questions import check_budget, check_depth
 from ..query.questions import question as question_spec
@@ -90,9 +92,10 @@ def ask_command(
         scope = within.strip("/") if within is not None else None
         if scope is not None and not scope:
             raise typer.BadParameter("--in PATH must name a repository-relative file or directory.")
+        definitions = (coverage_from_record(generation.build_record() or {}) or {}).get("definitions")
         answers = answer_targets(
             connection, spec, targets, check_depth(depth, spec), check_budget(node_budget), scope,
-            generation=generation.id,
+            generation=generation.id, gaps=gaps_by_path(definitions),
         )
     finally:
         connection.close()
@@ -118,6 +121,10 @@ def _print_answers(answers: list[dict[str, Any]], json_output: bool, changed: in
         hint = f" Did you mean: {'; '.join(near)}?" if near else ""
         if changed:
             hint += f" (Note: {edits_note(changed)})"
+        for dropped in data.get("dropped_definitions", [])[:3]:
+            hint += (f" The text of the bound commit defines {dropped['name']} at {dropped['path']}:{dropped['line']}, "
+                     "but the provider dropped it (an extraction gap; textual): "
+                     f"cm-graph context usage {shlex.quote(data['target'])} answers it from the text.")
         print_refusal("unresolved", (
             f"{data['target']} names no symbol or path in the graph; name a symbol as the provider "
             f"labels it or a repository-relative path.{hint}"

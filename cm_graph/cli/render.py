@@ -26,6 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..base.printable import printable
+from ..generation.definitions import gaps_sentence
 
 # The width of a console that is not a terminal (a pipe, a file, CliRunner): wider than any row
 # we print, so a table never folds a cell. rich gives a pipe 80 columns (or $COLUMNS), and a
@@ -112,6 +113,9 @@ def print_status(out: Console, value: dict[str, Any]) -> None:
     for key in ("exclude", "scope_exclusions", "empty_inputs", "uncovered_inputs"):
         if coverage.get(key):
             rows[key] = coverage[key]
+    definitions = coverage.get("definitions") or {}
+    if gaps_sentence(definitions) is not None:
+        rows["definition_gaps"] = gaps_sentence(definitions)
     if coverage.get("warning"):
         rows["coverage_warning"] = f"{coverage['warning']} {coverage.get('remedy', '')}".strip()
     rows["search"] = value["search"]

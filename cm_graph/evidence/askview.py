@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import apsw
 
+from ..generation.definitions import named_gaps
 from ..query.answer import Answer, answer
 from ..query.answerids import stamp_ids
 from ..query.questions import Question
@@ -19,14 +20,19 @@ if TYPE_CHECKING:
 
 def answer_targets(
     connection: apsw.Connection, spec: Question, targets: list[str], depth: int, budget: int,
-    within: str | None = None, *, generation: str,
+    within: str | None = None, *, generation: str, gaps: dict[str, list[dict[str, Any]]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One answer object per target, in the order given."""
+    """One answer object per target, in the order given; an unresolved one that names a
+    definition the provider dropped (``gaps``, per file) carries where the text defines it."""
     answers = []
     for target in targets:
         result = answer(connection, spec, target, depth, budget, within)
         near = [] if result.resolved else suggestions(connection, target)
-        answers.append(question_answer(connection, result, within, near, generation))
+        data = question_answer(connection, result, within, near, generation)
+        dropped = [] if result.resolved else named_gaps(gaps or {}, target)
+        if dropped:
+            data["dropped_definitions"] = [{"path": path, **item, "evidence": "textual"} for path, item in dropped]
+        answers.append(data)
     return answers
 
 

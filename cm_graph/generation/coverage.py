@@ -172,6 +172,9 @@ class Coverage:
     scope_bytes: dict[str, int] = field(default_factory=dict)
     scope_dirs: dict[str, str] = field(default_factory=dict)  # a pruned directory per skipped_dir rule
     unread_languages: dict[str, int] = field(default_factory=dict)
+    # The definitions the text holds and the graph lacks (index/definition_gaps.py), known once
+    # the index is derived; None until then.
+    definitions: dict[str, Any] | None = None
 
     @property
     def warning(self) -> tuple[str, str] | None:
@@ -207,6 +210,8 @@ class Coverage:
         }
         if self.warning is not None:
             record["warning"], record["remedy"] = self.warning
+        if self.definitions is not None:
+            record["definitions"] = self.definitions
         return record
 
     @classmethod
@@ -232,6 +237,7 @@ class Coverage:
             scope_bytes=dict(record.get("scope_bytes", {})),
             scope_dirs=dict(record.get("scope_dirs", {})),
             unread_languages=dict(record.get("unread_languages", {})),
+            definitions=record.get("definitions"),
         )
 
     def exclude_input(self, path: str, rule: str) -> None:
