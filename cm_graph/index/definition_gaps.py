@@ -34,7 +34,7 @@ _RECEIVER = r"(?:\([^()\n]*\)[ \t]*)?"  # Go's `func (r *T) Name(`
 
 
 def _head(words: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(r"[ \t]*" + _MODIFIERS + r"(?:" + "|".join(words) + r")\*?[ \t*]+" + _RECEIVER
+    return re.compile(r"[ \t]*" + _MODIFIERS + r"(" + "|".join(words) + r")\*?[ \t*]+" + _RECEIVER
                       + r"(" + _IDENT + r")")
 
 
@@ -46,6 +46,11 @@ _C_HEAD = _head(_C_WORDS)
 _HASH_CANDIDATE = re.compile(r"^" + _HASH_HEAD.pattern, re.MULTILINE)
 _C_CANDIDATE = re.compile(r"^" + _C_HEAD.pattern, re.MULTILINE)
 _NAME = re.compile(r"[A-Za-z_][\w$]+\Z")
+# In C and C++ ``struct X;`` and ``extern struct X x;`` name a type, they do not define one: there
+# a struct, enum, union or class head defines only when its line ends, or opens a body or a base
+# list, right after the name.
+_C_LIKE = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".cu", ".cuh", ".m", ".mm", ".ino")
+_TYPE_WORDS = frozenset({"struct", "enum", "class"})
 
 MAX_LISTED_FILES = 200  # files the build record names, the most gaps first
 MAX_LISTED_NAMES = 50  # names per listed file
@@ -59,21 +64,31 @@ def defining_names(path: str, data: bytes) -> list[tuple[str, int]]:
     """(name, line) of every definition the lexer reads in ``data``, in line order: defining
     lines outside strings and comments, exactly as the text index tokenises them."""
     head = _HASH_HEAD if _hashed(path) else _C_HEAD
-    tokens = tokenizer_for(path).findall("\n" + data.decode("utf-8", errors="replace"))
+    c_like = path.lower().endswith(_C_LIKE)
+    text = "\n" + data.decode("utf-8", errors="replace")
     found = []
     line = 0
-    for token in tokens:
-        if token.startswith("\n") and not token.isspace():
-            match = head.match(token, 1)
-            if match is not None and _NAME.match(match.group(1)):
-                found.append((match.group(1), line + 1))
-        line += token.count("\n")
+    for token in tokenizer_for(path).finditer(text):
+        spelled = token.group()
+        if spelled.startswith("\n") and not spelled.isspace():
+            match = head.match(spelled, 1)
+            if match is not None and _NAME.match(match.group(2)) and (
+                    not c_like or match.group(1) not in _TYPE_WORDS or _opens(text, token.start() + match.end())):
+                found.append((match.group(2), line + 1))
+        line += spelled.count("\n")
     return found
+
+
+def _opens(text: str, after: int) -> bool:
+    """Whether the line goes on, after a C type head's name, with nothing, a body or a base list."""
+    end = text.find("\n", after)
+    rest = text[after:end if end >= 0 else len(text)].strip()
+    return not rest or rest[0] in "{:"
 
 
 def _candidates(path: str, text: str) -> set[str]:
     pattern = _HASH_CANDIDATE if _hashed(path) else _C_CANDIDATE
-    return {name for name in pattern.findall(text) if _NAME.match(name)}
+    return {name for _word, name in pattern.findall(text) if _NAME.match(name)}
 
 
 @dataclass

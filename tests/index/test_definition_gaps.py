@@ -43,6 +43,10 @@ def test_the_lexer_reads_defining_lines_not_strings() -> None:
     ts = (b"export interface IProduce {\n  (x: number): void\n}\n// function commented() {}\n"
           b"export type Producer<T> = (draft: T) => void\nexport function never_used() {}\nconst x = 1\n")
     assert defining_names("t.ts", ts) == [("IProduce", 1), ("Producer", 5), ("never_used", 6)]
+    # msgpack's generated C: a forward declaration or an extern names a struct, it defines none.
+    c = (b"struct Packer;\nextern struct PyModuleDef moduledef;\nstruct Unpacker {\n  int depth;\n};\n"
+         b"enum Kind\n{ A };\n")
+    assert defining_names("m.c", c) == [("Unpacker", 3), ("Kind", 6)]
 
 
 @pytest.mark.provider
