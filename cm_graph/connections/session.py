@@ -13,7 +13,7 @@ from typing import Any
 from ..base.errors import InvalidInput, Refusal
 from ..base.jsonio import loads_strict
 from ..base.rules import bounded_text, identifier
-from ..evidence.outcome import Wording, exit_code, unavailable_outcome
+from ..evidence.availability import Wording, exit_code, unavailable_outcome
 from .store import ConnectionStore, consuming_revision, fetch, guided_recipient
 
 SESSION_SCHEMA = "cm_graph.session.v1"
@@ -87,7 +87,7 @@ def prepare(
 
 
 # What a guided session's caller is told to do when the evidence is unavailable
-# (evidence/outcome.py); ``context fetch`` reads packets prepared here and says the same.
+# (evidence/availability.py); ``context fetch`` reads packets prepared here and says the same.
 SESSION_WORDING = Wording(
     by_reason={
         "unauthorized": "Check the connection (connected, recipient and repository approved) and that the "

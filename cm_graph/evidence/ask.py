@@ -23,8 +23,8 @@ from ..query.answer import Answer, answer
 from ..query.questions import check_budget, check_depth, question
 from .askview import question_answer
 from .authorization import Authorization
+from .availability import exit_code, unavailable_outcome
 from .documents import CitationChecker, build_documents
-from .outcome import exit_code, unavailable_outcome
 from .packet import QUERY_SUMMARY_SCHEMA, QUERY_WORDING, Uncitable, available_summary, build_packet
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded

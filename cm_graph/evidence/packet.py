@@ -14,8 +14,8 @@ from ..generation.manifest import Manifest
 from ..query.answer import Answer
 from ..query.questions import MAX_DEPTH
 from .authorization import Authorization, binding_expiry, parse_envelope
+from .availability import Wording, available_outcome
 from .documents import Documents
-from .outcome import Wording, available_outcome
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
 if TYPE_CHECKING:
@@ -145,7 +145,7 @@ def available_summary(
     )
 
 
-# What a query's caller is told to do when the evidence is unavailable (evidence/outcome.py).
+# What a query's caller is told to do when the evidence is unavailable (evidence/availability.py).
 QUERY_WORDING = Wording(
     by_reason={
         "unresolved": "Check the target: name a symbol as the provider labels it, or a repository-relative path.",

@@ -1,4 +1,4 @@
-"""One "required pauses, optional degrades" table (``evidence/outcome.py``) serves every surface
+"""One "required pauses, optional degrades" table (``evidence/availability.py``) serves every surface
 that can be refused evidence: ``query``, ``session prepare`` and ``context fetch`` say it in the
 same words, and no other module spells the unavailable statuses (the seed's one vocabulary)."""
 
@@ -11,20 +11,20 @@ import pytest
 
 from cm_graph.base import errors
 from cm_graph.connections.session import SESSION_WORDING
-from cm_graph.evidence.outcome import Wording, available_outcome, exit_code, unavailable_outcome
+from cm_graph.evidence.availability import Wording, available_outcome, exit_code, unavailable_outcome
 from cm_graph.evidence.packet import QUERY_WORDING
 
 PACKAGE = Path(errors.__file__).resolve().parent.parent
 WORDINGS = [pytest.param(QUERY_WORDING, id="query"), pytest.param(SESSION_WORDING, id="session")]
 
 
-def test_only_the_outcome_module_spells_the_unavailable_statuses() -> None:
+def test_only_the_availability_module_spells_the_unavailable_statuses() -> None:
     spelled = []
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and node.value in ("required_unavailable", "optional_unavailable"):
                 spelled.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
-    assert {place.split(":")[0] for place in spelled} == {"evidence/outcome.py"}, spelled
+    assert {place.split(":")[0] for place in spelled} == {"evidence/availability.py"}, spelled
 
 
 @pytest.mark.parametrize("wording", WORDINGS)
