@@ -86,20 +86,13 @@ def prepare(
         return outcome, exit_code(outcome)
 
 
-# What a guided session's caller is told to do when the evidence is unavailable
+# How a guided session's caller is told what to do when the evidence is unavailable
 # (evidence/availability.py); ``context fetch`` reads packets prepared here and says the same.
 SESSION_WORDING = Wording(
-    by_reason={
-        "unauthorized": "Check the connection (connected, recipient and repository approved) and that the "
-                        "work is in the checkout the graph was built for, then prepare again.",
-        "unresolved": "Name a symbol as the provider labels it, or a repository-relative path, then prepare again.",
-        "superseded": "The graph was rebuilt after this packet was prepared; prepare again with --refresh.",
-        "uncitable": "Nothing in the graph could be cited for this target; ask another question or target, or "
-                     "continue with ordinary repository tools.",
-    },
-    otherwise="Refresh or build the local graph for this revision, then prepare again.",
     carry_on="Continue with ordinary repository tools.",
+    paused=" Then prepare again.",
     owner_action=True,
+    own={"superseded": "The graph was rebuilt after this packet was prepared; pass --refresh."},
 )
 
 

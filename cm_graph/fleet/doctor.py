@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import GitFailure, Refusal
+from ..base.errors import GitFailure, Refusal, remedy
 from ..base.git import run_git
 from ..base.printable import printable_prose
 from ..index.ensure import index_for
@@ -69,8 +69,7 @@ def check_member(root: Path, member: Member, max_behind: int, max_age_days: floa
         return _check_git(judged, row, max_behind, max_age_days)
     except GitFailure as failure:
         return _verdict(row, "fail", f"Git could not answer for this member: {failure.message}",
-                        "Make git runnable for this checkout (on PATH, a readable repository); run the doctor again.",
-                        reason="unknown")
+                        remedy("unknown").text, reason="unknown")
 
 
 def _check_git(judged: MemberJudgement, row: dict[str, Any], max_behind: int, max_age_days: float) -> dict[str, Any]:

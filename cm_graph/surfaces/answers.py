@@ -22,9 +22,10 @@ from ..base.printable import printable
 from ..context.run import code_context
 from ..context.shape import CODE_CONTEXT_SCHEMA, dumps
 from ..evidence.ask import ask
+from ..evidence.availability import reason_remedy
 from ..feedback.reask import reask
 from ..generation.layout import Workspace
-from ..generation.status import REMEDIES, STATUS_SCHEMA, GraphStatus, graph_status
+from ..generation.status import STATUS_SCHEMA, GraphStatus, graph_status
 from ..index.ensure import has_usable_index
 from ..query.answerids import capability_id, stamp_ids
 from .authority import Caller, approved_workspace, evidence_authorization, fleet_access, head_commit
@@ -34,22 +35,11 @@ SURFACE_STATUS_SCHEMA = "cm_graph.surfaceStatus.v1"
 # A reply's characters: the default keeps an answer far below hosts' warnings (about 10k tokens),
 # the cap below the size at which they spill a reply to a file (50,000 characters).
 DEFAULT_REPLY_CHARS, HARD_CAP_CHARS = 8000, 40_000
-# What to do about each reason a graph cannot answer for (a state's own remedy comes first).
-NEXT_ACTIONS = {
-    "index_missing": "Build the index once: cm-graph index (then ask again; no restart needed).",
-    "unreadable": "Rebuild the index: cm-graph index --rebuild.",
-    "reader_incompatible": "Install the cm-graph release that reads this generation, or rebuild it.",
-    "superseded": "The graph was rebuilt during the call; ask again.",
-    "unresolved": "Name a symbol as the provider labels it (cm-graph symbols PATH lists a file's), or a "
-                  "repository-relative path.",
-    "uncitable": "Nothing in the graph could be cited for this target; ask another question or target.",
-    "busy": "A build holds the graph; ask again shortly.",
-}
 
 
 def next_actions(reason: str) -> list[str]:
-    action = REMEDIES.get(reason) or NEXT_ACTIONS.get(reason)
-    return [action] if action else []
+    """What to do about a reason the graph cannot answer for: its row of the one table."""
+    return [reason_remedy(reason)]
 
 
 def _is_refusal(refusal: Refusal) -> bool:

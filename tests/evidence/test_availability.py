@@ -11,7 +11,7 @@ import pytest
 
 from cm_graph.base import errors
 from cm_graph.connections.session import SESSION_WORDING
-from cm_graph.evidence.availability import Wording, available_outcome, exit_code, unavailable_outcome
+from cm_graph.evidence.availability import Wording, available_outcome, exit_code, reason_remedy, unavailable_outcome
 from cm_graph.evidence.packet import QUERY_WORDING
 
 PACKAGE = Path(errors.__file__).resolve().parent.parent
@@ -38,14 +38,26 @@ def test_required_pauses_and_optional_degrades_on_every_surface(wording: Wording
         )
         assert (paused["reason"], paused["detail"]) == (degraded["reason"], degraded["detail"]) == (reason, "Why.")
         assert degraded["next_action"] == wording.carry_on
-        remedy = wording.by_reason.get(reason)
-        assert paused["next_action"] == (wording.otherwise if remedy is None else remedy + wording.paused)
+        remedy = (wording.own or {}).get(reason) or reason_remedy(reason)
+        assert remedy and paused["next_action"] == remedy + wording.paused
         assert ("owner_action" in paused) is wording.owner_action and "owner_action" not in degraded
 
 
 @pytest.mark.parametrize("wording", WORDINGS)
-def test_every_remedy_is_for_a_reason_the_source_can_give(wording: Wording) -> None:
-    assert sorted(set(wording.by_reason) - errors.REASONS) == []
+def test_every_own_remedy_is_for_a_reason_the_source_can_give(wording: Wording) -> None:
+    assert sorted(set(wording.own or {}) - errors.REASONS) == []
+
+
+def test_the_remedy_of_an_unavailable_reason_is_its_row_of_the_one_table() -> None:
+    """Issue 26 item 4: a query told ``stale`` names the refresh, ``index_missing`` the index
+    (before, every reason without a query-only remedy got one sentence about building the graph)."""
+    for reason, command in (("stale", "cm-graph refresh"), ("absent", "cm-graph build"),
+                            ("index_missing", "cm-graph index"), ("unreadable", "cm-graph index --rebuild")):
+        told = unavailable_outcome(True, reason, "Why.", QUERY_WORDING)["next_action"]
+        assert told == errors.remedy(reason).text + QUERY_WORDING.paused and command in told, (reason, told)
+    # A graph found invalid is rebuilt; an invalid input's own remedy is not about the graph.
+    assert "cm-graph remove && cm-graph build" in unavailable_outcome(True, "invalid", "Why.", QUERY_WORDING)[
+        "next_action"]
 
 
 def test_a_named_remedy_and_a_remediation_take_precedence_under_their_policies() -> None:
