@@ -17,6 +17,7 @@ from typing import Any
 
 import apsw
 
+from ..base.envelope import next_action, remedy_actions, reply
 from ..base.printable import printable_prose
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
@@ -103,22 +104,17 @@ def compose(
             omissions.append({"section": None, "dropped": None, "by": "untraversable"})
         if "mentions" in sections:
             _not_uncalled(sections)
-        document = {
-            "schema": CODE_CONTEXT_SCHEMA, "status": "answered",
-            "answer": _prose(anchor_item, sections, bindings, len(resolution.set_aside), untraversable),
-            "intent": intent, "target": target,
-            "anchors": [anchor_item],
-            "sections": sections,
-            "citations": book.entries,
-            "capability_id": capability_id(intent, target), "answer_id": ID_PLACEHOLDER,
-            "used_primitives": list(PRIMITIVES[intent]),
-            "used_relations": used_relations(names),
-            "graph": graph, "freshness": freshness,
-            "bounds": {"max_items": MAX_ITEMS, "max_chars": max_chars, "max_read": MAX_READ,
-                       "truncated": bool(omissions), "unverified_citations": book.unverified,
-                       "omissions": omissions},
-            "next_actions": _next_actions(intent, target, freshness, omissions, max_chars),
-        }
+        document = reply(
+            CODE_CONTEXT_SCHEMA, "answered",
+            _prose(anchor_item, sections, bindings, len(resolution.set_aside), untraversable),
+            intent=intent, target=target, anchors=[anchor_item], sections=sections, citations=book.entries,
+            used_primitives=list(PRIMITIVES[intent]), used_relations=used_relations(names), graph=graph,
+            freshness=freshness,
+            bounds={"max_items": MAX_ITEMS, "max_chars": max_chars, "max_read": MAX_READ,
+                    "truncated": bool(omissions), "unverified_citations": book.unverified, "omissions": omissions},
+            capability_id=capability_id(intent, target), answer_id=ID_PLACEHOLDER,
+            next_actions=_next_actions(intent, target, freshness, omissions, max_chars),
+        )
         printable_prose(document)
         document["answer_id"] = answer_id(document)
         return document
@@ -411,17 +407,26 @@ _SENTENCES = {
 }
 
 
+def context_action(why: str, intent: str, target: str, max_chars: int | None = None) -> dict[str, Any]:
+    """A next action that asks ``code_context`` again: its command and its tool call."""
+    arguments: dict[str, Any] = {"target": target, "intent": intent}
+    command = f"cm-graph context {intent} {shlex.quote(target)}"
+    if max_chars is not None:
+        arguments["max_chars"] = max_chars
+        command += f" --max-chars {max_chars}"
+    return next_action(why, command, "code_context", arguments)
+
+
 def _next_actions(
     intent: str, target: str, freshness: dict[str, Any], omissions: list[dict[str, Any]], max_chars: int
-) -> list[dict[str, str]]:
+) -> list[dict[str, Any]]:
     actions = []
     if freshness.get("state") != "current":
-        actions.append({"why": "the graph is not bound to HEAD", "command": "cm-graph refresh"})
+        actions += remedy_actions("stale")
     if any(o["by"] == "max_chars" for o in omissions):
-        actions.append({"why": "items were dropped to fit the budget",
-                        "command": f"cm-graph context {intent} {shlex.quote(target)} --max-chars {max_chars * 2}"})
+        actions.append(context_action("items were dropped to fit the budget", intent, target, max_chars * 2))
     follow = NEXT_INTENT[intent]
-    actions.append({"why": f"then the {follow} intent", "command": f"cm-graph context {follow} {shlex.quote(target)}"})
+    actions.append(context_action(f"then the {follow} intent", follow, target))
     return actions
 
 
@@ -441,24 +446,21 @@ def _unanswered(
                                                  candidate["line"])
         named = [tag(c["resolve_as"] or c["label"], c["cite"]) for c in candidates]
         text = f"`{target}` names {resolution.total} definitions; name one as {listed(named, resolution.total)}."
-        actions = [{"why": f"the one at {c['path']}" + (f"#L{c['line']}" if c["line"] else ""),
-                    "command": f"cm-graph context {intent} {shlex.quote(c['resolve_as'])}"}
-                   for c in candidates if c["resolve_as"]]
+        actions = [context_action(f"the one at {c['path']}" + (f"#L{c['line']}" if c["line"] else ""), intent,
+                                  c["resolve_as"]) for c in candidates if c["resolve_as"]]
     else:
         hint = f" Similar names: {', '.join(resolution.suggestions)}." if resolution.suggestions else ""
         text = f"`{target}` names no symbol or path in this graph.{hint}"
-        actions = [{"why": "a similar name", "command": f"cm-graph context {intent} {shlex.quote(s)}"}
-                   for s in resolution.suggestions]
-    document = {
-        "schema": CODE_CONTEXT_SCHEMA, "status": resolution.status, "answer": text, "intent": intent, "target": target,
-        "anchors": candidates, "candidates": {"shown": len(candidates), "total": resolution.total},
-        "suggestions": list(resolution.suggestions), "sections": {}, "citations": book.entries,
-        "capability_id": capability_id(intent, target), "answer_id": ID_PLACEHOLDER,
-        "used_primitives": [], "used_relations": used_relations(names), "graph": graph, "freshness": freshness,
-        "bounds": {"max_items": MAX_ITEMS, "max_chars": max_chars, "max_read": MAX_READ, "truncated": False,
-                   "unverified_citations": book.unverified, "omissions": []},
-        "next_actions": actions,
-    }
+        actions = [context_action("a similar name", intent, s) for s in resolution.suggestions]
+    document = reply(
+        CODE_CONTEXT_SCHEMA, resolution.status, text, intent=intent, target=target, anchors=candidates,
+        candidates={"shown": len(candidates), "total": resolution.total}, suggestions=list(resolution.suggestions),
+        sections={}, citations=book.entries, used_primitives=[], used_relations=used_relations(names), graph=graph,
+        freshness=freshness,
+        bounds={"max_items": MAX_ITEMS, "max_chars": max_chars, "max_read": MAX_READ, "truncated": False,
+                "unverified_citations": book.unverified, "omissions": []},
+        capability_id=capability_id(intent, target), answer_id=ID_PLACEHOLDER, next_actions=actions,
+    )
     printable_prose(document)
     document["answer_id"] = answer_id(document)
     return document

@@ -12,9 +12,8 @@ surface brings its ``Wording``.
 
 from __future__ import annotations
 
-from ..base.errors import remedy
 from ..base.records import record
-from ..generation.status import STATES, state_remedy
+from ..generation.status import reason_remedy
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
 if TYPE_CHECKING:
@@ -36,11 +35,6 @@ class Wording:
     own: dict[str, str] | None = None
 
 
-def reason_remedy(reason: str) -> str:
-    """The remedy of an unavailable outcome's reason: a lifecycle state's is the graph's (an
-    ``invalid`` graph is rebuilt), any other reason's its row of the table."""
-    return ((state_remedy(reason) if reason in STATES else None) or remedy(reason)).text
-
 
 def available_outcome(**fields: Any) -> dict[str, Any]:
     """Evidence came: status ``available``, dependent work ``usable``, then the surface's fields."""
@@ -58,7 +52,7 @@ def unavailable_outcome(
     if not required:
         action = wording.carry_on
     else:
-        own = next_action or (wording.own or {}).get(reason) or reason_remedy(reason)
+        own = next_action or (wording.own or {}).get(reason) or reason_remedy(reason).text
         action = own + wording.paused
     outcome: dict[str, Any] = {
         "status": REQUIRED_UNAVAILABLE if required else OPTIONAL_UNAVAILABLE,

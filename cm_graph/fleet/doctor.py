@@ -21,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..base.envelope import next_action, remedy_actions
 from ..base.errors import GitFailure, Refusal, remedy
 from ..base.git import run_git
 from ..base.printable import printable_prose
@@ -114,3 +115,23 @@ def _verdict(
 ) -> dict[str, Any]:
     row.update(verdict=verdict, reason=reason, detail=detail or None, next_action=next_action or None)
     return row
+
+
+def member_actions(name: str, report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report's next actions, one per member that has one (in member order, each command
+    once): the doctor's own command where it wrote one (``cm-graph refresh --repo-path ...``),
+    else the command of the member's reason's remedy, filled with its checkout and the fleet."""
+    actions: dict[str, dict[str, Any]] = {}
+    for row in report["members"]:
+        if not row["next_action"]:
+            continue
+        reason = row["reason"]
+        why = f"{row['repository']}: " + (remedy(reason).why if reason else "behind HEAD within the thresholds")
+        if row["next_action"].startswith("cm-graph "):
+            found = [next_action(why, row["next_action"])]
+        else:
+            found = remedy_actions(reason, fleet=name, path=row["checkout"])
+            found = [{**action, "why": why} for action in found]
+        for action in found:
+            actions.setdefault(action["command"], action)
+    return list(actions.values())

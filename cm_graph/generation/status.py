@@ -49,6 +49,12 @@ def state_remedy(state: str) -> Remedy | None:
     return INVALID_GRAPH if state == "invalid" else remedy(state)
 
 
+def reason_remedy(reason: str) -> Remedy:
+    """The remedy of a reason a question could not be answered for: a lifecycle state's is the
+    graph's (an ``invalid`` graph is rebuilt), any other reason's is its row of the table."""
+    return (state_remedy(reason) if reason in STATES else None) or remedy(reason)
+
+
 @record
 class GraphStatus:
     state: str

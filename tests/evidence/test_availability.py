@@ -11,8 +11,9 @@ import pytest
 
 from cm_graph.base import errors
 from cm_graph.connections.session import SESSION_WORDING
-from cm_graph.evidence.availability import Wording, available_outcome, exit_code, reason_remedy, unavailable_outcome
+from cm_graph.evidence.availability import Wording, available_outcome, exit_code, unavailable_outcome
 from cm_graph.evidence.packet import QUERY_WORDING
+from cm_graph.generation.status import reason_remedy
 
 PACKAGE = Path(errors.__file__).resolve().parent.parent
 WORDINGS = [pytest.param(QUERY_WORDING, id="query"), pytest.param(SESSION_WORDING, id="session")]
@@ -38,7 +39,7 @@ def test_required_pauses_and_optional_degrades_on_every_surface(wording: Wording
         )
         assert (paused["reason"], paused["detail"]) == (degraded["reason"], degraded["detail"]) == (reason, "Why.")
         assert degraded["next_action"] == wording.carry_on
-        remedy = (wording.own or {}).get(reason) or reason_remedy(reason)
+        remedy = (wording.own or {}).get(reason) or reason_remedy(reason).text
         assert remedy and paused["next_action"] == remedy + wording.paused
         assert ("owner_action" in paused) is wording.owner_action and "owner_action" not in degraded
 

@@ -19,20 +19,22 @@ from .test_fleet_doctor import _commits, _member, _rows
 def test_not_found_names_the_members_it_could_not_search(fleet: tuple[Path, dict[str, Path]]) -> None:  # noqa: F811
     state, repos = fleet
     complete = _usages(state, "nowhere_at_all")
-    assert complete["status"] == "not_found" and "check the spelling" in complete["next_action"]
+    assert complete["status"] == "not_found" and "check the spelling" in complete["next_actions"][0]["why"]
 
     write_files(repos["other"], {"NEWS": "moved on\n"})
     commit_all(repos["other"], "after the build")
     shutil.rmtree(repos["lib"])  # the member that defines helper() is gone
     answer = _usages(state, "helper")
     assert answer["status"] == "not_found" and answer["definitions"] == []
-    action = answer["next_action"]
-    assert "check the spelling" not in action and "may be defined" in action, action
-    assert "not searched: lib (checkout_missing)" in action and "searched only at an older commit: other" in action
-    assert "`cm-graph doctor --fleet deps`" in action
+    [action] = answer["next_actions"]
+    why = action["why"]
+    assert "check the spelling" not in why and "may be defined" in why, action
+    assert "not searched: lib (checkout_missing)" in why and "searched only at an older commit: other" in why
+    assert action == {"why": why, "command": "cm-graph doctor --fleet deps", "tool": "graph_status",
+                      "arguments": {"fleet": "deps"}}
 
     ran = CliRunner().invoke(app, ["fleet", "usages", "deps", "helper", "--state-dir", str(state)])
-    assert ran.exit_code == 0 and f"next: {action}" in ran.stdout
+    assert ran.exit_code == 0 and f"next: cm-graph doctor --fleet deps  ({why})" in ran.stdout
 
 
 def test_an_ok_member_behind_head_gets_its_refresh_command(tmp_path: Path) -> None:

@@ -57,7 +57,8 @@ async def test_every_answer_carries_the_cli_ids_and_feedback_records_what_report
         assert status["answer_id"].startswith("sha256:")
         nofleet = await call(client, "cross_repo_usages", {"symbol": "parse_config"})
         assert (nofleet["status"], nofleet["reason"]) == ("unavailable", "not_configured")
-        assert nofleet["capability_id"] and nofleet["answer_id"] and "fleet add" in nofleet["next_actions"][0]
+        assert nofleet["capability_id"] and nofleet["answer_id"]
+        assert nofleet["next_actions"][0]["command"].startswith("cm-graph fleet add ")
 
         report = {"reads_avoided": 3, "files_read": 0, "correct": True}
         first = await call(client, "graph_feedback", {**_ids(context), **report})
