@@ -258,7 +258,13 @@ def require_current(
     """The current generation, or a refusal whose reason is the lifecycle state."""
     status = graph_status(workspace, revision, require_complete=require_complete)
     if not status.usable:
-        own = status.remedy.text if status.remedy is not None else ""
-        raise Refusal(f"{status.detail} {own}".strip(), reason=status.state)
+        raise status_refusal(status)
     assert status.generation is not None
     return status.generation
+
+
+def status_refusal(status: GraphStatus) -> Refusal:
+    """The refusal of a command that cannot go on in this state: its reason is the state, its
+    sentence the detail and the judgement's own remedy, when it has one."""
+    own = status.remedy.text if status.remedy is not None else ""
+    return Refusal(f"{status.detail} {own}".strip(), reason=status.state)

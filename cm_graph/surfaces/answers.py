@@ -14,17 +14,17 @@ every reply has (``base/envelope.py``); only refusals
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from ..base.envelope import NOT_CUT, remedy_actions, reply
+from ..base.envelope import NOT_CUT, next_action, remedy_actions, reply
 from ..base.errors import ConnectionRefusal, InvalidInput, Refusal
 from ..base.printable import printable
 from ..context.run import code_context
 from ..context.shape import CODE_CONTEXT_SCHEMA, dumps
 from ..evidence.ask import ask
-from ..feedback.reask import reask
 from ..generation.layout import Workspace
 from ..generation.status import STATUS_SCHEMA, GraphStatus, graph_status, reason_remedy
 from ..index.ensure import has_usable_index
@@ -90,11 +90,11 @@ def ask_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
             raise
         return _ask_unavailable(arguments, refusal.reason, refusal.message, freshness_now(workspace))
     outcome = ask(workspace, question, target, authorization, revision="HEAD", depth=arguments.get("depth"),
-                  node_budget=arguments.get("node_budget"), now=now, derive=False, status=status)
+                  node_budget=arguments.get("node_budget"), now=now, derive=False, status=status, qualified=True)
     summary, packet = outcome.summary, outcome.packet
     if packet is None:
-        return _ask_unavailable(arguments, summary["reason"], summary["detail"], freshness_now(workspace),
-                                _unresolved_ids(workspace, question, target, arguments, summary["reason"]))
+        unresolved = outcome.data if summary["reason"] == "unresolved" else None
+        return _ask_unavailable(arguments, summary["reason"], summary["detail"], freshness_now(workspace), unresolved)
     head = packet["source_revision"]
     graph = {"generation": summary["generation"], "commit": head, "built_at": packet["source_built_at"]}
     documents = [{"text": d["text"], "confidence": d["confidence"], "citations": d["citations"]}
@@ -111,21 +111,6 @@ def ask_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
         bounds={**walked, "truncated": packet["truncated"] or len(shown) < len(documents)},
         capability_id=summary["capability_id"], answer_id=summary["answer_id"],
     ))
-
-
-def _unresolved_ids(
-    workspace: Workspace, question: str, target: str, arguments: dict[str, Any], reason: str,
-) -> dict[str, Any]:
-    """An unresolved target is still an answer (``ask --json`` gives it with its ids, and an agent
-    may report it unhelpful); its ids come from the same re-ask ``graph_feedback`` replays."""
-    if reason == "unresolved":
-        try:
-            asked = reask(workspace, "question", question, target,
-                          {"depth": arguments.get("depth"), "node_budget": arguments.get("node_budget")}, derive=False)
-            return {"capability_id": asked.capability_id, "answer_id": asked.answer_id}
-        except Refusal:
-            pass
-    return unanswered_ids("question", question, target)
 
 
 def fit_documents(
@@ -151,13 +136,22 @@ def _ask_prose(question: str, target: str, summary: dict[str, Any], shown: int, 
 
 
 def _ask_unavailable(
-    arguments: dict[str, Any], reason: str, detail: str, freshness: dict[str, Any], ids: dict[str, Any] | None = None,
+    arguments: dict[str, Any], reason: str, detail: str, freshness: dict[str, Any], data: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """``ask`` when the graph gives no packet. An unresolved target is still an answer (``ask
+    --json`` gives it with its ids and suggestions, and an agent may report it unhelpful): ``data``,
+    as ``evidence/ask.py`` gave it, so its ids are that answer's and each suggestion is a next
+    action; without it ``answer_id`` is None."""
     question, target = arguments["question"], arguments["target"]
+    ids = ({"capability_id": data["capability_id"], "answer_id": data["answer_id"]} if data is not None
+           else unanswered_ids("question", question, target))
+    similar = [next_action("a similar name", f"cm-graph ask {question} {shlex.quote(str(item['target']))}", "ask",
+                           {"question": question, "target": item["target"]})
+               for item in (data or {}).get("suggestions", [])]
     return reply(
         ASK_ANSWER_SCHEMA, "unavailable", detail, reason=reason, detail=detail, question=question, target=target,
-        freshness=freshness, bounds=asked_bounds(arguments), **(ids or unanswered_ids("question", question, target)),
-        next_actions=reason_actions(reason, target=target),
+        freshness=freshness, bounds=asked_bounds(arguments), **ids,
+        next_actions=similar or reason_actions(reason, target=target),
     )
 
 
