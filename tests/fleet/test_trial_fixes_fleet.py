@@ -9,7 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from cm_graph.cli.app import app
-from cm_graph.fleet.doctor import fleet_doctor
+from cm_graph.fleet.doctor import fleet_doctor, member_actions
 
 from ..support.helpers import commit_all, write_files
 from .test_fleet import _usages, fleet  # noqa: F401  (the fixture)
@@ -48,3 +48,20 @@ def test_an_ok_member_behind_head_gets_its_refresh_command(tmp_path: Path) -> No
     assert one["next_action"] == f"cm-graph refresh --repo-path {behind}"
     assert one["detail"] == "The graph is 1 commit behind HEAD (within the thresholds)."
     assert (rows["at-head"]["verdict"], rows["at-head"]["next_action"]) == ("ok", None)
+
+
+def test_the_fleet_doctor_gives_an_agent_each_members_command(tmp_path: Path) -> None:
+    """Issue 26 item 1: ``graph_status`` with ``fleet`` offers the doctor's per-member next
+    actions as ``{why, command}`` (its strings before): the doctor's own command where it wrote
+    one, else the command of the member's reason's remedy (base/errors.py), filled with its
+    checkout and the fleet; a member git cannot answer for is a ``graph_status`` call."""
+    state = tmp_path / "state"
+    behind = _member(tmp_path, state, "one-after")
+    _commits(behind, 1)
+    gone = _member(tmp_path, state, "gone")
+    shutil.rmtree(gone)
+    actions = member_actions("f", fleet_doctor(state, "f"))
+    assert actions == [
+        {"why": "gone: the member's checkout is gone", "command": f"cm-graph fleet remove f {gone}"},
+        {"why": "one-after: behind HEAD within the thresholds", "command": f"cm-graph refresh --repo-path {behind}"},
+    ], actions
