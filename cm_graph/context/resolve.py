@@ -23,10 +23,9 @@ from ..base.rules import is_bounded_text
 from ..base.sqlfiles import query_sql
 from ..query.questions import MAX_TARGET_CHARS
 from ..query.suggest import suggestions
-from ..query.targets import qualified_nodes
+from ..query.targets import NAMES_READ, qualified_nodes
 
 MAX_CANDIDATES = 12
-_READ = 500
 
 
 @record
@@ -45,7 +44,7 @@ def resolve(connection: apsw.Connection, target: object) -> Resolution:
             f"The target must be non-empty single-line text of at most {MAX_TARGET_CHARS} characters."
         )
     assert isinstance(target, str)
-    bindings = {"target": target, "limit": _READ, "within": None}
+    bindings = {"target": target, "limit": NAMES_READ, "within": None}
     exact = [row[0] for row in connection.execute(query_sql("resolve_target"), bindings)]
     if exact:
         files = _file_nodes(connection, exact, target)
@@ -95,7 +94,8 @@ def _definitions_first(connection: apsw.Connection, exact: list[int], target: st
         return _settle(exact, "label")
     real = [node for node in exact if node not in bound]
     if "(" not in target:
-        real += [row[0] for row in connection.execute(query_sql("callables_named"), {"name": target, "limit": _READ})]
+        named = connection.execute(query_sql("callables_named"), {"name": target, "limit": NAMES_READ})
+        real += [row[0] for row in named]
     if not real:
         return _settle(exact, "label")
     return _settle(real, "label", tuple(sorted(bound)))

@@ -24,7 +24,7 @@ from ..base.sqlfiles import query_sql
 from ..index.graphmodel import callable_base
 
 _LINE_SUFFIX = re.compile(r"(.+)#L([1-9][0-9]{0,8})", re.ASCII)
-_READ = 500  # definitions read per name: far past any seed or candidate bound
+NAMES_READ = 500  # definitions read per name: far past any seed or candidate bound
 
 
 def qualified_nodes(connection: apsw.Connection, target: str, within: str | None = None) -> tuple[str, list[int]]:
@@ -44,7 +44,7 @@ def _readings(connection: apsw.Connection, target: str) -> Iterator[tuple[str, l
     if located:  # path::name#L<n> or path#L<n>: the definition at that line
         place, line = located.group(1), int(located.group(2))
         path, _, name = place.rpartition("::") if "::" in place else (place, "", "")
-        rows = connection.execute(query_sql("nodes_at_line"), {"path": path, "line": line, "limit": _READ})
+        rows = connection.execute(query_sql("nodes_at_line"), {"path": path, "line": line, "limit": NAMES_READ})
         wanted = _spellings(name.strip()) - {""}
         yield "path_line", [node for node, label in rows if not wanted or _spellings(label) & wanted]
         return
@@ -76,7 +76,7 @@ def _spellings(label: str) -> set[str]:
 
 
 def _named(connection: apsw.Connection, name: str) -> list[tuple[int, str]]:
-    rows = connection.execute(query_sql("nodes_named"), {"name": name, "limit": _READ})
+    rows = connection.execute(query_sql("nodes_named"), {"name": name, "limit": NAMES_READ})
     return [(row[0], row[1]) for row in rows]
 
 
