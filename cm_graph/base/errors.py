@@ -94,7 +94,7 @@ REMEDIES: dict[str, Remedy] = {
                              "Configure it first: cm-graph connect for a connection, cm-graph fleet add for a fleet.",
                              "cm-graph fleet list"),
     # the fleet: a member's judgement and doctor --fleet verdicts (fleet/judgement.py, doctor.py),
-    # code_context's cross_repo section, a fleet with no members (fleet/usages.py)
+    # a fleet with no members (fleet/usages.py)
     "checkout_missing": Remedy("the member's checkout is gone",
                                "Restore the checkout, or drop it with `cm-graph fleet remove`.",
                                "cm-graph fleet remove FLEET PATH"),
@@ -107,8 +107,6 @@ REMEDIES: dict[str, Remedy] = {
     "unknown": Remedy("git could not answer for the member",
                       "Make git runnable for this checkout (on PATH, a readable repository); run the doctor again.",
                       "cm-graph doctor --fleet FLEET", "graph_status", {"fleet": "FLEET"}),
-    "no_cross_repo_usage": Remedy("no other member uses it by an anchor stronger than its name",
-                                  "Nothing to do: name-only matches are listed apart."),
     "no_members": Remedy("the fleet has no members",
                          "Add a member: cm-graph fleet add FLEET --repo-path PATH (or --connection NAME), then ask "
                          "again.",

@@ -13,8 +13,8 @@ from typing import Any
 
 from ..base.errors import InvalidInput
 from ..base.records import record
-from ..context.run import code_context
-from ..context.sections import INTENT_NAMES
+from ..context.from_workspace import code_context
+from ..context.intents import INTENT_NAMES
 from ..evidence.ask import Unusable, open_question
 from ..evidence.askview import answer_targets
 from ..fleet.members import MemberAccess

@@ -34,8 +34,8 @@ from ..base.rules import is_bounded_text
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..query.answerids import ID_PREFIX, capability_id, stamp_ids
-from .build import FleetIndex, bare_name
-from .members import MemberAccess
+from .build import FleetIndex, bare_name, open_fleet
+from .members import MemberAccess, fleets_of
 
 USAGES_SCHEMA = "cm_graph.crossRepoUsages.v1"
 USAGES_KIND = "cross_repo_usages"  # capability ids: cmg:cross_repo_usages:<fleet>:<symbol>
@@ -44,6 +44,7 @@ MAX_ITEMS_PER_GROUP = 200
 DEFAULT_MAX_CHARS = 24_000
 MIN_CHARS = 2_000
 MAX_CHARS = 200_000
+MAX_SYMBOL_CHARS = 512
 MAX_CANDIDATES_PER_USAGE = 10  # per usage; a name every member defines would list the whole fleet
 
 
@@ -80,8 +81,8 @@ class Definition:
 def split_symbol(symbol: str) -> tuple[str, str]:
     """(qualifier, name): ``urllib3.poolmanager.PoolManager`` -> (``urllib3.poolmanager``,
     ``PoolManager``); a bare name has no qualifier. A trailing ``()`` is dropped."""
-    if not is_bounded_text(symbol, 512) or not symbol.strip():
-        raise InvalidInput("The symbol must be non-empty single-line text of at most 512 characters.")
+    if not is_bounded_text(symbol, MAX_SYMBOL_CHARS) or not symbol.strip():
+        raise InvalidInput(f"The symbol must be non-empty single-line text of at most {MAX_SYMBOL_CHARS} characters.")
     text = symbol.strip()
     text = text[:-2] if text.endswith("()") else text
     qualifier, _, name = text.rpartition(".")
@@ -380,60 +381,27 @@ def _size(item: dict[str, Any]) -> int:
     return size
 
 
-SECTION_ITEMS = 5  # per repository, in code_context's cross_repo section
-SECTION_CHARS = 4_000
-
-
-@dataclass(frozen=True)
-class FleetSection:
-    """``code_context``'s ``cross_repo`` section (part of the answer, so of its id) and the fleet's
-    freshness beside it (which members are behind their HEAD now: not part of the id)."""
-
-    section: dict[str, Any]
-    freshness: dict[str, Any]
-
-
-def cross_repo_section(root: Path, checkout: Path, label: str, access: MemberAccess | None) -> FleetSection | None:
-    """``code_context``'s ``cross_repo`` section for a definition labelled ``label`` in
-    ``checkout``: the other repositories' usages of it, from the first fleet (by name) the
-    checkout belongs to, carrying only what ``access`` lets the caller see (as
-    ``cross_repo_usages``); None when it belongs to none (the section stays unavailable)."""
-    from .build import open_fleet
-    from .members import fleets_of
-
+def own_definition_usages(
+    root: Path, checkout: Path, label: str, access: MemberAccess | None, max_items: int, max_chars: int,
+) -> dict[str, Any] | None:
+    """The other members' usages of ``checkout``'s own definitions labelled ``label``: the
+    ``cross_repo_usages`` answer (``max_items`` per repository and kind, within ``max_chars``)
+    from the first fleet (by name) the checkout belongs to, carrying only what ``access`` lets
+    the caller see; None when it belongs to none. ``code_context`` makes its ``cross_repo``
+    section of it."""
     fleets = fleets_of(root, checkout)
     if not fleets:
         return None
     name, member = fleets[0]
     fleet = open_fleet(root, name)
     try:
-        answer = cross_repo_usages(fleet, bare_name(label) or label, max_items=SECTION_ITEMS,
-                                   max_chars=SECTION_CHARS, repository=member.repository, access=access)
+        return cross_repo_usages(fleet, bare_name(label) or label, max_items=max_items, max_chars=max_chars,
+                                 repository=member.repository, access=access)
     finally:
         fleet.close()
-    groups = answer["usages_by_repository"]
-    items = [{"repository": repository, **item} for repository, group in groups.items() for item in group["items"]]
-    total = sum(group["total"] for group in groups.values())
-    cover = answer["coverage"]
-    section: dict[str, Any] = {
-        "status": "ok" if items and len(items) == total else "truncated" if items else "empty",
-        "fleet": name, "shown": len(items), "total": total, "items": items,
-        "name_matches": sum(group["total"] for group in answer["name_matches_by_repository"].values()),
-        "coverage": cover,
-    }
-    if not items:
-        section.update(reason="no_cross_repo_usage", detail=(
-            f"No other repository of the fleet {name} imports or calls it by an anchor stronger than its "
-            f"name{unsearched_note(cover)}."))
-    return FleetSection(section, {"fleet": name, **answer["freshness"]})
 
 
 def unsearched_members(cover: dict[str, Any]) -> list[str]:
     """``a (unauthorized)``, ``b (absent)``: each member an answer could not search, with why."""
     return [f"{m['repository']} ({m['state']})" for m in cover["missing"]]
 
-
-def unsearched_note(cover: dict[str, Any]) -> str:
-    """``; not searched: a (unauthorized), b (absent)``, or nothing when every member was searched."""
-    missing = unsearched_members(cover)
-    return f"; not searched: {', '.join(missing)}" if missing else ""

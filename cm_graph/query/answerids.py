@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 # Keys of an answer document that are not part of the answer itself.
 NOT_THE_ANSWER = ("answer_id", "freshness", "next_actions")
 ID_PREFIX = "sha256:"
+CAPABILITY_PREFIX = "cmg:"
 
 
 def normalise_target(target: str) -> str:
@@ -38,7 +39,7 @@ def normalise_target(target: str) -> str:
 def capability_id(kind: str, intent: str, target: str) -> str:
     """``kind`` is the surface's family (``code_context`` or ``question``), ``intent`` its intent
     or question name."""
-    return f"cmg:{kind}:{intent}:{normalise_target(target)}"
+    return f"{CAPABILITY_PREFIX}{kind}:{intent}:{normalise_target(target)}"
 
 
 def answer_id(document: dict[str, Any]) -> str:

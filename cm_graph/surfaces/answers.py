@@ -21,9 +21,10 @@ from typing import Any
 
 from ..base.envelope import NOT_CUT, next_action, remedy_actions, reply
 from ..base.errors import ConnectionRefusal, InvalidInput, Refusal
+from ..base.jsonio import dumps_wire
 from ..base.printable import printable
-from ..context.run import code_context
-from ..context.shape import CODE_CONTEXT_SCHEMA, dumps
+from ..context.from_workspace import code_context
+from ..context.shape import CODE_CONTEXT_SCHEMA
 from ..evidence.ask import ask
 from ..generation.layout import Workspace
 from ..generation.status import STATUS_SCHEMA, GraphStatus, graph_status, reason_remedy
@@ -120,7 +121,7 @@ def fit_documents(
     (never a byte cut: a dropped document is counted in ``shown``/``total``)."""
     for count in range(len(documents), -1, -1):
         answer = build(documents[:count])
-        if len(dumps(answer)) <= max_chars:
+        if len(dumps_wire(answer)) <= max_chars:
             return answer
     raise InvalidInput("The answer's fixed part alone exceeds the character budget; raise max_chars.",
                        reason="budget_too_small")

@@ -18,8 +18,8 @@ import jsonschema
 
 from ..base.envelope import refusal
 from ..base.errors import Refusal
+from ..base.jsonio import dumps_wire
 from ..base.printable import printable
-from ..context.shape import dumps
 from .authority import Caller
 from .tools import BY_NAME, Tool
 
@@ -39,7 +39,7 @@ class Reply:
 def wire_bytes(payload: dict[str, Any]) -> bytes:
     """The compact JSON of an answer, in the answer's own key order (never pretty-printed: the
     SDK's default indent would double the characters an agent pays for)."""
-    return dumps(payload).encode("utf-8")
+    return dumps_wire(payload).encode("utf-8")
 
 
 def argument_error(tool: Tool, arguments: Any) -> str | None:

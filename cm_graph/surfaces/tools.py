@@ -12,14 +12,17 @@ on every turn, and tests hold it under 4,000 characters.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..base.envelope import output_schema
+from ..base.rules import IDENTIFIER
 from ..context.budget import MIN_CHARS
-from ..context.sections import INTENT_NAMES
+from ..context.intents import INTENT_NAMES
 from ..fleet import usages as fleet_usages
+from ..query.answerids import CAPABILITY_PREFIX, ID_PREFIX
 from ..query.questions import MAX_DEPTH, MAX_NODE_BUDGET, QUESTION_NAMES
 from .answers import (
     DEFAULT_REPLY_CHARS,
@@ -33,10 +36,13 @@ from .feedbackanswer import graph_feedback_answer
 from .fleetanswers import cross_repo_usages_answer
 
 Adapter = Callable[[Caller, dict[str, Any]], dict[str, Any]]
-TARGET = {"type": "string", "minLength": 1, "maxLength": 256}
+# An agent's target: at most 256 characters, within the CLI's (``query.questions.MAX_TARGET_CHARS``,
+# 512), so every target a tool takes is one the questions and code_context take too.
+MCP_TARGET_CHARS = 256
+TARGET = {"type": "string", "minLength": 1, "maxLength": MCP_TARGET_CHARS}
 MAX_CHARS_ARGUMENT = {"type": "integer", "minimum": MIN_CHARS, "maximum": HARD_CAP_CHARS,
                       "default": DEFAULT_REPLY_CHARS}
-FLEET = {"type": "string", "pattern": "^[a-z][a-z0-9_-]{0,63}$"}
+FLEET = {"type": "string", "pattern": f"^{IDENTIFIER}$"}  # a fleet name (base.rules.identifier)
 DEPTH = {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH}
 NODE_BUDGET = {"type": "integer", "minimum": 1, "maximum": MAX_NODE_BUDGET}
 COUNT = {"type": "integer", "minimum": 0}  # the upper bound is record_outcome's, checked there
@@ -85,7 +91,7 @@ TOOLS: tuple[Tool, ...] = (
         "Where a symbol is defined and used across this checkout's fleet, by repository, anchored by "
         "import or receiver type; name-only matches apart.",
         True, "POST", "/graph/analyze/cross-repo-usages",
-        {"symbol": {"type": "string", "minLength": 1, "maxLength": 512}, "fleet": FLEET,
+        {"symbol": {"type": "string", "minLength": 1, "maxLength": fleet_usages.MAX_SYMBOL_CHARS}, "fleet": FLEET,
          "max_chars": {**MAX_CHARS_ARGUMENT, "minimum": fleet_usages.MIN_CHARS}},
         ("symbol",), output_schema(), cross_repo_usages_answer,
     ),
@@ -101,8 +107,8 @@ TOOLS: tuple[Tool, ...] = (
         "After a task: did an answer save file reads? Its capability_id and answer_id, plus any "
         "non-default argument it was asked with.",
         False, "POST", "/graph/feedback",
-        {"capability_id": {"type": "string", "pattern": "^cmg:"},
-         "answer_id": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
+        {"capability_id": {"type": "string", "pattern": "^" + re.escape(CAPABILITY_PREFIX)},
+         "answer_id": {"type": "string", "pattern": "^" + re.escape(ID_PREFIX) + "[0-9a-f]{64}$"},
          "reads_avoided": COUNT, "files_read": COUNT, "correct": {"type": "boolean"},
          "target": TARGET, "max_chars": INTEGER, "depth": INTEGER, "node_budget": INTEGER},
         ("capability_id", "answer_id", "reads_avoided", "files_read", "correct"), output_schema(),

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cm_graph.base.errors import InvalidInput, Refusal
-from cm_graph.context.run import code_context
+from cm_graph.context.from_workspace import code_context
 from cm_graph.evidence.ask import Opened, Unusable, ask, open_question
 from cm_graph.feedback.reask import reask
 from cm_graph.index.ensure import ensure_index

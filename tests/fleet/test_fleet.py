@@ -230,11 +230,13 @@ def test_a_member_by_connection(fleet: tuple[Path, dict[str, Path]]) -> None:
 
 
 def test_code_context_usage_fills_cross_repo_from_the_fleet(fleet: tuple[Path, dict[str, Path]]) -> None:
-    from cm_graph.context.run import code_context
+    from cm_graph.context.from_workspace import code_context
     from cm_graph.generation.layout import Workspace
 
     state, repos = fleet
-    section = code_context(Workspace(repos["lib"], state), "usage", "helper")["sections"]["cross_repo"]
+    document = code_context(Workspace(repos["lib"], state), "usage", "helper")
+    assert "cross_repo_usages" in document["used_primitives"]
+    section = document["sections"]["cross_repo"]
     assert (section["status"], section["fleet"], section["shown"], section["total"]) == ("ok", "deps", 1, 1)
     assert section["items"][0]["repository"] == "app" and section["items"][0]["citation"] == "app/main.py#L1"
     answer = code_context(Workspace(repos["lib"], state), "usage", "helper")["answer"]

@@ -15,7 +15,7 @@ import apsw
 from typer.testing import CliRunner
 
 from cm_graph.cli.app import app
-from cm_graph.context.run import code_context
+from cm_graph.context.from_workspace import code_context
 from cm_graph.fleet.build import open_fleet
 from cm_graph.fleet.doctor import fleet_doctor
 from cm_graph.fleet.members import add_member, member_from, remove_member
