@@ -94,7 +94,7 @@ def context_fetch_command(
         load_authorized,
         render_evidence,
     )
-    from ..evidence.outcome import exit_code
+    from ..evidence.availability import exit_code
     from .render import console, print_evidence
 
     store = ConnectionStore(state_root(state_dir))

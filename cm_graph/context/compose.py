@@ -18,6 +18,7 @@ from typing import Any
 
 import apsw
 
+from ..base.envelope import next_action, remedy_actions, reply
 from ..base.printable import printable_prose
 from ..base.sqlfiles import query_sql
 from ..evidence.documents import CitationChecker
@@ -43,7 +44,7 @@ def compose(
     """The answer; ``history`` is the generation's change-coupling file when it is built; ``fleet``
     gives the fleet's usages of the anchor's label (None: no fleet), whose members' freshness goes
     under ``freshness.fleet`` (outside the id, as the checkout's own); ``gaps`` are the
-    definitions the graph lacks, per file (``gaps.gaps_by_path`` of the build record)."""
+    definitions the graph lacks, per file (``generation.definitions.gaps_by_path`` of the build record)."""
     resolution = resolve(connection, target)
     rows = SECTIONS_OF[intent]
     gaps = gaps or {}
@@ -88,22 +89,16 @@ def compose(
             _not_uncalled(sections)
         prose = _prose(anchor_item, rows, sections, bindings, len(resolution.set_aside), untraversable)
         lacking = gaps_note(gaps, item_paths(anchor_item, sections))
-        document = {
-            "schema": CODE_CONTEXT_SCHEMA, "status": "answered",
-            "answer": f"{prose} {lacking}" if lacking else prose,
-            "intent": intent, "target": target,
-            "anchors": [anchor_item],
-            "sections": sections,
-            "citations": book.entries,
-            "capability_id": capability_id("code_context", intent, target), "answer_id": ID_PLACEHOLDER,
-            "used_primitives": used_primitives(ran),
-            "used_relations": used_relations(rows),
-            "graph": graph, "freshness": freshness,
-            "bounds": {"max_items": MAX_ITEMS, "max_chars": max_chars, "max_read": MAX_READ,
-                       "truncated": bool(omissions), "unverified_citations": book.unverified,
-                       "omissions": omissions},
-            "next_actions": _next_actions(intent, target, freshness, omissions, max_chars),
-        }
+        document = reply(
+            CODE_CONTEXT_SCHEMA, "answered", f"{prose} {lacking}" if lacking else prose,
+            intent=intent, target=target, anchors=[anchor_item], sections=sections, citations=book.entries,
+            used_primitives=used_primitives(ran), used_relations=used_relations(rows), graph=graph,
+            freshness=freshness,
+            bounds={"max_items": MAX_ITEMS, "max_chars": max_chars, "max_read": MAX_READ,
+                    "truncated": bool(omissions), "unverified_citations": book.unverified, "omissions": omissions},
+            capability_id=capability_id("code_context", intent, target), answer_id=ID_PLACEHOLDER,
+            next_actions=_next_actions(intent, target, freshness, omissions, max_chars),
+        )
         printable_prose(document)
         document["answer_id"] = answer_id(document)
         return document
@@ -203,17 +198,26 @@ def _prose(
     return " ".join(sentences)
 
 
+def context_action(why: str, intent: str, target: str, max_chars: int | None = None) -> dict[str, Any]:
+    """A next action that asks ``code_context`` again: its command and its tool call."""
+    arguments: dict[str, Any] = {"target": target, "intent": intent}
+    command = f"cm-graph context {intent} {shlex.quote(target)}"
+    if max_chars is not None:
+        arguments["max_chars"] = max_chars
+        command += f" --max-chars {max_chars}"
+    return next_action(why, command, "code_context", arguments)
+
+
 def _next_actions(
     intent: str, target: str, freshness: dict[str, Any], omissions: list[dict[str, Any]], max_chars: int
-) -> list[dict[str, str]]:
+) -> list[dict[str, Any]]:
     actions = []
     if freshness.get("state") != "current":
-        actions.append({"why": "the graph is not bound to HEAD", "command": "cm-graph refresh"})
+        actions += remedy_actions("stale")
     if any(o["by"] == "max_chars" for o in omissions):
-        actions.append({"why": "items were dropped to fit the budget",
-                        "command": f"cm-graph context {intent} {shlex.quote(target)} --max-chars {max_chars * 2}"})
+        actions.append(context_action("items were dropped to fit the budget", intent, target, max_chars * 2))
     follow = NEXT_INTENT[intent]
-    actions.append({"why": f"then the {follow} intent", "command": f"cm-graph context {follow} {shlex.quote(target)}"})
+    actions.append(context_action(f"then the {follow} intent", follow, target))
     return actions
 
 
@@ -236,29 +240,26 @@ def _unanswered(
                                                  candidate["line"])
         named = [tag(c["resolve_as"] or c["label"], c["cite"]) for c in candidates]
         text = f"`{target}` names {resolution.total} definitions; name one as {listed(named, resolution.total)}."
-        actions = [{"why": f"the one at {c['path']}" + (f"#L{c['line']}" if c["line"] else ""),
-                    "command": f"cm-graph context {intent} {shlex.quote(c['resolve_as'])}"}
-                   for c in candidates if c["resolve_as"]]
+        actions = [context_action(f"the one at {c['path']}" + (f"#L{c['line']}" if c["line"] else ""), intent,
+                                  c["resolve_as"]) for c in candidates if c["resolve_as"]]
     else:
         hint = f" Similar names: {', '.join(resolution.suggestions)}." if resolution.suggestions else ""
         text = f"`{target}` names no symbol or path in this graph.{hint}"
-        actions = [{"why": "a similar name", "command": f"cm-graph context {intent} {shlex.quote(s)}"}
-                   for s in resolution.suggestions]
+        actions = [context_action("a similar name", intent, s) for s in resolution.suggestions]
         if dropped is not None:
             candidates = [_cited(dropped, book)]
             text = textual_answer(connection, dropped, target, graph["commit"], book) + hint
-            actions.insert(0, {"why": "what the graph holds of that file",
-                               "command": f"cm-graph symbols {shlex.quote(dropped['path'])}"})
-    document = {
-        "schema": CODE_CONTEXT_SCHEMA, "status": resolution.status, "answer": text, "intent": intent, "target": target,
-        "anchors": candidates, "candidates": {"shown": len(candidates), "total": resolution.total},
-        "suggestions": list(resolution.suggestions), "sections": {}, "citations": book.entries,
-        "capability_id": capability_id("code_context", intent, target), "answer_id": ID_PLACEHOLDER,
-        "used_primitives": [], "used_relations": used_relations(rows), "graph": graph, "freshness": freshness,
-        "bounds": {"max_items": MAX_ITEMS, "max_chars": max_chars, "max_read": MAX_READ, "truncated": False,
-                   "unverified_citations": book.unverified, "omissions": []},
-        "next_actions": actions,
-    }
+            actions.insert(0, next_action("what the graph holds of that file",
+                                          f"cm-graph symbols {shlex.quote(dropped['path'])}"))
+    document = reply(
+        CODE_CONTEXT_SCHEMA, resolution.status, text, intent=intent, target=target, anchors=candidates,
+        candidates={"shown": len(candidates), "total": resolution.total}, suggestions=list(resolution.suggestions),
+        sections={}, citations=book.entries, used_primitives=[], used_relations=used_relations(rows), graph=graph,
+        freshness=freshness,
+        bounds={"max_items": MAX_ITEMS, "max_chars": max_chars, "max_read": MAX_READ, "truncated": False,
+                "unverified_citations": book.unverified, "omissions": []},
+        capability_id=capability_id("code_context", intent, target), answer_id=ID_PLACEHOLDER, next_actions=actions,
+    )
     printable_prose(document)
     document["answer_id"] = answer_id(document)
     return document

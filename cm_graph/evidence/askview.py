@@ -1,6 +1,8 @@
 """``cm-graph ask`` over several targets: each answered, each as data (answerdata), unresolved
 ones with ranked suggestions (suggest), each carrying its generation and its two ids
-(query/answerids.py). The CLI only prints what this returns."""
+(query/answerids.py). The CLI only prints what this returns. A target is read by the one target
+grammar ``code_context`` reads it by too (``query/targets.py``): the seed's tiers, then the
+qualified forms."""
 
 from __future__ import annotations
 
@@ -24,16 +26,22 @@ def answer_targets(
 ) -> list[dict[str, Any]]:
     """One answer object per target, in the order given; an unresolved one that names a
     definition the provider dropped (``gaps``, per file) carries where the text defines it."""
-    answers = []
-    for target in targets:
-        result = answer(connection, spec, target, depth, budget, within)
-        near = [] if result.resolved else suggestions(connection, target)
-        data = question_answer(connection, result, within, near, generation)
-        dropped = [] if result.resolved else named_gaps(gaps or {}, target)
-        if dropped:
-            data["dropped_definitions"] = [{"path": path, **item, "evidence": "textual"} for path, item in dropped]
-        answers.append(data)
-    return answers
+    return [asked(connection, answer(connection, spec, target, depth, budget, within, qualified=True), within,
+                  generation, gaps) for target in targets]
+
+
+def asked(
+    connection: apsw.Connection, result: Answer, within: str | None, generation: str,
+    gaps: dict[str, list[dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
+    """An answer as ``ask --json`` gives it: an unresolved one with its ranked suggestions and,
+    when it names a definition the provider dropped, where the text defines it (textual)."""
+    near = [] if result.resolved else suggestions(connection, result.target)
+    data = question_answer(connection, result, within, near, generation)
+    dropped = [] if result.resolved else named_gaps(gaps or {}, result.target)
+    if dropped:
+        data["dropped_definitions"] = [{"path": path, **item, "evidence": "textual"} for path, item in dropped]
+    return data
 
 
 def question_answer(

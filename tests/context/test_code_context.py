@@ -149,6 +149,8 @@ def test_similar_code_by_shared_callees(rich) -> None:
         ("use.main", "module_name", "main()"),
         ("pkg.use.main", "module_name", "main()"),
         ("pkg/more.py::helper", "path_name", "helper()"),
+        # a method at its line without its dot, as path::name reads it (issue 26 item 3: unresolved before)
+        ("pkg/core.py::run#L5", "path_line", ".run()"),
         ("pkg/use.py", "path", "use.py"),
     ],
 )
