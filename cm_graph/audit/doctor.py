@@ -150,8 +150,8 @@ def _definitions_check(status: GraphStatus) -> Check | None:
                      f"{definitions.get('files_read', 0):,} graphed file(s) is in the graph.")
     return Check(
         "definitions", "warn", f"The provider dropped {said}.",
-        "Answers about these names come from the text only and say so (cm-graph context usage NAME); "
-        "upgrading the provider is the only way to have them graphed.",
+        "The pinned provider does not extract them, so this tool cannot graph them; an answer about one of "
+        "these names comes from the text only and says so (cm-graph context usage NAME).",
     )
 
 
