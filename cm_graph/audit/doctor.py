@@ -16,7 +16,7 @@ from typing import Any
 
 from ..base.errors import Refusal, remedy
 from ..base.locking import build_lock
-from ..generation.definitions import gaps_sentence
+from ..generation.definitions import gaps_sentence, recorded_definitions
 from ..generation.layout import Workspace
 from ..generation.status import GraphStatus, coverage_from_record, graph_status
 from ..generation.store import remove_orphaned_indexes
@@ -141,8 +141,8 @@ def _definitions_check(status: GraphStatus) -> Check | None:
     from the build record; a record from before they were counted gets no check."""
     if status.generation is None:
         return None
-    definitions = (coverage_from_record(status.generation.build_record() or {}) or {}).get("definitions")
-    if not isinstance(definitions, dict):
+    definitions = recorded_definitions(status.generation)
+    if definitions is None:
         return None
     said = gaps_sentence(definitions)
     if said is None:

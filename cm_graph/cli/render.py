@@ -349,8 +349,8 @@ def print_answer_data(out: Console, data: dict[str, Any]) -> None:
     say(f"omissions: {', '.join(data['omissions']) or 'none'}")
 
 
-def print_symbols(out: Console, path: str, symbols: list[dict[str, Any]]) -> None:
-    """``cm-graph symbols PATH``: a file's definitions by line."""
+def print_symbols(out: Console, path: str, symbols: list[dict[str, Any]], dropped: list[dict[str, Any]]) -> None:
+    """``cm-graph symbols PATH``: a file's definitions by line, then those its text holds and the graph lacks."""
     table = Table(title=literal(f"{path}: {len(symbols)} definitions"), title_justify="left")
     table.add_column("line", justify="right", no_wrap=True)
     table.add_column("kind", no_wrap=True)
@@ -358,3 +358,6 @@ def print_symbols(out: Console, path: str, symbols: list[dict[str, Any]]) -> Non
     for symbol in symbols:
         table.add_row(*_row("" if symbol["line"] is None else str(symbol["line"]), symbol["kind"], symbol["label"]))
     out.print(table)
+    if dropped:
+        named = ", ".join(f"{item['name']} L{item['line']}" for item in dropped)
+        out.print(literal(f"The text also defines {len(dropped)} the graph lacks (extraction gaps; textual): {named}."))

@@ -6,6 +6,8 @@ qualified forms."""
 
 from __future__ import annotations
 
+import shlex
+
 import apsw
 
 from ..generation.definitions import named_gaps
@@ -42,6 +44,18 @@ def asked(
     if dropped:
         data["dropped_definitions"] = [{"path": path, **item, "evidence": "textual"} for path, item in dropped]
     return data
+
+
+DROPPED_SAID = 3  # dropped definitions an unresolved answer names
+
+
+def dropped_note(data: dict[str, Any]) -> str:
+    """What an unresolved answer says of the definitions the provider dropped that its target
+    names (``dropped_definitions``, at most three), each a sentence with a leading space; "" when none."""
+    return "".join(
+        f" The text of the bound commit defines {item['name']} at {item['path']}:{item['line']}, but the provider "
+        f"dropped it (an extraction gap; textual): cm-graph context usage {shlex.quote(data['target'])} answers it "
+        "from the text." for item in data.get("dropped_definitions", [])[:DROPPED_SAID])
 
 
 def question_answer(

@@ -11,7 +11,22 @@ TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing s
 if TYPE_CHECKING:
     from typing import Any
 
+    from .store import Generation
+
 MAX_GAP_FILES_SAID = 5
+
+
+def recorded_definitions(generation: Generation) -> dict[str, Any] | None:
+    """The build record's ``coverage.definitions`` of ``generation``; None for a record from
+    before they were counted (or no readable record)."""
+    coverage = (generation.build_record() or {}).get("coverage")
+    definitions = coverage.get("definitions") if isinstance(coverage, dict) else None
+    return definitions if isinstance(definitions, dict) else None
+
+
+def recorded_gaps(generation: Generation) -> dict[str, list[dict[str, Any]]]:
+    """The definitions ``generation``'s graph lacks, per file (empty when none were counted)."""
+    return gaps_by_path(recorded_definitions(generation))
 
 
 def gaps_by_path(definitions: dict[str, Any] | None) -> dict[str, list[dict[str, Any]]]:

@@ -53,7 +53,7 @@ def test_the_lexer_reads_defining_lines_not_strings() -> None:
 def test_jinja2_gaps_are_counted_per_file_in_the_summary_status_and_doctor(
         jinja: tuple[Path, Path, dict[str, Any]]) -> None:
     repo, state, summary = jinja
-    assert summary["definition_gaps"] == {"definitions": 3, "files": 2}
+    assert (summary["definition_gaps"]["definitions"], summary["definition_gaps"]["files"]) == (3, 2)
     status = cli("status", *where(repo, state), "--json")
     definitions = status.out["cm_graph"]["coverage"]["definitions"]
     assert (definitions["gaps"], definitions["files"]) == (3, 2)
@@ -107,3 +107,44 @@ def test_an_answer_about_a_dropped_definition_says_so_from_the_text(
     asked = cli("ask", "symbol", "compile", *where(repo, state))
     said = " ".join(asked.err.split())
     assert asked.code == 1 and "extraction gap" in said and "jinja2/environment.py:709" in said
+
+
+@pytest.mark.provider
+def test_the_build_summary_counts_the_gaps_per_file(jinja: tuple[Path, Path, dict[str, Any]]) -> None:
+    _repo, _state, summary = jinja
+    assert summary["definition_gaps"]["by_file"] == {"jinja2/environment.py": 2, "jinja2/runtime.py": 1}
+
+
+@pytest.mark.provider
+def test_symbols_of_a_file_names_the_definitions_the_graph_lacks_there(
+        jinja: tuple[Path, Path, dict[str, Any]]) -> None:
+    repo, state, _summary = jinja
+    listed = cli("symbols", "jinja2/environment.py", *where(repo, state), "--json").out
+    assert listed["dropped"] == [
+        {"name": "_parse", "line": 615, "lines": 1, "evidence": "textual"},
+        {"name": "compile", "line": 709, "lines": 3, "evidence": "textual"}]
+    assert all(symbol["label"] not in ("compile", "_parse") for symbol in listed["symbols"])
+    human = " ".join(cli("symbols", "jinja2/environment.py", *where(repo, state)).out.split())
+    assert "The text also defines 2 the graph lacks (extraction gaps; textual): _parse L615, compile L709" in human
+    clean = cli("symbols", "jinja2/loaders.py", *where(repo, state), "--json").out
+    assert "dropped" not in clean
+
+
+@pytest.mark.provider
+def test_an_agents_ask_about_a_dropped_definition_names_it_and_the_text_answer(
+        jinja: tuple[Path, Path, dict[str, Any]]) -> None:
+    pytest.importorskip("mcp", reason="the optional extra mcp is not installed (pip install -e '.[mcp]')")
+    from cm_graph.connections.store import ConnectionStore, connect
+    from cm_graph.surfaces.authority import Caller
+    from cm_graph.surfaces.dispatch import call_tool
+    from cm_graph.surfaces.tools import BY_NAME
+
+    repo, state, _summary = jinja
+    connect(ConnectionStore(state), "jinja-graph", repo, ["pallets/jinja"], ["agent@test"])
+    reply = call_tool(Caller(state, "jinja-graph", "agent@test"), BY_NAME["ask"],
+                      {"question": "impact", "target": "Environment.compile"}).payload
+    assert reply["status"] == "unavailable" and reply["reason"] == "unresolved"
+    said = " ".join(reply["answer"].split())
+    assert "extraction gap" in said and "jinja2/environment.py:709" in said
+    first = reply["next_actions"][0]
+    assert (first["tool"], first["arguments"]) == ("code_context", {"intent": "usage", "target": "Environment.compile"})
