@@ -16,7 +16,8 @@ import pytest
 
 from cm_graph.generation.coverage import FILE_COUNTERS
 
-from ..support.helpers import make_repo
+from ..support.helpers import git, make_repo
+from ..support.releases import npm_release, pypi_sdist
 from .test_lifecycle import cli, where
 
 # The shape of yargs 17's npm package: a thin entry point, its compiled code under build/.
@@ -115,3 +116,36 @@ def test_the_build_summary_accounts_for_every_tracked_file(tmp_path: Path) -> No
     assert counted == {"code_read": 2, "uncovered": 0, "scope_excluded": 1, "unsupported_language": 1,
                        "non_code": 4, "operator_excluded": 1, "oversized": 0}
     assert built.out["indexed_files"] == 2
+
+
+@pytest.mark.provider
+def test_yargs_release_with_its_build_directory_is_complete_and_warned(tmp_path: Path) -> None:
+    """yargs 17.7.2 as npm ships it: 21 of its 62 files, 217,667 bytes, are under build/."""
+    repo = npm_release(tmp_path / "repo", "yargs", "17.7.2", skipped_dirs=())
+    tracked = git(repo, "ls-files").split()
+    under_build = [path for path in tracked if path.startswith("build/")]
+    build_bytes = sum((repo / path).stat().st_size for path in under_build)
+    built = cli("build", *where(repo, tmp_path / "state"), "--json")
+    assert built.code == 0, built.err
+    assert built.out["completeness"] == "complete"
+    files, code = built.out["files"], built.out["code_bytes"]
+    assert sum(files.values()) == len(tracked) == 62
+    assert (files["scope_excluded"], code["scope_excluded"]) == (len(under_build), build_bytes) == (21, 217_667)
+    assert code["read"] < code["tracked"] // 2
+    assert "skipped_dir:build" in built.out["coverage_warning"] and "cannot read" in built.out["coverage_warning"]
+
+
+@pytest.mark.provider
+def test_msgpack_sdist_counts_its_pyx_sources_as_unread_code(tmp_path: Path) -> None:
+    """msgpack 1.1.0's sdist: its three .pyx files were in no count at all."""
+    repo = pypi_sdist(tmp_path / "repo", "msgpack", "1.1.0")
+    tracked = git(repo, "ls-files").split()
+    pyx = [path for path in tracked if path.endswith(".pyx")]
+    built = cli("build", *where(repo, tmp_path / "state"), "--json")
+    assert built.code == 0, built.err
+    files, code = built.out["files"], built.out["code_bytes"]
+    assert sum(files.values()) == len(tracked) == 43
+    assert files["unsupported_language"] == len(pyx) == 3
+    assert code["unsupported_language"] == sum((repo / path).stat().st_size for path in pyx) == 32_621
+    assert code["tracked"] == code["read"] + code["unsupported_language"]
+    assert "coverage_warning" not in built.out  # 97 % of its code bytes were read
