@@ -16,6 +16,7 @@ from typing import Any
 
 from ..base.errors import Refusal, remedy
 from ..base.locking import build_lock
+from ..generation.definitions import gaps_sentence, recorded_definitions
 from ..generation.layout import Workspace
 from ..generation.status import GraphStatus, coverage_from_record, graph_status
 from ..generation.store import remove_orphaned_indexes
@@ -113,6 +114,8 @@ def _coverage_check(status: GraphStatus) -> Check | None:
     outside = ", ".join(f"{rule}: {count}" for rule, count in scope.items()) or "none"
     said = f"Scope exclusions ({outside}); {coverage.get('empty_inputs', 0)} empty inputs."
     uncovered = coverage.get("uncovered_inputs") or []
+    if not coverage.get("warning"):  # a warning says the bytes itself
+        said += _code_read(coverage)
     if uncovered:
         counts = ", ".join(f"{why}: {n}" for why, n in (coverage.get("uncovered_counts") or {}).items())
         first = uncovered[0]
@@ -120,7 +123,36 @@ def _coverage_check(status: GraphStatus) -> Check | None:
             "coverage", "warn", f"Uncovered code inputs ({counts}), first {first['path']} ({first['reason']}). {said}",
             first["next_action"],
         )
+    if coverage.get("warning"):
+        return Check("coverage", "warn", f"{coverage['warning']} {said}", str(coverage.get("remedy", "")))
     return Check("coverage", "pass", f"Every code input the provider dispatches is covered. {said}")
+
+
+def _code_read(coverage: dict[str, Any]) -> str:
+    """The code bytes read of those tracked, when the build record counted them (older records did not)."""
+    code = coverage.get("code_bytes")
+    if not isinstance(code, dict) or not code.get("tracked"):
+        return ""
+    return f" Code bytes read: {code.get('read', 0):,} of {code['tracked']:,}."
+
+
+def _definitions_check(status: GraphStatus) -> Check | None:
+    """The definitions the text of the bound commit holds and the graph lacks (extraction gaps),
+    from the build record; a record from before they were counted gets no check."""
+    if status.generation is None:
+        return None
+    definitions = recorded_definitions(status.generation)
+    if definitions is None:
+        return None
+    said = gaps_sentence(definitions)
+    if said is None:
+        return Check("definitions", "pass", f"Every definition the text index lexes in the "
+                     f"{definitions.get('files_read', 0):,} graphed file(s) is in the graph.")
+    return Check(
+        "definitions", "warn", f"The provider dropped {said}.",
+        "The pinned provider does not extract them, so this tool cannot graph them; an answer about one of "
+        "these names comes from the text only and says so (cm-graph context usage NAME).",
+    )
 
 
 def run_doctor(workspace: Workspace, revision: str = "HEAD") -> dict[str, Any]:
@@ -142,6 +174,9 @@ def run_doctor(workspace: Workspace, revision: str = "HEAD") -> dict[str, Any]:
     coverage_check = _coverage_check(status)
     if coverage_check is not None:
         checks.append(coverage_check)
+    definitions_check = _definitions_check(status)
+    if definitions_check is not None:
+        checks.append(definitions_check)
     readiness = search_readiness(status)
     if not status.usable:
         checks.append(Check("index", "skip", "No usable generation to index."))

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 from ..base.errors import Refusal
 from ..base.git import changed_tracked_files
+from ..generation.definitions import MAX_GAP_FILES_SAID
 from ..generation.layout import Workspace
 from ..generation.status import graph_status
 from ..generation.store import read_current, read_generation, remove_graph_state
@@ -116,6 +117,16 @@ def _build_summary(manifest: Manifest, coverage: Coverage, report: IndexReport) 
         "edges": report.counts.get("edges", 0),
         "index_bytes": report.bytes,
     }
+    summary["files"] = dict(coverage.files)
+    summary["code_bytes"] = dict(coverage.code_bytes)
+    if coverage.warning is not None:
+        summary["coverage_warning"] = " ".join(coverage.warning)
+    if coverage.definitions is not None:
+        summary["definition_gaps"] = {
+            "definitions": coverage.definitions.get("gaps", 0), "files": coverage.definitions.get("files", 0),
+            "by_file": {item["path"]: item["count"]  # the files with the most, as status names them
+                        for item in coverage.definitions.get("by_file", [])[:MAX_GAP_FILES_SAID]},
+        }
     summary["scope_exclusions"] = dict(sorted(coverage.scope_exclusions.items()))
     summary["empty_inputs"] = coverage.empty_inputs
     if coverage.exclude:

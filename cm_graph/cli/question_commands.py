@@ -14,6 +14,7 @@ import typer
 
 from ..base.errors import Refusal
 from ..base.git import changed_tracked_files
+from ..generation.definitions import recorded_gaps
 from ..generation.layout import Workspace
 from ..generation.status import require_current
 from ..index.ensure import open_current_index
@@ -91,7 +92,7 @@ def ask_command(
         if scope is not None and not scope:
             raise typer.BadParameter("--in PATH must name a repository-relative file or directory.")
         answers = answer_targets(opened.connection, opened.spec, targets, opened.depth, opened.budget, scope,
-                                 generation=opened.generation.id)
+                                 generation=opened.generation.id, gaps=recorded_gaps(opened.generation))
     finally:
         opened.connection.close()
     unresolved = any(not data["resolved"] for data in answers)
@@ -101,6 +102,7 @@ def ask_command(
 def _print_answers(answers: list[dict[str, Any]], json_output: bool, changed: int = 0) -> None:
     """Every answer on stdout (one JSON object with --json); each unresolved target then refuses
     on stderr with its suggestions, and the exit code is 1 if any did."""
+    from ..evidence.askview import dropped_note
     from .render import console, print_answer_data
 
     unresolved = [data for data in answers if not data["resolved"]]
@@ -116,6 +118,7 @@ def _print_answers(answers: list[dict[str, Any]], json_output: bool, changed: in
         hint = f" Did you mean: {'; '.join(near)}?" if near else ""
         if changed:
             hint += f" (Note: {edits_note(changed)})"
+        hint += dropped_note(data)
         print_refusal("unresolved", (
             f"{data['target']} names no symbol or path in the graph; name a symbol as the provider "
             f"labels it or a repository-relative path.{hint}"
@@ -141,7 +144,7 @@ def symbols_command(
     if not is_bounded_text(path.strip("/"), 1024):
         raise Refusal("Name a repository-relative file path (one line, not blank).", reason="invalid")
     workspace = Workspace.locate(repo_path, state_dir)
-    _, connection = open_current_index(
+    generation, connection = open_current_index(
         workspace, lambda: require_current(workspace, revision, require_complete=not allow_partial))
     try:
         listed: list[dict[str, object]] = []
@@ -156,10 +159,13 @@ def symbols_command(
     if not listed:
         hint = f" Did you mean: {'; '.join(near)}?" if near else ""
         raise Refusal(f"The graph has no definition in that file.{hint}", reason="unresolved")
+    # What the text of the file defines and the graph lacks (extraction gaps): the list is not the file's whole.
+    dropped = [{**item, "evidence": "textual"} for item in recorded_gaps(generation).get(path, [])]
     if json_output:
-        print_json({"schema": "cm_graph.symbols.v1", "path": path, "symbols": listed})
+        print_json({"schema": "cm_graph.symbols.v1", "path": path, "symbols": listed,
+                    **({"dropped": dropped} if dropped else {})})
     else:
-        print_symbols(console(), path, listed)
+        print_symbols(console(), path, listed, dropped)
 
 
 def _repository_paths(checkout: Path, given: str) -> list[str]:

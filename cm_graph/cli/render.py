@@ -26,6 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..base.printable import printable
+from ..generation.definitions import gaps_sentence
 
 # The width of a console that is not a terminal (a pipe, a file, CliRunner): wider than any row
 # we print, so a table never folds a cell. rich gives a pipe 80 columns (or $COLUMNS), and a
@@ -103,9 +104,20 @@ def print_status(out: Console, value: dict[str, Any]) -> None:
     last_build = additions.pop("last_build", None)
     coverage = additions.pop("coverage", None) or {}
     rows.update(additions)
+    code = coverage.get("code_bytes") or {}
+    if code.get("tracked"):
+        rows["code_read"] = (f"{code.get('read', 0):,} of {code['tracked']:,} code bytes "
+                             f"({100 * code.get('read', 0) // code['tracked']}%)")
+    if coverage.get("files"):
+        rows["files"] = {key: count for key, count in coverage["files"].items() if count}
     for key in ("exclude", "scope_exclusions", "empty_inputs", "uncovered_inputs"):
         if coverage.get(key):
             rows[key] = coverage[key]
+    definitions = coverage.get("definitions") or {}
+    if gaps_sentence(definitions) is not None:
+        rows["definition_gaps"] = gaps_sentence(definitions)
+    if coverage.get("warning"):
+        rows["coverage_warning"] = f"{coverage['warning']} {coverage.get('remedy', '')}".strip()
     rows["search"] = value["search"]
     if value.get("next_action"):
         rows["next_action"] = value["next_action"]
@@ -337,8 +349,8 @@ def print_answer_data(out: Console, data: dict[str, Any]) -> None:
     say(f"omissions: {', '.join(data['omissions']) or 'none'}")
 
 
-def print_symbols(out: Console, path: str, symbols: list[dict[str, Any]]) -> None:
-    """``cm-graph symbols PATH``: a file's definitions by line."""
+def print_symbols(out: Console, path: str, symbols: list[dict[str, Any]], dropped: list[dict[str, Any]]) -> None:
+    """``cm-graph symbols PATH``: a file's definitions by line, then those its text holds and the graph lacks."""
     table = Table(title=literal(f"{path}: {len(symbols)} definitions"), title_justify="left")
     table.add_column("line", justify="right", no_wrap=True)
     table.add_column("kind", no_wrap=True)
@@ -346,3 +358,6 @@ def print_symbols(out: Console, path: str, symbols: list[dict[str, Any]]) -> Non
     for symbol in symbols:
         table.add_row(*_row("" if symbol["line"] is None else str(symbol["line"]), symbol["kind"], symbol["label"]))
     out.print(table)
+    if dropped:
+        named = ", ".join(f"{item['name']} L{item['line']}" for item in dropped)
+        out.print(literal(f"The text also defines {len(dropped)} the graph lacks (extraction gaps; textual): {named}."))

@@ -25,6 +25,7 @@ from ..evidence.documents import CitationChecker
 from ..query.answerids import answer_id, capability_id
 from .budget import MAX_ITEMS, fit
 from .composers import describe
+from .gaps import gaps_note, item_paths, textual_answer, textual_definition
 from .intents import INTENTS
 from .resolve import Resolution, followable, resolve
 from .section_table import BY_NAME, SECTIONS_OF, used_primitives, used_relations
@@ -38,15 +39,17 @@ NEXT_INTENT = {intent.name: intent.then for intent in INTENTS}
 def compose(
     connection: apsw.Connection, intent: str, target: str, graph: dict[str, Any],
     freshness: dict[str, Any], max_chars: int, history: apsw.Connection | None = None,
-    fleet: FleetUsages | None = None,
+    fleet: FleetUsages | None = None, gaps: dict[str, list[dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
     """The answer; ``history`` is the generation's change-coupling file when it is built; ``fleet``
     gives the fleet's usages of the anchor's label (None: no fleet), whose members' freshness goes
-    under ``freshness.fleet`` (outside the id, as the checkout's own)."""
+    under ``freshness.fleet`` (outside the id, as the checkout's own); ``gaps`` are the
+    definitions the graph lacks, per file (``generation.definitions.gaps_by_path`` of the build record)."""
     resolution = resolve(connection, target)
     rows = SECTIONS_OF[intent]
+    gaps = gaps or {}
     if resolution.status != "resolved":
-        return _unanswered(connection, intent, target, resolution, rows, graph, freshness, max_chars)
+        return _unanswered(connection, intent, target, resolution, rows, graph, freshness, max_chars, gaps)
     node = resolution.anchors[0]
     anchor = describe(connection, [node])[node]
     aside = list(describe(connection, list(resolution.set_aside)).values()) if resolution.set_aside else []
@@ -84,9 +87,10 @@ def compose(
             omissions.append({"section": None, "dropped": None, "by": "untraversable"})
         if "mentions" in sections:
             _not_uncalled(sections)
+        prose = _prose(anchor_item, rows, sections, bindings, len(resolution.set_aside), untraversable)
+        lacking = gaps_note(gaps, item_paths(anchor_item, sections))
         document = reply(
-            CODE_CONTEXT_SCHEMA, "answered",
-            _prose(anchor_item, rows, sections, bindings, len(resolution.set_aside), untraversable),
+            CODE_CONTEXT_SCHEMA, "answered", f"{prose} {lacking}" if lacking else prose,
             intent=intent, target=target, anchors=[anchor_item], sections=sections, citations=book.entries,
             used_primitives=used_primitives(ran), used_relations=used_relations(rows), graph=graph,
             freshness=freshness,
@@ -219,12 +223,15 @@ def _next_actions(
 
 def _unanswered(
     connection: apsw.Connection, intent: str, target: str, resolution: Resolution, rows: tuple[Section, ...],
-    graph: dict[str, Any], freshness: dict[str, Any], max_chars: int,
+    graph: dict[str, Any], freshness: dict[str, Any], max_chars: int, gaps: dict[str, list[dict[str, Any]]],
 ) -> dict[str, Any]:
-    """Ambiguous (candidates, never a silent pick) or unresolved (ranked suggestions)."""
+    """Ambiguous (candidates, never a silent pick) or unresolved (ranked suggestions; a name the
+    provider dropped is answered from the text, its defining line the one anchor, labelled
+    ``evidence: textual``)."""
     nodes = describe(connection, list(resolution.anchors))
     book = CitationBook(CitationChecker(connection).confirms, graph["commit"])
     candidates = [_cited(dict(nodes[n]), book) for n in resolution.anchors]
+    dropped = textual_definition(connection, gaps, target) if resolution.status == "unresolved" else None
     if resolution.status == "ambiguous":
         # Each candidate carries the target that resolves to it (checked by resolving it): two
         # definitions in one file are told apart by line, never by a path::name that is ambiguous again.
@@ -239,6 +246,11 @@ def _unanswered(
         hint = f" Similar names: {', '.join(resolution.suggestions)}." if resolution.suggestions else ""
         text = f"`{target}` names no symbol or path in this graph.{hint}"
         actions = [context_action("a similar name", intent, s) for s in resolution.suggestions]
+        if dropped is not None:
+            candidates = [_cited(dropped, book)]
+            text = textual_answer(connection, dropped, target, graph["commit"], book) + hint
+            actions.insert(0, next_action("what the graph holds of that file",
+                                          f"cm-graph symbols {shlex.quote(dropped['path'])}"))
     document = reply(
         CODE_CONTEXT_SCHEMA, resolution.status, text, intent=intent, target=target, anchors=candidates,
         candidates={"shown": len(candidates), "total": resolution.total}, suggestions=list(resolution.suggestions),

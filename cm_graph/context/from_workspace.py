@@ -19,6 +19,7 @@ from ..base.errors import INDEX_DAMAGED, InvalidInput, Refusal
 from ..base.git import GitFailure, resolve_revision
 from ..fleet.members import MemberAccess
 from ..fleet.usages import own_definition_usages
+from ..generation.definitions import recorded_gaps
 from ..generation.layout import Workspace
 from ..generation.scratch import scratch_owner
 from ..generation.status import GraphStatus, graph_status
@@ -71,7 +72,7 @@ def code_context(
         def fleet(label: str, max_items: int, max_chars: int) -> dict[str, Any] | None:
             return own_definition_usages(workspace.root, workspace.checkout, label, fleet_access, max_items, max_chars)
 
-        return compose(connection, intent, target, graph, freshness, budget, history, fleet)
+        return compose(connection, intent, target, graph, freshness, budget, history, fleet, recorded_gaps(generation))
     except apsw.Error:
         raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
     finally:

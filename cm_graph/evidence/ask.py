@@ -19,6 +19,7 @@ import apsw
 
 from ..base.errors import INDEX_DAMAGED, Absent, Corrupt, IndexMissing, ReaderIncompatible, Refusal
 from ..base.records import record, replaced
+from ..generation.definitions import recorded_gaps
 from ..generation.layout import Workspace
 from ..generation.status import GRAPH_CHANGED, GraphStatus, graph_status, status_refusal
 from ..generation.store import Generation, still_current
@@ -154,7 +155,7 @@ def ask(
     try:
         try:
             result = answer(connection, opened.spec, target, opened.depth, opened.budget, qualified=qualified)
-            data = asked(connection, result, None, generation.id)
+            data = asked(connection, result, None, generation.id, recorded_gaps(generation))
         except apsw.Error:
             return unavailable("unreadable", INDEX_DAMAGED)
         if not result.resolved:

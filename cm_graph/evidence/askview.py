@@ -6,8 +6,11 @@ qualified forms."""
 
 from __future__ import annotations
 
+import shlex
+
 import apsw
 
+from ..generation.definitions import named_gaps
 from ..query.answer import Answer, answer
 from ..query.answerids import stamp_ids
 from ..query.questions import Question
@@ -21,17 +24,38 @@ if TYPE_CHECKING:
 
 def answer_targets(
     connection: apsw.Connection, spec: Question, targets: list[str], depth: int, budget: int,
-    within: str | None = None, *, generation: str,
+    within: str | None = None, *, generation: str, gaps: dict[str, list[dict[str, Any]]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One answer object per target, in the order given."""
+    """One answer object per target, in the order given; an unresolved one that names a
+    definition the provider dropped (``gaps``, per file) carries where the text defines it."""
     return [asked(connection, answer(connection, spec, target, depth, budget, within, qualified=True), within,
-                  generation) for target in targets]
+                  generation, gaps) for target in targets]
 
 
-def asked(connection: apsw.Connection, result: Answer, within: str | None, generation: str) -> dict[str, Any]:
-    """An answer as ``ask --json`` gives it: an unresolved one with its ranked suggestions."""
+def asked(
+    connection: apsw.Connection, result: Answer, within: str | None, generation: str,
+    gaps: dict[str, list[dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
+    """An answer as ``ask --json`` gives it: an unresolved one with its ranked suggestions and,
+    when it names a definition the provider dropped, where the text defines it (textual)."""
     near = [] if result.resolved else suggestions(connection, result.target)
-    return question_answer(connection, result, within, near, generation)
+    data = question_answer(connection, result, within, near, generation)
+    dropped = [] if result.resolved else named_gaps(gaps or {}, result.target)
+    if dropped:
+        data["dropped_definitions"] = [{"path": path, **item, "evidence": "textual"} for path, item in dropped]
+    return data
+
+
+DROPPED_SAID = 3  # dropped definitions an unresolved answer names
+
+
+def dropped_note(data: dict[str, Any]) -> str:
+    """What an unresolved answer says of the definitions the provider dropped that its target
+    names (``dropped_definitions``, at most three), each a sentence with a leading space; "" when none."""
+    return "".join(
+        f" The text of the bound commit defines {item['name']} at {item['path']}:{item['line']}, but the provider "
+        f"dropped it (an extraction gap; textual): cm-graph context usage {shlex.quote(data['target'])} answers it "
+        "from the text." for item in data.get("dropped_definitions", [])[:DROPPED_SAID])
 
 
 def question_answer(

@@ -49,6 +49,27 @@ _ROW_KEYS = frozenset({"mtime", "seen", "ast_hash", "semantic_hash"})
 _OBJC_MARKERS = (b"@interface", b"@protocol", b"@implementation", b"@import", b"#import")
 
 NOT_CODE, DISPATCHED, UNSUPPORTED, UNCLASSIFIED = "not_code", "dispatched", "unsupported", "unclassified"
+# Code in languages the pinned provider has no extractor for and never dispatches (msgpack's
+# Cython sources, type stubs, Perl, Haskell, ...): not code to the provider, code to a reader, so
+# it counts as unread code (``unsupported_language``), never as a file that is not code.
+UNREAD_CODE_EXTENSIONS = frozenset(
+    ".pyx .pxd .pxi .pyi .pl .pm .hs .lhs .erl .hrl .clj .cljs .cljc .elm .nim .cr .fs .fsi .fsx .vb"
+    " .coffee .d .tcl .scm .rkt .sol .asm .s .adb .ads .cob .cbl .el .hx .gd .zsh .fish .ksh .awk"
+    " .glsl .hlsl .wgsl .raku .pyw".split()
+)
+
+# Every tracked regular file (the census's entries and the files over its per-file budget) is in
+# exactly one of these: read as code, code not read (uncovered: the build is partial), left out
+# by a provider scope rule, code without an extractor, not code, left out with --exclude, or over
+# the per-file budget and not code.
+FILE_COUNTERS = ("code_read", "uncovered", "scope_excluded", "unsupported_language", "non_code",
+                 "operator_excluded", "oversized")
+# The code bytes behind the counters that hold code (``read`` is ``code_read``'s).
+CODE_BYTE_COUNTERS = ("read", "uncovered", "scope_excluded", "unsupported_language", "operator_excluded")
+# More than this share of the code bytes tracked unread by a scope rule or for want of an
+# extractor is "most of the code": the build may be complete by the provider's inventory, but an
+# answer about that code rests on text only, and the summary, status and doctor say so.
+MOST_OF_THE_CODE = 0.5
 
 
 def _shebang_interpreter(head: bytes) -> str | None:
@@ -143,10 +164,40 @@ class Coverage:
     empty_inputs: int = 0
     empty: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
+    # Every tracked file in one counter (FILE_COUNTERS), the code bytes per counter holding code
+    # (``tracked`` their sum), the code bytes each scope rule left out, and the unread code
+    # bytes per extension without an extractor.
+    files: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FILE_COUNTERS, 0))
+    code_bytes: dict[str, int] = field(default_factory=lambda: dict.fromkeys(("tracked", *CODE_BYTE_COUNTERS), 0))
+    scope_bytes: dict[str, int] = field(default_factory=dict)
+    scope_dirs: dict[str, str] = field(default_factory=dict)  # a pruned directory per skipped_dir rule
+    unread_languages: dict[str, int] = field(default_factory=dict)
+    # The definitions the text holds and the graph lacks (index/definition_gaps.py), known once
+    # the index is derived; None until then.
+    definitions: dict[str, Any] | None = None
+
+    @property
+    def warning(self) -> tuple[str, str] | None:
+        """(what, remedy) when most of the code bytes tracked were never read although the
+        build may be complete: what left them out, and the remedy that works, or that none does."""
+        return unread_code_warning(self.code_bytes, self.scope_bytes, self.scope_dirs, self.unread_languages)
+
+    def count(self, counter: str, size: int, *, code: bool, bytes_as: str | None = None) -> None:
+        """Put one tracked file of ``size`` bytes in ``counter`` (its code bytes, when it is
+        code, in ``bytes_as``, by default the counter of the same name)."""
+        self.files[counter] += 1
+        if code:
+            self.code_bytes["tracked"] += size
+            self.code_bytes[bytes_as or counter] += size
 
     def to_record(self) -> dict[str, object]:
         """The coverage facts a build record keeps, bounded (at most 50 paths per list)."""
-        return {
+        record: dict[str, object] = {
+            "files": dict(self.files),
+            "code_bytes": dict(self.code_bytes),
+            "scope_bytes": dict(sorted(self.scope_bytes.items())),
+            "scope_dirs": dict(sorted(self.scope_dirs.items())),
+            "unread_languages": dict(sorted(self.unread_languages.items())),
             "completeness": self.completeness,
             "exclude": list(self.exclude),
             "scope_exclusions": dict(sorted(self.scope_exclusions.items())),
@@ -157,6 +208,11 @@ class Coverage:
             "uncovered_inputs": list(self.uncovered_inputs),
             "partial_because": list(self.notes),
         }
+        if self.warning is not None:
+            record["warning"], record["remedy"] = self.warning
+        if self.definitions is not None:
+            record["definitions"] = self.definitions
+        return record
 
     @classmethod
     def carried_over(cls, record: dict[str, Any], indexed_files: int, unsupported_inputs: int) -> Coverage:
@@ -176,6 +232,12 @@ class Coverage:
             empty_inputs=int(record.get("empty_inputs", 0)),
             empty=list(record.get("empty", [])),
             exclude=list(record.get("exclude", [])),
+            files={**dict.fromkeys(FILE_COUNTERS, 0), **record.get("files", {})},
+            code_bytes={**dict.fromkeys(("tracked", *CODE_BYTE_COUNTERS), 0), **record.get("code_bytes", {})},
+            scope_bytes=dict(record.get("scope_bytes", {})),
+            scope_dirs=dict(record.get("scope_dirs", {})),
+            unread_languages=dict(record.get("unread_languages", {})),
+            definitions=record.get("definitions"),
         )
 
     def exclude_input(self, path: str, rule: str) -> None:
@@ -196,6 +258,57 @@ class Coverage:
         if len(self.uncovered_inputs) < MAX_LISTED and len(path) <= MAX_LISTED_PATH:
             said = NEXT_ACTIONS[action or why].format(path=path)
             self.uncovered_inputs.append({"path": path, "reason": why, "next_action": said})
+
+
+# What a scope rule's remedy is, learnt from graphifyy 0.9.58's detection (detect.py: its walk
+# prunes a noise directory before any ignore rule is asked, so a `!` negation cannot reach it;
+# no option of `graphify extract` re-includes one, and .graphifyinclude was removed). Handing it
+# the directory under another name would make it read the code, but its cross-file resolution
+# binds calls by name across the whole tree, so the rest of the graph would change too: no
+# spelling is provably harmless, and cm-graph uses none.
+_CANNOT_READ_DIR = ("graphifyy 0.9.58 prunes every directory named {name} by its name before any ignore rule is "
+                    "asked, and no option, .graphifyignore negation or other spelling of the directory makes it read "
+                    "one without changing what it resolves in the rest of the tree (it binds calls across files by "
+                    "name), so this tool cannot read the code under {where}; no answer covers it. If that code is "
+                    "generated from sources tracked elsewhere, say so with --exclude {where}.")
+_RULE_REMEDIES = {
+    scope.GRAPHIFYIGNORE: "The tracked .graphifyignore leaves that code out: remove its rule to have it graphed.",
+    scope.SENSITIVE: "The provider's secret-file heuristic leaves those files out and nothing but another file name "
+                     "changes that: this tool cannot read them, so no answer covers them.",
+    scope.SIZE_LIMIT: "The provider refuses project files that large: this tool cannot read them, so no answer "
+                      "covers them.",
+    scope.SKIPPED_FILE: "The provider never reads lock files: this tool cannot read them.",
+}
+
+
+def unread_code_warning(
+    code_bytes: dict[str, int], scope_bytes: dict[str, int], scope_dirs: dict[str, str],
+    unread_languages: dict[str, int],
+) -> tuple[str, str] | None:
+    """(what, remedy) when scope rules or the want of an extractor leave out most of the code
+    bytes tracked (``MOST_OF_THE_CODE``); None otherwise. ``what`` names the largest causes by
+    bytes; ``remedy`` is the one for the largest, or says plainly that this tool cannot read it."""
+    tracked = code_bytes.get("tracked", 0)
+    unread = code_bytes.get("scope_excluded", 0) + code_bytes.get("unsupported_language", 0)
+    if not tracked or unread <= MOST_OF_THE_CODE * tracked:
+        return None
+    read = code_bytes.get("read", 0)
+    causes = sorted([(size, rule, "rule") for rule, size in scope_bytes.items()]
+                    + [(size, language, "language") for language, size in unread_languages.items()], reverse=True)
+    named = ", ".join(f"{cause} {size:,} bytes" if kind == "rule" else f"{cause} files (no extractor) {size:,} bytes"
+                      for size, cause, kind in causes[:3])
+    what = (f"The provider read {100 * read // tracked}% of the code bytes tracked ({read:,} of {tracked:,}): "
+            f"{100 * unread // tracked}% were never read ({named}).")
+    _size, top, kind = causes[0]
+    if kind == "language":
+        remedy = (f"graphifyy 0.9.58 has no extractor for {top} files: this tool cannot read that code, so no "
+                  "answer covers it.")
+    elif top.startswith(scope.SKIPPED_DIR + ":"):
+        name = top.split(":", 1)[1]
+        remedy = _CANNOT_READ_DIR.format(name=name, where=scope_dirs.get(top) or f"{name}/")
+    else:
+        remedy = _RULE_REMEDIES.get(top, "The provider's own rule leaves that code out: this tool cannot read it.")
+    return what, remedy
 
 
 @dataclass
@@ -314,8 +427,12 @@ def assess(
     the census's per-file budget are judged first (``judge_oversized``: left out, or refused).
     """
     coverage = Coverage("partial", 0, 0, exclude=list(exclude))
+    sizes = {entry.path: entry.size for entry in census.oversized}
     for path, why in judge_oversized(census, blobs, exclude):
         coverage.exclude_input(path, why)
+        # Over the per-file budget: never read, so never counted as code bytes (a code file the
+        # provider would read refused the build above).
+        coverage.count("operator_excluded" if why == scope.OPERATOR_EXCLUDE else "oversized", sizes[path], code=False)
     notes = coverage.notes
     unread = "missing_no_inventory" if inventory is None else "missing_unread" if admitted is None else None
     if inventory is None:
@@ -325,20 +442,23 @@ def assess(
     ignore_dirs = scope.ignore_file_dirs(entry.path for entry in census.entries)
     indexed = unsupported = dispatched = 0
     for entry in census.entries:
+        suffix = PurePosixPath(entry.path.rsplit("/", 1)[-1]).suffix
         if scope.operator_excluded(entry.path, exclude) is not None:
             coverage.exclude_input(entry.path, scope.OPERATOR_EXCLUDE)
+            coverage.count("operator_excluded", entry.size, code=_is_code(entry, suffix, blobs))
             continue
-        suffix = PurePosixPath(entry.path.rsplit("/", 1)[-1]).suffix
         if not suffix or suffix.lower() == ".m":
             digest, head = _digest_and_head(blobs, entry.blob, entry.size, keep_head=True)
             verdict = classify(entry.path, head)
         else:
             verdict = classify(entry.path, None)
             if verdict == NOT_CODE:
+                _count_not_dispatched(coverage, entry, suffix)
                 continue
             whole = "whole" if _is_manifest(entry) else False
             digest, head = _digest_and_head(blobs, entry.blob, entry.size, keep_head=whole)
         if verdict == NOT_CODE:
+            _count_not_dispatched(coverage, entry, suffix)
             continue
         name = unicodedata.normalize("NFC", entry.path)
         if name not in rows:
@@ -346,17 +466,23 @@ def assess(
             rule = scope.scope_rule(entry.path, entry.size, admitted=was_admitted, ignore_dirs=ignore_dirs)
             if rule is not None:
                 coverage.exclude_input(entry.path, rule)
+                coverage.count("scope_excluded", entry.size, code=True)
+                coverage.scope_bytes[rule] = coverage.scope_bytes.get(rule, 0) + entry.size
+                coverage.scope_dirs.setdefault(rule, _pruned_directory(entry.path, rule))
                 continue
         if verdict == UNCLASSIFIED:
             coverage.uncover(entry.path, "unclassified")
+            coverage.count("uncovered", entry.size, code=True)
             continue
         dispatched += 1
         ast_hash = rows.get(name)
+        read = False
         if name not in rows:
             if admitted is not None and name not in admitted:
                 coverage.uncover(entry.path, "not_admitted")
             elif admitted is not None and scope.yields_no_content(entry.path, head):
                 coverage.empty_input(entry.path)
+                read = True
             else:
                 coverage.uncover(entry.path, "missing", unread)
         elif not isinstance(ast_hash, str) or not _MD5.fullmatch(ast_hash):
@@ -365,8 +491,12 @@ def assess(
             coverage.uncover(entry.path, "mismatched")
         elif verdict == UNSUPPORTED:
             unsupported += 1
+            _count_unread_language(coverage, entry, suffix)
+            continue
         else:
             indexed += 1
+            read = True
+        coverage.count("code_read" if read else "uncovered", entry.size, code=True, bytes_as="read" if read else None)
     if malformed:
         notes.append(f"{malformed} inventory rows are malformed")
     notes.extend(
@@ -381,6 +511,38 @@ def assess(
     coverage.indexed_files = min(indexed, len(census.entries))
     coverage.unsupported_inputs = unsupported
     return coverage
+
+
+def _count_not_dispatched(coverage: Coverage, entry: CensusEntry, suffix: str) -> None:
+    """A file the provider never dispatches: code in a language it has no extractor for, or not code."""
+    if suffix.lower() in UNREAD_CODE_EXTENSIONS:
+        _count_unread_language(coverage, entry, suffix)
+    else:
+        coverage.count("non_code", entry.size, code=False)
+
+
+def _count_unread_language(coverage: Coverage, entry: CensusEntry, suffix: str) -> None:
+    language = suffix.lower() or "(no extension)"
+    coverage.count("unsupported_language", entry.size, code=True)
+    coverage.unread_languages[language] = coverage.unread_languages.get(language, 0) + entry.size
+
+
+def _is_code(entry: CensusEntry, suffix: str, blobs: BlobReader) -> bool:
+    """Whether a file the operator left out is code (its bytes count as code tracked)."""
+    if suffix.lower() in UNREAD_CODE_EXTENSIONS:
+        return True
+    head = _digest_and_head(blobs, entry.blob, entry.size, keep_head=True)[1] if not suffix else None
+    return classify(entry.path, head) != NOT_CODE
+
+
+def _pruned_directory(path: str, rule: str) -> str:
+    """The directory a ``skipped_dir:<name>`` rule pruned, as a path ending in ``/`` (for a
+    remedy's ``--exclude``); "" for every other rule."""
+    if not rule.startswith(scope.SKIPPED_DIR + ":"):
+        return ""
+    name = rule.split(":", 1)[1]
+    segments = path.split("/")[:-1]
+    return "/".join(segments[: segments.index(name) + 1]) + "/" if name in segments else ""
 
 
 def _is_manifest(entry: CensusEntry) -> bool:

@@ -227,6 +227,10 @@ def new_generation_id() -> str:
     return uuid.uuid4().hex
 
 
+# Derives the staged generation's index; returns what the build record adds from it (or None).
+DeriveIndex = Callable[["Generation"], "dict[str, Any] | None"]
+
+
 def publish(
     workspace: Workspace,
     write_artifact: Callable[[BinaryIO], tuple[int, str]],
@@ -234,7 +238,7 @@ def publish(
     *,
     keep_previous: bool = False,
     build_record: dict[str, Any] | None = None,
-    derive_index: Callable[[Generation], object] | None = None,
+    derive_index: DeriveIndex | None = None,
 ) -> Manifest:
     """Take the build lock and publish (see ``publish_locked``)."""
     with build_lock_for(workspace):
@@ -251,7 +255,7 @@ def publish_locked(
     *,
     keep_previous: bool = False,
     build_record: dict[str, Any] | None = None,
-    derive_index: Callable[[Generation], object] | None = None,
+    derive_index: DeriveIndex | None = None,
 ) -> Manifest:
     """Publish a new generation atomically; the caller holds the lock.
 
@@ -266,7 +270,9 @@ def publish_locked(
     A generation that is not complete does not replace a usable current one: it is published
     for inspection and named by the ``attempt`` pointer, and the usable one stays current (see
     ``settle_pointer``). ``derive_index`` is None only for callers publishing a generation as
-    another tool would (tests of the importer's refusals).
+    another tool would (tests of the importer's refusals). What it returns is added to the build
+    record (what only the derived index shows, such as the definitions the graph lacks), so the
+    record is written after it, still inside the staging directory.
     """
     sweep_stale_scratch(workspace, build_lock_held=True)
     sweep_removed(workspace)
@@ -291,7 +297,7 @@ def _publish_owned(
     *,
     keep_previous: bool,
     build_record: dict[str, Any] | None,
-    derive_index: Callable[[Generation], object] | None,
+    derive_index: DeriveIndex | None,
 ) -> Manifest:
     """``publish_locked``'s steps, with ``token`` naming this publication's scratch (its owner
     record claims ``generation``, whose index files exist before its directory does)."""
@@ -299,11 +305,12 @@ def _publish_owned(
     final = workspace.generation_dir(generation)
     try:
         os.mkdir(staging, 0o700)
-        manifest = _stage(staging, generation, write_artifact, make_manifest, build_record)
+        manifest = _stage(staging, generation, write_artifact, make_manifest)
         staged = Generation(workspace, manifest, staging)
         staged.seal_verified(token)
-        if derive_index is not None:
-            derive_index(staged)
+        learnt = derive_index(staged) if derive_index is not None else None
+        if build_record is not None:
+            _write_build_record(staging, manifest, {**build_record, **(learnt or {})})
         os.rename(staging, final)
         fsync_dir(workspace.generations_dir)
         settle_pointer(workspace, manifest, keep_previous=keep_previous)
@@ -320,29 +327,33 @@ def _stage(
     generation: str,
     write_artifact: Callable[[BinaryIO], tuple[int, str]],
     make_manifest: Callable[[str, int, str], Manifest],
-    build_record: dict[str, Any] | None,
 ) -> Manifest:
-    """Write graph.bin, the manifest and the build record into ``staging``, each fsynced."""
+    """Write graph.bin and the manifest into ``staging``, each fsynced."""
     fd = create_exclusive(staging / ARTIFACT_NAME)
     with os.fdopen(fd, "wb") as handle:
         size, digest = write_artifact(handle)
         handle.flush()
         os.fsync(handle.fileno())
     manifest = make_manifest(generation, size, digest)
-    files = {MANIFEST_NAME: manifest.serialise()}
-    if build_record is not None:
-        import hashlib
-
-        covered = {**build_record, MANIFEST_DIGEST: hashlib.sha256(files[MANIFEST_NAME]).hexdigest()}
-        files[BUILD_RECORD_NAME] = dumps_canonical(covered)
-    for name, content in files.items():
-        fd = create_exclusive(staging / name)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-            handle.flush()
-            os.fsync(handle.fileno())
-    fsync_dir(staging)
+    _write_staged(staging, MANIFEST_NAME, manifest.serialise())
     return manifest
+
+
+def _write_build_record(staging: Path, manifest: Manifest, build_record: dict[str, Any]) -> None:
+    """The build record, bound to the manifest by its SHA-256, fsynced with its directory."""
+    import hashlib
+
+    digest = hashlib.sha256(manifest.serialise()).hexdigest()
+    _write_staged(staging, BUILD_RECORD_NAME, dumps_canonical({**build_record, MANIFEST_DIGEST: digest}))
+
+
+def _write_staged(staging: Path, name: str, content: bytes) -> None:
+    fd = create_exclusive(staging / name)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(content)
+        handle.flush()
+        os.fsync(handle.fileno())
+    fsync_dir(staging)
 
 
 def _discard(workspace: Workspace, generation: str, staging: Path, final: Path) -> None:

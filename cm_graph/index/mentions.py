@@ -205,14 +205,19 @@ class Vocabulary:
                 self.codes.pop(spelling, None)
 
 
+def tokenizer_for(path: str) -> re.Pattern[str]:
+    """The tokenizer of ``path``'s comment family (by its extension)."""
+    lowered = path.lower()
+    return (_HASH_TOKENS if lowered.endswith(_HASH_LANGUAGES) else _JS_TOKENS if lowered.endswith(_JS_EXTENSIONS)
+            else _RUST_TOKENS if lowered.endswith(".rs") else _C_TOKENS)
+
+
 def scan_packed(path: str, data: bytes, vocabulary: Vocabulary) -> list[int]:
     """Every mention in ``data``, packed ``id << ID_SHIFT | line << LINE_SHIFT | rank``, one per
     name and line (its strongest form), ascending; [] for a binary or oversized blob."""
     if len(data) > MAX_SCANNED_BYTES or b"\0" in data[:8192]:
         return []
-    lowered = path.lower()
-    tokenizer = (_HASH_TOKENS if lowered.endswith(_HASH_LANGUAGES) else _JS_TOKENS if lowered.endswith(_JS_EXTENSIONS)
-                 else _RUST_TOKENS if lowered.endswith(".rs") else _C_TOKENS)
+    tokenizer = tokenizer_for(path)
     # The leading newline lets a defining first line match like any other (it is line 0's end).
     tokens = tokenizer.findall("\n" + data.decode("utf-8", errors="replace"))
     codes = list(map(vocabulary.codes.get, map(str.rstrip, tokens, repeat(_SUFFIX_CHARS))))

@@ -63,7 +63,7 @@ def publish_output(
     build_record: dict[str, Any] | None = None,
     exclude: tuple[str, ...] = (),
     coverage: Coverage | None = None,
-    derive_index: Callable[[Generation], object] | None = None,
+    derive_index: Callable[[Generation], None] | None = None,
 ) -> tuple[Manifest, Coverage]:
     """Judge coverage (unless ``coverage`` carries over a same-tree generation's), pack
     ``graph.json`` (and the inventory when it is a plain file), derive the index from the staged
@@ -94,11 +94,36 @@ def publish_output(
     if coverage.notes:
         record["partial_because"] = list(coverage.notes)
     record["coverage"] = coverage.to_record()
+    derive = derive_index or derive_fresh_index
+
+    def derive_and_learn(staged: Generation) -> dict[str, Any]:
+        """Derive the index, then what only it shows: the definitions the graph lacks (a
+        same-tree generation carries its predecessor's, the same graph's)."""
+        derive(staged)
+        if coverage.definitions is None:
+            coverage.definitions = find_definition_gaps(staged, census)
+        return {"coverage": coverage.to_record()}
+
     manifest = publisher(
         workspace, write_artifact, factory, keep_previous=keep_previous, build_record=record,
-        derive_index=derive_index or derive_fresh_index,
+        derive_index=derive_and_learn,
     )
     return manifest, coverage
+
+
+def find_definition_gaps(staged: Generation, census: Census) -> dict[str, Any]:
+    """The staged generation's extraction gaps (``index/definition_gaps.py``), as the build
+    record keeps them."""
+    import apsw
+
+    from ..index.definition_gaps import find_gaps
+
+    connection = apsw.Connection(str(staged.workspace.index_path(staged.id)), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        with BlobReader(staged.workspace.checkout) as blobs:
+            return find_gaps(connection, census, blobs).to_record()
+    finally:
+        connection.close()
 
 
 def derive_fresh_index(staged: Generation) -> None:

@@ -23,9 +23,11 @@ from ..base.envelope import NOT_CUT, next_action, remedy_actions, reply
 from ..base.errors import ConnectionRefusal, InvalidInput, Refusal
 from ..base.jsonio import dumps_wire
 from ..base.printable import printable
+from ..context.compose import context_action
 from ..context.from_workspace import code_context
 from ..context.shape import CODE_CONTEXT_SCHEMA
 from ..evidence.ask import ask
+from ..evidence.askview import dropped_note
 from ..generation.layout import Workspace
 from ..generation.status import STATUS_SCHEMA, GraphStatus, graph_status, reason_remedy
 from ..index.ensure import has_usable_index
@@ -149,6 +151,10 @@ def _ask_unavailable(
     similar = [next_action("a similar name", f"cm-graph ask {question} {shlex.quote(str(item['target']))}", "ask",
                            {"question": question, "target": item["target"]})
                for item in (data or {}).get("suggestions", [])]
+    if data is not None and data.get("dropped_definitions"):
+        # The provider dropped the definition the target names: code_context answers it from the text.
+        detail += dropped_note(data)
+        similar.insert(0, context_action("the text's answer about a definition the graph lacks", "usage", target))
     return reply(
         ASK_ANSWER_SCHEMA, "unavailable", detail, reason=reason, detail=detail, question=question, target=target,
         freshness=freshness, bounds=asked_bounds(arguments), **ids,

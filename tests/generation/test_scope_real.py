@@ -110,8 +110,10 @@ def test_scope_exclusions_empty_inputs_and_tracked_ignored_files(tmp_path: Path)
     assert status.out["cm_graph"]["coverage"]["scope_exclusions"] == out["scope_exclusions"]
     doctor = cli("doctor", *where(repo, state), "--json")
     check = {c["check"]: c for c in doctor.out["checks"]}["coverage"]
-    assert check["status"] == "pass" and "skipped_dir:dist: 1" in check["message"]
-    assert "2 empty inputs" in check["message"]
+    # Nine of its eleven code files are out of scope: most of the code is unread, which the
+    # coverage check says (issue 27 item 5) while the build stays complete.
+    assert check["status"] == "warn" and "skipped_dir:dist: 1" in check["message"]
+    assert "2 empty inputs" in check["message"] and "never read" in check["message"]
 
 
 @pytest.mark.provider
