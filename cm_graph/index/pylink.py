@@ -7,6 +7,9 @@ A value is what an expression evaluates to, as far as the tree shows without run
 - ``("inst", c)`` an instance of class ``c``,
 - ``("prop", d)`` what reading the property ``d`` gives (its getter runs),
 - ``("super", c)`` ``super()`` inside class ``c``,
+- ``("cont", element)`` a container or iterator of ``element`` values, ``("map", key, value)`` a
+  mapping (from annotations: ``list[X]``, ``Iterator[X]``, ``dict[K, V]``), and ``("bm", result)``
+  one of their methods whose call gives ``result`` (``d.get(k)``, ``d.values()``, ``xs.pop()``),
 - ``EXTERNAL`` something from outside the tree (an installed module, a builtin's result),
 - ``None``: unknown. A call on an unknown receiver is never guessed: it is kept unbound, with its
   name, when some definition of the tree has that name.
@@ -19,7 +22,8 @@ one value, else the value is unknown. Attribute lookups follow the class's MRO (
 this tree defines); a class with a base from outside the tree answers ``EXTERNAL`` for what its own
 classes lack. Instance attributes are what ``self.x = ...`` (or ``self.x: T``) assigns in any method,
 and a class body's annotations. A call returns an instance of the class called, or the function's
-declared return type, or what all its ``return`` statements agree on. A pytest fixture parameter
+declared return type, or what all its ``return`` statements agree on. A ``for`` target or a
+comprehension's is an element of what it iterates; a subscript is an item. A pytest fixture parameter
 is the fixture of that name nearest to the test (its class, its module, then each ``conftest.py``
 up to the top), and its value is the fixture's declared return (``Iterator[X]`` for one that
 yields) or what it returns or yields.
@@ -51,6 +55,7 @@ from .pyscope import (
     IMPORTS,
     INHERIT,
     IS_FIXTURE,
+    ITER,
     OVERLOAD,
     PROPERTY,
     SELF,
@@ -67,7 +72,10 @@ EXTERNAL: Expr = ("ext",)
 NONE_VALUE: Expr = ("none",)
 NOT_FOUND: Expr = ("missing",)  # a lookup in this tree's module or class found nothing
 BUILTIN: Expr = ("builtin",)  # a name no scope binds
+CYCLE: Expr = ("cycle",)  # a name whose own evaluation is under way (see Linker)
 _MAX_DEPTH = 80
+_MAX_UNION = 8
+_FLOWING = ("module", "class")  # bodies run once, top to bottom: a use sees the binding before it
 _IN_PROGRESS = object()
 
 # A resolved reference: (path, line, column, role, bound definition or None, name, enclosing).
@@ -75,14 +83,33 @@ Reference = tuple[str, int, int, str, Definition | None, str, Definition]
 
 
 def _agree(values: Iterable[Value]) -> Value:
-    kept: set[tuple[Any, ...] | None] = set()
+    """One value from several (a name's bindings, a function's returns): ``None`` never
+    disagrees, an unknown one makes the whole unknown, and distinct known ones are a union
+    ``("any", member, ...)`` (in a fixed order), whose attributes are what its members agree on."""
+    kept: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     for value in values:
-        if value is NONE_VALUE:
+        if value is NONE_VALUE or value is CYCLE:
             continue
-        kept.add(value if value is not NOT_FOUND and value is not BUILTIN else None)
-        if len(kept) > 1:
+        if value is None or value is NOT_FOUND or value is BUILTIN:
             return None
-    return next(iter(kept)) if kept else NONE_VALUE
+        for member in value[1:] if value[0] == "any" else (value,):
+            kept.setdefault(_key(member), member)
+        if len(kept) > _MAX_UNION:
+            return None
+    if not kept:
+        return NONE_VALUE
+    if len(kept) == 1:
+        return next(iter(kept.values()))
+    return ("any", *(kept[key] for key in sorted(kept)))
+
+
+def _key(value: Any) -> tuple[Any, ...]:
+    """A sort key for a value that does not depend on memory addresses."""
+    if isinstance(value, Definition):
+        return ("d", value.path, value.start, value.column, value.qualname)
+    if isinstance(value, tuple):
+        return ("t", *(_key(part) for part in value))
+    return ("s", str(value))
 
 
 class Linker:
@@ -100,7 +127,9 @@ class Linker:
                     self.callable_names.add(definition.name)
                     if definition.flags & PROPERTY:
                         self.property_names.add(definition.name)
-        # Memos; _IN_PROGRESS marks an evaluation under way (a cycle answers unknown).
+        # Memos; _IN_PROGRESS marks an evaluation under way. A name met again while its own value is
+        # evaluated (``frame = frame.inner()``) is CYCLE: no information, which agreement skips, so
+        # the rebinding takes the value the name's other bindings give; other cycles are unknown.
         self._names: dict[tuple[int, str, float | None], Any] = {}
         self._returns: dict[int, Any] = {}
         self._mro: dict[int, Any] = {}
@@ -117,9 +146,14 @@ class Linker:
             if tag == "n":
                 return self.name_value(scope, expression[1], line)
             if tag == "a":
-                return self.attribute(self.value(expression[1], scope, line), expression[2])
+                attribute = expression[2]
+                return self.each(self.value(expression[1], scope, line), lambda base: self.attribute(base, attribute))
             if tag == "c":
-                return self.call_result(self.value(expression[1], scope, line))
+                return self.each(self.value(expression[1], scope, line), self.call_result)
+            if tag == "i":
+                return self.each(self.value(expression[1], scope, line), _item)
+            if tag == "lit":
+                return ("cont", _agree(self.value(element, scope, line) for element in expression[1:]))
             if tag == "super":
                 return self.super_value(scope, expression, line)
             if tag == "none":
@@ -127,6 +161,16 @@ class Linker:
             return None
         finally:
             self._depth -= 1
+
+    @staticmethod
+    def each(value: Value, operation: Any) -> Value:
+        """``operation`` of ``value``, or of each member of a union (what they agree on); a
+        cycle stays one."""
+        if value is CYCLE:
+            return CYCLE
+        if value is not None and value[0] == "any":
+            return _agree(operation(member) for member in value[1:])
+        return operation(value)  # type: ignore[no-any-return]
 
     def name_value(self, scope: Scope, name: str, line: float | None) -> Value:
         target = _binding_scope(scope, name)
@@ -139,7 +183,7 @@ class Linker:
                 if found is not NOT_FOUND:
                     return found
             return BUILTIN
-        flow = line if target is scope and scope.kind != "function" else None
+        flow = line if target is scope and scope.kind in _FLOWING else None
         return self.scope_name(target, name, flow)
 
     def scope_name(self, scope: Scope, name: str, flow: float | None) -> Value:
@@ -148,7 +192,7 @@ class Linker:
         key = (id(scope), name, flow)
         cached = self._names.get(key)
         if cached is _IN_PROGRESS:
-            return None
+            return CYCLE
         if cached is not None or key in self._names:
             return cached
         self._names[key] = _IN_PROGRESS
@@ -163,7 +207,8 @@ class Linker:
             primary = [b for b in defs if not b[1].flags & (OVERLOAD | ACCESSOR)]
             if defs and primary and len(defs) == len(bindings):
                 bindings = primary[-1:]
-        result = _agree(self.binding_value(binding, name) for binding in bindings)
+        values = [self.binding_value(binding, name) for binding in bindings]
+        result = None if all(value is CYCLE for value in values) else _agree(values)
         self._names[key] = result
         return result
 
@@ -178,7 +223,7 @@ class Linker:
             return self.module_attribute(module, attribute, scope.facts.path)
         if kind == VALUE:
             line = binding[3]
-            flow = line - 0.5 if scope.kind != "function" else None
+            flow = line - 0.5 if scope.kind in _FLOWING else None
             return self.value(payload, scope, flow)
         if kind == TYPE:
             return self.type_value(payload, scope)
@@ -190,7 +235,10 @@ class Linker:
             fixture = self.find_fixture(payload, name)
             return self.fixture_value(fixture) if fixture is not None else None
         if kind == ENTER:
-            return self.enter_value(self.value(payload, scope, binding[3] if scope.kind != "function" else None))
+            return self.enter_value(self.value(payload, scope, binding[3] if scope.kind in _FLOWING else None))
+        if kind == ITER:
+            iterated = self.value(payload, scope, binding[3] if scope.kind in _FLOWING else None)
+            return self.each(iterated, self.element)
         if kind == EXCEPT:
             raised = self.value(payload, scope)
             return self.call_result(raised) if raised is not None and raised[0] == "def" else None
@@ -209,9 +257,31 @@ class Linker:
         if tag == "self":
             owner = _class_of(scope)
             return ("inst", owner) if owner is not None else None
+        if tag == "u":
+            return _agree(self.type_value(member, scope) for member in declared[1:])
+        if tag == "e":
+            return ("cont", self.type_value(declared[1], scope))
+        if tag == "m":
+            return ("map", self.type_value(declared[1], scope), self.type_value(declared[2], scope))
         if tag == "none":
             return NONE_VALUE
         return None
+
+    def element(self, iterated: Value) -> Value:
+        """What iterating ``iterated`` gives: a container's element, a mapping's key, what an
+        instance's ``__iter__`` declares."""
+        if iterated is None:
+            return None
+        if iterated[0] == "cont":
+            return iterated[1]  # type: ignore[no-any-return]
+        if iterated[0] == "map":
+            return iterated[1]  # type: ignore[no-any-return]
+        if iterated[0] == "inst":
+            method = self.class_attribute(iterated[1], "__iter__", True)
+            if method is not None and method[0] == "def":
+                made = self.returns(method[1])
+                return made[1] if made is not None and made[0] == "cont" else None  # type: ignore[no-any-return]
+        return EXTERNAL if iterated is EXTERNAL else None
 
     def module_value(self, name: str, importer: str | None) -> Value:
         path = self.modules.find(name, importer) if importer is not None else _first(self.modules.files_named(name))
@@ -266,6 +336,8 @@ class Linker:
             return self.attribute(self.returns(base[1]), name)
         if tag == "super":
             return self.class_attribute(base[1], name, True, skip_first=True)
+        if tag in ("cont", "map"):
+            return _container_method(base, name)
         if base is EXTERNAL or base is BUILTIN:
             return EXTERNAL
         return None
@@ -309,7 +381,7 @@ class Linker:
         parents: list[list[Definition]] = []
         external = False
         for base in scope.bases:
-            value = self.value(base, scope.parent, klass.line - 0.5 if scope.parent.kind != "function" else None)
+            value = self.value(base, scope.parent, klass.line - 0.5 if scope.parent.kind in _FLOWING else None)
             if value is not None and value[0] == "def" and value[1].kind == "class":
                 ancestors, outside = self.mro(value[1])
                 parents.append(ancestors)
@@ -332,6 +404,8 @@ class Linker:
             return self.returns(method[1]) if method is not None and method[0] == "def" else None
         if tag == "prop":
             return self.call_result(self.returns(callee[1]))
+        if tag == "bm":
+            return callee[1]  # type: ignore[no-any-return]
         if callee is EXTERNAL or callee is BUILTIN:
             return EXTERNAL
         return None
@@ -349,8 +423,10 @@ class Linker:
         if scope is not None and function.kind != "class":
             declared = function.returns
             if declared is not None:
-                result = None if declared[0] == "g" else self.type_value(declared, scope.parent or scope)
-            elif not function.flags & GENERATOR:
+                result = self.type_value(declared, scope.parent or scope)
+            elif function.flags & GENERATOR:
+                result = ("cont", _agree(self.value(value, scope) for value in scope.yields))
+            else:
                 result = _agree(self.value(value, scope) for value in scope.returns) if scope.returns else NONE_VALUE
         self._returns[id(function)] = result
         return result
@@ -423,7 +499,7 @@ class Linker:
             return None
         declared = fixture.returns
         if declared is not None:
-            inner = declared[1] if declared[0] == "g" else declared
+            inner = declared[1] if declared[0] == "e" and fixture.flags & GENERATOR else declared
             return self.type_value(inner, scope.parent or scope)
         produced = scope.yields if fixture.flags & GENERATOR else scope.returns
         return _agree(self.value(value, scope) for value in produced) if produced else None
@@ -457,8 +533,10 @@ class Linker:
         if role == FIXTURE_USE:
             fixture = self.find_fixture(enclosing, name)
             return [(*site, "fixture", fixture, name, enclosing)] if fixture is not None else []
-        flow = line if scope.kind != "function" else None
+        flow = line if scope.kind in _FLOWING else None
         value = self.value(expression, scope, flow)
+        if value is CYCLE:
+            value = None
         attribute = expression[0] == "a"
         if value is not None and value is not NOT_FOUND:
             tag = value[0]
@@ -482,10 +560,12 @@ class Linker:
                 if method is not None and method[0] == "def":
                     return [(*site, "call", method[1], name, enclosing)]
                 return []
-            if value is EXTERNAL or value is BUILTIN or tag in ("mod", "inst", "super", "none"):
+            if value is EXTERNAL or value is BUILTIN or tag in ("mod", "inst", "super", "none", "cont", "map", "bm"):
                 return []
-        if not attribute:
-            return []
+            if tag == "any":  # the union's members bind it differently: "may be one of N"
+                return [(*site, "call", None, name, enclosing)] if role == CALL and name in self.callable_names else []
+        if not attribute:  # a name call no binding settles (defined twice, or a parameter)
+            return [(*site, "call", None, name, enclosing)] if role == CALL and name in self.callable_names else []
         if (role in (CALL, DECORATE) and name in self.callable_names) or name in self.property_names:
             return [(*site, "call", None, name, enclosing)]
         return []
@@ -498,6 +578,32 @@ class Linker:
         if value[0] == "mod" and value[2] is not None:
             return self.files[value[2]].definitions[0]
         return None
+
+
+_ITEM_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+
+
+def _container_method(container: tuple[Any, ...], name: str) -> Value:
+    """A method of a container or mapping value, as ``("bm", what calling it gives)``."""
+    if container[0] == "map":
+        key, value = container[1], container[2]
+        found = {"values": ("cont", value), "keys": ("cont", key), "copy": container}.get(name)
+        if found is None and name in _ITEM_METHODS:
+            found = value
+    else:
+        found = container[1] if name in ("pop", "__getitem__") else container if name == "copy" else None
+    return ("bm", found) if found is not None or name in _ITEM_METHODS else EXTERNAL
+
+
+def _item(container: Value) -> Value:
+    """``container[...]``: a container's element, a mapping's value (an instance's: unknown)."""
+    if container is None:
+        return None
+    if container[0] == "cont":
+        return container[1]  # type: ignore[no-any-return]
+    if container[0] == "map":
+        return container[2]  # type: ignore[no-any-return]
+    return EXTERNAL if container is EXTERNAL else None
 
 
 def _binding_scope(scope: Scope, name: str) -> Scope | None:

@@ -13,7 +13,10 @@ holds scopes and references, not every node of every file. A compact expression 
 matter to what it returns), ``("super",)`` / ``("super", class)``, ``NONE`` for ``None`` and
 ``OTHER`` for anything the resolver does not follow. Types (annotations) are ``("t", expr)``: an
 instance of the class ``expr`` names, ``("tc", expr)``: the class itself (``type[X]``),
-``("g", type)``: what a generator annotated ``Iterator[X]`` yields, and ``SELF_TYPE``.
+``("u", type, ...)``: a union, ``("e", type)``: a container, iterator or generator of ``type``
+(``list[X]``, ``Iterator[X]``, ``tuple[X, ...]``), ``("m", key, value)``: a mapping, and
+``SELF_TYPE``. ``("i", base)`` is an
+item of ``base`` (a subscript), ``("lit", element, ...)`` a literal tuple, list or set.
 
 Bounds that keep the walk deterministic whatever a file holds: expressions are walked with an
 explicit stack (a deep ``a + a + ...`` costs no recursion), statements nest at most as deep as
@@ -33,7 +36,7 @@ from .pymodules import ModuleMap, ModuleName
 Expr = tuple[Any, ...]  # a compact expression, type or binding (the module docstring)
 
 # Binding kinds: (kind, payload, scope the payload is evaluated in, line, fallback).
-DEF, IMPORT, FROM, VALUE, TYPE, SELF, CLS, FIXTURE, ENTER, EXCEPT, UNKNOWN = range(11)
+DEF, IMPORT, FROM, VALUE, TYPE, SELF, CLS, FIXTURE, ENTER, EXCEPT, ITER, UNKNOWN = range(12)
 DEFINING = (DEF, IMPORT, FROM)
 
 # Roles of a pending reference (``pylink`` turns them into the stored roles).
@@ -43,13 +46,21 @@ NONE = ("none",)
 OTHER = ("?",)
 SELF_TYPE = ("self",)
 _MAX_LINKS = 64
+_MAX_UNION = 8  # members of a union type, or of a literal list or tuple, that are followed
 
 # Definition flags.
 PROPERTY, ACCESSOR, STATIC, CLASSMETHOD, OVERLOAD, IS_FIXTURE, IS_TEST, GENERATOR = (1 << bit for bit in range(8))
 
 _IMPLICIT_CLASSMETHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 _TRANSPARENT_TYPES = frozenset({"Optional", "Annotated", "ClassVar", "Final", "Required", "NotRequired", "ReadOnly"})
-_GENERATOR_TYPES = frozenset({"Iterator", "Iterable", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator"})
+# Annotations whose instances hold (or yield) elements of their first argument, and mappings.
+_CONTAINERS = frozenset({
+    "Iterator", "Iterable", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator", "List", "list",
+    "Sequence", "MutableSequence", "Set", "set", "FrozenSet", "frozenset", "AbstractSet", "MutableSet",
+    "Collection", "Deque", "deque", "Reversible", "KeysView", "ValuesView",
+})
+_MAPPINGS = frozenset({"Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict",
+                       "ChainMap"})
 _CLASS_TYPES = frozenset({"Type", "type"})
 _PROPERTIES = frozenset({"property", "cached_property", "abstractproperty"})
 
@@ -128,6 +139,9 @@ def compact(node: Any, shadow: frozenset[str] = frozenset()) -> Expr:
         if kind is ast.Attribute:
             links.append(("a", node.attr))
             node = node.value
+        elif kind is ast.Subscript:
+            links.append(("i", ""))
+            node = node.value
         elif kind is ast.Call:
             func = node.func
             if type(func) is ast.Name and func.id == "super" and "super" not in shadow:
@@ -141,6 +155,8 @@ def compact(node: Any, shadow: frozenset[str] = frozenset()) -> Expr:
             return OTHER if name in shadow else _relink(("n", name), links)
         elif kind is ast.Constant and node.value is None:
             return NONE if not links else OTHER
+        elif kind in (ast.Tuple, ast.List, ast.Set) and 0 < len(node.elts) <= _MAX_UNION:
+            return _relink(("lit", *(compact(element, shadow) for element in node.elts)), links)
         else:
             return OTHER
     return OTHER
@@ -149,7 +165,7 @@ def compact(node: Any, shadow: frozenset[str] = frozenset()) -> Expr:
 def _relink(base: Expr, links: list[tuple[str, str]]) -> Expr:
     expression = base
     for kind, attribute in reversed(links):
-        expression = ("a", expression, attribute) if kind == "a" else ("c", expression)
+        expression = ("a", expression, attribute) if kind == "a" else (kind, expression)
     return expression
 
 
@@ -189,9 +205,13 @@ def compact_type(node: Any, depth: int = 0) -> Expr:
         if name in _CLASS_TYPES:
             expression = compact(elements[0])
             return OTHER if expression is OTHER else ("tc", expression)
-        if name in _GENERATOR_TYPES:
-            element = compact_type(elements[0], depth + 1)
-            return OTHER if element is OTHER else ("g", element)
+        if name in _CONTAINERS:
+            return ("e", compact_type(elements[0], depth + 1))
+        if name in ("Tuple", "tuple") and len(elements) == 2 and type(elements[1]) is ast.Constant \
+                and elements[1].value is Ellipsis:
+            return ("e", compact_type(elements[0], depth + 1))
+        if name in _MAPPINGS and len(elements) == 2:
+            return ("m", compact_type(elements[0], depth + 1), compact_type(elements[1], depth + 1))
         if name in ("ContextManager", "AbstractContextManager", "AsyncContextManager"):
             return compact_type(elements[0], depth + 1)
         return compact_type(head, depth + 1)  # a generic class: Base[T] is a Base
@@ -200,7 +220,7 @@ def compact_type(node: Any, depth: int = 0) -> Expr:
 
 def _union(elements: list[ast.expr], depth: int) -> Expr:
     kept = [t for t in (compact_type(e, depth + 1) for e in elements) if t is not NONE]
-    return kept[0] if len(kept) == 1 else OTHER
+    return kept[0] if len(kept) == 1 else ("u", *kept) if kept and len(kept) <= _MAX_UNION else OTHER
 
 
 def _flattened(node: Any) -> Iterator[Any]:
@@ -337,7 +357,10 @@ class _Walker:
                 self.expression(target, scope, enclosing)
         elif kind in (ast.For, ast.AsyncFor):
             self.expression(node.iter, scope, enclosing)
-            self.assign(node.target, OTHER, scope, node.lineno, None)
+            if type(node.target) is ast.Name:
+                self.bind(scope, node.target.id, (ITER, compact(node.iter), scope, node.lineno, self.fallback))
+            else:
+                self.assign(node.target, OTHER, scope, node.lineno, None)
             self.body(node.body, scope)
             self.body(node.orelse, scope)
         elif kind in (ast.With, ast.AsyncWith):
@@ -541,69 +564,80 @@ class _Walker:
 
     # -- expressions -------------------------------------------------------------------------
     def expression(self, root: ast.expr, scope: Scope, enclosing: Definition, role: str = LOAD) -> None:
-        """Record the uses in one expression (an explicit stack: no recursion on deep trees)."""
+        """Record the uses in one expression (an explicit stack: no recursion on deep trees). A
+        comprehension is a scope of its own, its targets bound to the elements of what they
+        iterate; a lambda's parameters only shadow (they are unknown)."""
         pending = self.facts.pending
-        stack: list[tuple[Any, str, frozenset[str]]] = [(root, role, frozenset())]
+        stack: list[tuple[Any, str, frozenset[str], Scope]] = [(root, role, frozenset(), scope)]
         while stack:
-            node, role, shadow = stack.pop()
+            node, role, shadow, here = stack.pop()
             kind = type(node)
             if kind is ast.Name:
                 if type(node.ctx) is ast.Load and node.id not in shadow:
-                    self.names.append((node.lineno, node.col_offset + 1, role, ("n", node.id), scope,
+                    self.names.append((node.lineno, node.col_offset + 1, role, ("n", node.id), here,
                                        enclosing, node.id))
-                elif type(node.ctx) is ast.Store and scope.kind != "class":
-                    self.bind(scope, node.id, (UNKNOWN, None, scope, node.lineno, self.fallback))
             elif kind is ast.Attribute:
                 attribute = node.attr
                 if type(node.ctx) is ast.Load:
                     line = node.end_lineno or node.lineno
                     column = (node.end_col_offset or 0) - len(attribute.encode("utf-8")) + 1
-                    pending.append((line, column, role, compact(node, shadow), scope, enclosing, attribute))
-                stack.append((node.value, LOAD, shadow))
+                    pending.append((line, column, role, compact(node, shadow), here, enclosing, attribute))
+                stack.append((node.value, LOAD, shadow, here))
             elif kind is ast.Call:
-                stack.extend((argument, LOAD, shadow) for argument in node.args)
-                stack.extend((keyword.value, LOAD, shadow) for keyword in node.keywords)
+                stack.extend((argument, LOAD, shadow, here) for argument in node.args)
+                stack.extend((keyword.value, LOAD, shadow, here) for keyword in node.keywords)
                 func = node.func
                 if not (type(func) is ast.Name and func.id == "super"):
-                    stack.append((func, CALL, shadow))
+                    stack.append((func, CALL, shadow, here))
             elif kind is ast.Lambda:
                 arguments = node.args
                 names = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
                                          *(x for x in (arguments.vararg, arguments.kwarg) if x is not None)]}
-                stack.extend((d, LOAD, shadow) for d in [*arguments.defaults, *arguments.kw_defaults] if d is not None)
-                stack.append((node.body, LOAD, shadow | names))
+                stack.extend((d, LOAD, shadow, here) for d in [*arguments.defaults, *arguments.kw_defaults]
+                             if d is not None)
+                stack.append((node.body, LOAD, shadow | names, here))
             elif kind in _COMPREHENSIONS:
-                generators = node.generators
-                names = {n.id for g in generators for n in ast.walk(g.target) if type(n) is ast.Name}
-                inner = shadow | names
-                for index, generator in enumerate(generators):
-                    stack.append((generator.iter, LOAD, shadow if index == 0 else inner))
-                    stack.extend((condition, LOAD, inner) for condition in generator.ifs)
+                inner = Scope("comprehension", here, here.definition, self.facts)
+                inner.owner = here.owner
+                for index, generator in enumerate(node.generators):
+                    source = here if index == 0 else inner  # the first iterable is evaluated outside
+                    stack.append((generator.iter, LOAD, shadow, source))
+                    target = generator.target
+                    if type(target) is ast.Name:
+                        inner.bind(target.id, (ITER, compact(generator.iter, shadow), source, node.lineno, 0))
+                    else:
+                        for element in ast.walk(target):
+                            if type(element) is ast.Name:
+                                inner.bind(element.id, (UNKNOWN, None, inner, node.lineno, 0))
+                    stack.extend((condition, LOAD, shadow, inner) for condition in generator.ifs)
                 if kind is ast.DictComp:
-                    stack.append((node.key, LOAD, inner))
-                    stack.append((node.value, LOAD, inner))
+                    stack.append((node.key, LOAD, shadow, inner))
+                    stack.append((node.value, LOAD, shadow, inner))
                 else:
-                    stack.append((node.elt, LOAD, inner))
+                    stack.append((node.elt, LOAD, shadow, inner))
             elif kind in (ast.Yield, ast.YieldFrom):
                 value = node.value
                 if kind is ast.Yield:
-                    scope.yields.append(compact(value, shadow) if value is not None else NONE)
+                    here.yields.append(compact(value, shadow) if value is not None else NONE)
                 else:
-                    scope.yields.append(OTHER)
+                    here.yields.append(OTHER)
                 if value is not None:
-                    stack.append((value, LOAD, shadow))
+                    stack.append((value, LOAD, shadow, here))
             elif kind is ast.NamedExpr:
                 target = node.target
                 if target.id not in shadow:
-                    self.bind(scope, target.id, (VALUE, compact(node.value, shadow), scope, node.lineno, self.fallback))
-                stack.append((node.value, LOAD, shadow))
+                    outer = here
+                    while outer.kind == "comprehension" and outer.parent is not None:
+                        outer = outer.parent
+                    self.bind(outer, target.id, (VALUE, compact(node.value, shadow), here, node.lineno, self.fallback))
+                stack.append((node.value, LOAD, shadow, here))
             elif kind is not ast.Constant:
                 for field in _CHILD_FIELDS.get(kind) or _child_fields(kind):
                     child = getattr(node, field)
                     if type(child) is list:
-                        stack.extend((item, LOAD, shadow) for item in child if item is not None)
+                        stack.extend((item, LOAD, shadow, here) for item in child if item is not None)
                     elif child is not None:
-                        stack.append((child, LOAD, shadow))
+                        stack.append((child, LOAD, shadow, here))
 
     # -- the end of the file: which name loads are worth resolving ----------------------------
     def keep_names(self) -> None:
