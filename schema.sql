@@ -160,13 +160,14 @@ CREATE TABLE mention_names (
 -- The resolved layer (docs/resolver.md): what the resolver, run once per generation from the
 -- bound commit's blobs, found in every file of a language it reads (Python: every .py/.pyi file
 -- a code node names). A file is numbered in path order, with the module name its path gives and
--- whether it could be read ('unparsable': not valid Python 3.11; 'too_large': over 2 MiB).
+-- whether it could be read ('unparsable': not valid Python 3.11; 'too_large': over 2 MiB;
+-- 'failed': the resolver itself failed on this commit, so no file of it has rows).
 CREATE TABLE resolved_files (
   file     INTEGER PRIMARY KEY,              -- rank of the path (1-based)
   path     TEXT NOT NULL UNIQUE,
   language TEXT NOT NULL,                    -- 'python'
   module   TEXT NOT NULL,                    -- the dotted module name its path gives
-  status   TEXT NOT NULL CHECK (status IN ('resolved', 'unparsable', 'too_large'))
+  status   TEXT NOT NULL CHECK (status IN ('resolved', 'unparsable', 'too_large', 'failed'))
 );
 
 -- Every definition of a resolved file (its module too) with its range: start_line is its first

@@ -42,6 +42,7 @@ from .pymodules import ModuleMap
 from .pyscope import (
     ACCESSOR,
     CALL,
+    CLASSMETHOD,
     CLS,
     DECORATE,
     DEF,
@@ -56,9 +57,11 @@ from .pyscope import (
     INHERIT,
     IS_FIXTURE,
     ITER,
+    NONE,
     OVERLOAD,
     PROPERTY,
     SELF,
+    SELF_TYPE,
     TYPE,
     VALUE,
     Definition,
@@ -149,7 +152,15 @@ class Linker:
                 attribute = expression[2]
                 return self.each(self.value(expression[1], scope, line), lambda base: self.attribute(base, attribute))
             if tag == "c":
-                return self.each(self.value(expression[1], scope, line), self.call_result)
+                callee = expression[1]
+                if callee[0] == "a":  # a method call: a method returning its receiver returns this one
+                    receiver = self.value(callee[1], scope, line)
+                    method = self.each(receiver, lambda base: self.attribute(base, callee[2]))
+                    if (receiver is not None and receiver[0] in ("def", "inst") and method is not None
+                            and method[0] == "def" and self.returns_receiver(method[1])):
+                        return ("inst", receiver[1])
+                    return self.each(method, self.call_result)
+                return self.each(self.value(callee, scope, line), self.call_result)
             if tag == "i":
                 return self.each(self.value(expression[1], scope, line), _item)
             if tag == "lit":
@@ -205,8 +216,8 @@ class Linker:
             bindings = firm or bindings
             defs = [binding for binding in bindings if binding[0] == DEF]
             primary = [b for b in defs if not b[1].flags & (OVERLOAD | ACCESSOR)]
-            if defs and primary and len(defs) == len(bindings):
-                bindings = primary[-1:]
+            if len(primary) == 1 and len(defs) == len(bindings):  # stubs and accessors beside one definition
+                bindings = primary
         values = [self.binding_value(binding, name) for binding in bindings]
         result = None if all(value is CYCLE for value in values) else _agree(values)
         self._names[key] = result
@@ -310,10 +321,14 @@ class Linker:
         assert scope is not None
         if stars_only and not _exported(facts, attribute):
             return NOT_FOUND
-        if attribute in scope.bindings:
-            return self.scope_name(scope, attribute, None)
         sub = f"{module}.{attribute}"
-        if self.modules.files_named(sub):
+        submodule = bool(self.modules.files_named(sub))
+        bindings = scope.bindings.get(attribute)
+        # A package's submodule is its attribute once imported (``from . import util`` binds the
+        # very submodule), unless the package's own body defines that name.
+        if bindings and not (submodule and all(binding[0] != DEF for binding in bindings)):
+            return self.scope_name(scope, attribute, None)
+        if submodule:
             return self.module_value(sub, path)
         for star in reversed(scope.stars):
             value = self.module_attribute(star, attribute, path, stars_only=True, seen=seen | {path})
@@ -430,6 +445,24 @@ class Linker:
                 result = _agree(self.value(value, scope) for value in scope.returns) if scope.returns else NONE_VALUE
         self._returns[id(function)] = result
         return result
+
+    def returns_receiver(self, method: Definition) -> bool:
+        """Whether ``method`` returns an instance of whatever class it is called on: declared
+        ``Self``, or every return is its receiver (``self``) or a call of it (``cls(...)``)."""
+        if method.kind != "method" or method.scope is None:
+            return False
+        if method.returns is not None:
+            return method.returns == SELF_TYPE
+        receivers = {name for name, bindings in method.scope.bindings.items()
+                     if any(binding[0] in (SELF, CLS) for binding in bindings)}
+        returned = [value for value in method.scope.returns if value != NONE]
+
+        def is_receiver(value: Expr) -> bool:
+            if _is_cls(method):  # cls(...)
+                return value[0] == "c" and value[1][0] == "n" and value[1][1] in receivers
+            return value[0] == "n" and value[1] in receivers  # self
+
+        return bool(returned) and all(is_receiver(value) for value in returned)
 
     def super_value(self, scope: Scope, expression: Expr, line: float | None) -> Value:
         if len(expression) > 1:
@@ -604,6 +637,11 @@ def _item(container: Value) -> Value:
     if container[0] == "map":
         return container[2]  # type: ignore[no-any-return]
     return EXTERNAL if container is EXTERNAL else None
+
+
+def _is_cls(method: Definition) -> bool:
+    """Whether the method's receiver is its class (``cls(...)`` makes an instance of it)."""
+    return bool(method.flags & CLASSMETHOD) or method.name == "__new__"
 
 
 def _binding_scope(scope: Scope, name: str) -> Scope | None:

@@ -29,12 +29,15 @@ def is_python_path(path: str) -> bool:
 @dataclass(frozen=True)
 class ModuleName:
     """The names one file is imported by: ``name`` (the package chain's, its own) and ``root``
-    (the directory that chain starts in, '' for the top), and whether it is a package."""
+    (the directory that chain starts in, '' for the top), whether it is a package, and
+    ``qualified``: the name its definitions are qualified by, ``name`` unless other files claim it
+    too (two ``conftest`` modules), then its whole path's dotted name (``tests.api.conftest``)."""
 
     path: str
     name: str
     root: str
     package: bool
+    qualified: str
 
     @property
     def package_name(self) -> str:
@@ -74,9 +77,9 @@ class ModuleMap:
             if not own:  # an __init__.py at the top of the repository
                 own = [dirs[-1]] if dirs else ["__init__"]
             name = ".".join(own)
-            module = ModuleName(path, name, "/".join(dirs[:top]), package)
-            self.modules[path] = module
             whole = ".".join(parts[:-1] if package else parts)
+            module = ModuleName(path, name, "/".join(dirs[:top]), package, whole)
+            self.modules[path] = module
             for claimed in dict.fromkeys((name, whole)):
                 if claimed:
                     self._by_name.setdefault(claimed, []).append(path)
@@ -84,6 +87,10 @@ class ModuleMap:
                 pieces = claimed.split(".")
                 for cut in range(1, len(pieces)):
                     self._namespaces.add(".".join(pieces[:cut]))
+
+        for path, module in self.modules.items():
+            if self._by_name.get(module.name) == [path]:
+                self.modules[path] = ModuleName(path, module.name, module.root, module.package, module.name)
 
     def files_named(self, name: str) -> list[str]:
         return self._by_name.get(name, [])

@@ -48,7 +48,7 @@ def resolve_python(blobs: Iterable[tuple[str, bytes | int]]) -> ResolvedLayer:
         for path, line, column, role, target, name, enclosing in linker.references()
     }
     ordered = sorted(references, key=lambda r: (r[0], r[1], r[2], r[3], r[4] or 0, r[5], r[6]))
-    files = [(facts.path, LANGUAGE, facts.module.name, facts.status) for facts in scanned]
+    files = [(facts.path, LANGUAGE, facts.module.qualified, facts.status) for facts in scanned]
     return ResolvedLayer(files, definitions, ordered)
 
 

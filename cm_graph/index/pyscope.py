@@ -683,7 +683,8 @@ def scan_file(path: str, data: bytes | int, modules: ModuleMap) -> FileFacts:
     module = modules.modules[path]
     facts = FileFacts(path, module)
     facts.lines = data if isinstance(data, int) else count_lines((data,))
-    root = Definition(path, "module", module.name.rpartition(".")[2], module.name, 1, 1, max(facts.lines, 1), 1, None)
+    root = Definition(path, "module", module.name.rpartition(".")[2], module.qualified, 1, 1, max(facts.lines, 1), 1,
+                      None)
     facts.definitions.append(root)
     scope = Scope("module", None, root, facts)
     root.scope = scope

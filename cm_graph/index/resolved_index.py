@@ -6,7 +6,9 @@ an operator's ``--exclude`` and the provider's scope rules hold here too. On a l
 worker process (``resolve_worker``) is started with the build and handed those paths as soon as
 the document's nodes end; otherwise, or when the worker's answer does not stand, the importer
 resolves them itself once the graph's tables and the text index are written. Either way the rows
-are ``resolve_python``'s of the same blobs, so the index's bytes are too.
+are ``resolve_python``'s of the same blobs, so the index's bytes are too. A fault of the resolver
+itself (a bug meeting some file) costs only the resolved layer: its files are listed ``failed``
+and the rest of the index is written as ever.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ..base.git import Census
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from .pymodules import is_python_path
-from .pyresolve import read_python_blobs, resolve_python
+from .pyresolve import LANGUAGE, read_python_blobs, resolve_python
 from .resolve_worker import ResolveWorker
 from .resolved import ResolvedLayer
 
@@ -56,12 +58,22 @@ class Resolution:
             answered = worker.layer({entry.path: entry.blob for entry in entries})
             if answered is not None:
                 return answered
-        return resolve_python(read_python_blobs(checkout, entries))
+        blobs = list(read_python_blobs(checkout, entries))  # git's refusals are the build's
+        try:
+            return resolve_python(blobs)
+        except Exception:  # noqa: BLE001 - a resolver fault costs the resolved layer, never the index
+            return failed_layer(blobs)
 
     def close(self) -> None:
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.close()
+
+
+def failed_layer(blobs: list[tuple[str, bytes | int]]) -> ResolvedLayer:
+    """The layer of a commit the resolver failed on: its files, marked ``failed``, and no rows (the
+    same blobs fail the same way, so this too is one function of them)."""
+    return ResolvedLayer([(path, LANGUAGE, "", "failed") for path, _ in sorted(blobs)], [], [])
 
 
 def write_resolved(connection: apsw.Connection, layer: ResolvedLayer) -> dict[str, int]:
