@@ -173,8 +173,8 @@ CREATE TABLE resolved_files (
 -- Every definition of a resolved file (its module too) with its range: start_line is its first
 -- decorator's line (the def/class line when undecorated), line the def/class keyword's (the
 -- provider's line), end_line its body's last. The enclosing definition of a line is the
--- innermost range holding it. Numbered in (file, start_line, column, line, kind, qualname)
--- order; node is the provider's node for it (path, line and label agree), NULL where the
+-- innermost range holding it. Numbered in (file, start_line, end_line descending, column, line,
+-- kind, qualname) order, so an enclosing definition comes before what it encloses; node is the provider's node for it (path, line and label agree), NULL where the
 -- provider has none (its gap, kept).
 CREATE TABLE definitions (
   definition INTEGER PRIMARY KEY,            -- rank (1-based)

@@ -35,7 +35,7 @@ def resolve_python(blobs: Iterable[tuple[str, bytes | int]]) -> ResolvedLayer:
     linker = Linker(scanned, modules)
     numbers = {path: index for index, path in enumerate(paths, start=1)}
     every: list[Definition] = [definition for facts in scanned for definition in facts.definitions]
-    every.sort(key=lambda d: (d.path, d.start, d.column, d.line, d.kind, d.qualname))
+    every.sort(key=lambda d: (d.path, d.start, -d.end, d.column, d.line, d.kind, d.qualname))  # outer first
     for number, definition in enumerate(every, start=1):
         definition.number = number
     definitions: list[DefinitionRow] = [

@@ -6,8 +6,8 @@ Language-neutral on purpose: a file has a language, a definition a kind (``modul
 definition or, when the receiver's type is unknown, only the name it uses. Python's resolver
 (``pyresolve``) makes these rows; another language's resolver makes the same rows.
 
-Numbers are ranks, never discovery order: files by path, definitions by (file, start line,
-column, def line, kind, qualified name), references by (file, line, column, role, bound
+Numbers are ranks, never discovery order: files by path, definitions by (file, start line, end
+line descending, column, def line, kind, qualified name: what encloses comes first), references by (file, line, column, role, bound
 definition, name, enclosing definition). So the rows are one function of the blobs, whatever
 order they were read in, and a worker process and the importer's own thread make the same rows.
 """
