@@ -33,10 +33,8 @@ import argparse
 import json
 import os
 import re
-import resource
 import subprocess
 import sys
-import time
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -317,59 +315,6 @@ def _ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
-# -- other engines -------------------------------------------------------------------------------
-def jedi_references(index: Index, repo: Path) -> tuple[list[Ref], dict[str, float]]:
-    """jedi's bindings of every name in every resolved file (``goto`` per name, never
-    ``get_references``: see docs/resolver.md), in this process; seconds and peak RSS beside."""
-    import jedi
-
-    started = time.perf_counter()
-    project = jedi.Project(str(repo), added_sys_path=[str(repo / "src")] if (repo / "src").is_dir() else [],
-                           smart_sys_path=False, load_unsafe_extensions=False)
-    environment = jedi.InterpreterEnvironment()
-    refs: list[Ref] = []
-    for path in sorted(index.modules):
-        source = (repo / path).read_text(encoding="utf-8", errors="replace")
-        script = jedi.Script(source, path=str(repo / path), project=project, environment=environment)
-        text = source.splitlines()
-        try:
-            names = script.get_names(all_scopes=True, definitions=False, references=True)
-        except Exception:  # noqa: BLE001 - jedi fails on some files; they simply have no references
-            continue
-        for name in names:
-            try:
-                targets = name.goto(follow_imports=True, follow_builtin_imports=False)
-            except Exception:  # noqa: BLE001
-                continue
-            enclosing = index.enclosing(path, name.line)
-            if enclosing is None:
-                continue
-            after = text[name.line - 1][name.column + len(name.name):].lstrip() if name.line <= len(text) else ""
-            role = "call" if after.startswith("(") else "reference"
-            for target in targets:
-                if target.module_path is None or target.line is None:
-                    continue
-                try:
-                    relative = str(Path(target.module_path).resolve().relative_to(repo.resolve()))
-                except ValueError:
-                    continue
-                number = index.by_def_line.get((relative, target.line, target.name))
-                if number is not None and index.definitions[number].kind != "module":
-                    if role == "call" and index.definitions[number].kind == "class":
-                        init = index.by_qualname.get((relative, index.definitions[number].qualname + ".__init__"))
-                        refs.append((path, name.line, "instantiate", number, name.name, enclosing))
-                        if init:
-                            refs.append((path, name.line, "call", init[0].number, name.name, enclosing))
-                    else:
-                        refs.append((path, name.line, role, number, name.name, enclosing))
-    seconds = time.perf_counter() - started
-    return refs, {"seconds": round(seconds, 1), "peak_rss_mib": _peak_mib()}
-
-
-def _peak_mib() -> float:
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-
-
 def ast_cost(repo: Path, paths: Iterable[str]) -> dict[str, float]:
     """The ast resolver alone over ``paths``, in a fresh process: wall seconds and peak RSS."""
     child = (
@@ -389,21 +334,42 @@ def ast_cost(repo: Path, paths: Iterable[str]) -> dict[str, float]:
     return dict(json.loads(done.stdout))
 
 
-def index_of(meta: dict[str, Any]) -> Path:
+def index_of(meta: dict[str, Any], *, rebuild: bool = False) -> Path:
     from cm_graph.generation.layout import Workspace
     from cm_graph.index.ensure import ensure_index
 
-    return ensure_index(Workspace.locate(Path(meta["repo"]), Path(meta["state"]))).path
+    return ensure_index(Workspace.locate(Path(meta["repo"]), Path(meta["state"])), rebuild=rebuild).path
+
+
+def derived_twice(meta: dict[str, Any]) -> tuple[Path, dict[str, Any]]:
+    """The subject's index derived afresh twice by this checkout's code (a cached index may be an
+    older resolver's): its path, whether the two derivations are byte-identical, and its
+    resolved counts with the two match rates."""
+    import hashlib
+
+    digests = []
+    for _ in range(2):
+        path = index_of(meta, rebuild=True)
+        digests.append(hashlib.sha256(path.read_bytes()).hexdigest())
+    import apsw
+
+    connection = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    counts = dict(connection.execute("SELECT name, value FROM counts WHERE name LIKE 'resolved%'").fetchall())
+    connection.close()
+    counts["definitions_matched"] = _ratio(counts["resolved_definitions_on_nodes"], counts["resolved_definitions"])
+    counts["nodes_matched"] = _ratio(counts["resolved_nodes_with_definitions"], counts["resolved_nodes"])
+    return path, {"byte_identical_rederivation": digests[0] == digests[1], "index_bytes": path.stat().st_size,
+                  **counts}
 
 
 def measure(subject: truth.Subject, engines: list[str], cache: Path, show_misses: int = 0) -> dict[str, Any]:
     meta = truth.prepare(subject, cache, log)
     traced = truth.trace(subject, cache, log)
     repo = Path(meta["repo"])
-    index = Index(index_of(meta))
+    path, counts = derived_twice(meta)
+    index = Index(path)
     edges, ran, tally = true_edges(index, repo, traced)
-    counts = {k: v for k, v in meta["build"].items() if k.startswith("resolved")}
-    result: dict[str, Any] = {"subject": f"{subject.name} {subject.version}", "truth": tally, "resolved_counts": counts}
+    result: dict[str, Any] = {"subject": f"{subject.name} {subject.version}", "truth": tally, "resolved": counts}
     result["graph"] = score(index, edges, ran, index.graph)
     if "ast" in engines:
         result["ast"] = score(index, edges, ran, index.references)
@@ -414,10 +380,85 @@ def measure(subject: truth.Subject, engines: list[str], cache: Path, show_misses
                                              show_misses)
             result["ast"]["test_misses"] = misses(index, [e for e in edges if e.test], index.references, repo,
                                                   show_misses)
-    if "jedi" in engines:
-        refs, cost = jedi_references(index, repo)
-        result["jedi"] = score(index, edges, ran, refs)
-        result["jedi"]["cost"] = cost
+    if "jedi" in engines:  # in a fresh process, so its time and peak memory are its own
+        done = subprocess.run([sys.executable, str(HERE / "resolver_engines.py"), "jedi", str(path),
+                               str(repo)],
+                              capture_output=True, text=True, check=True)
+        answer = json.loads(done.stdout)
+        result["jedi"] = score(index, edges, ran, [tuple(ref) for ref in answer["refs"]])  # type: ignore[misc]
+        result["jedi"]["cost"] = answer["cost"]
+    if "scip" in engines:
+        import resolver_engines
+
+        refs, spent = resolver_engines.scip_references(index, repo, cache / "scip")
+        result["scip"] = score(index, edges, ran, refs)
+        result["scip"]["cost"] = spent
+    return result
+
+
+BUILD_CHILD = r"""
+import json, resource, sys, time
+from pathlib import Path
+root, mode, repo, state, out = sys.argv[1:6]
+sys.path.insert(0, root)
+from cm_graph.generation.layout import Workspace
+from cm_graph.generation.status import require_current
+from cm_graph.index import importer, resolved_index
+from cm_graph.index.resolved import ResolvedLayer
+if mode == "graph-only":  # the same importer with the resolved layer taken out
+    resolved_index.WORKER_FROM_GRAPH_BYTES = 1 << 62
+    resolved_index.Resolution.layer = lambda self, census, checkout: ResolvedLayer()
+generation = require_current(Workspace.locate(Path(repo), Path(state)))
+started = time.perf_counter()
+report = importer.build_index(generation, Path(out), seal=False)
+print(json.dumps({"seconds": round(time.perf_counter() - started, 2), "bytes": report.bytes,
+                  "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+                  "children_peak_rss_mib": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+                  "counts": {k: v for k, v in report.counts.items() if k.startswith("resolved")}}))
+"""
+
+
+def cost(cache: Path, spec: str, runs: int) -> dict[str, Any]:
+    """The resolver against the provider on ``spec`` (sympy): the provider's own extraction (its
+    time from the corpus run), the resolver alone, and the index build with and without the
+    resolved layer (fresh processes, alternating, medians), with the index bytes."""
+    import statistics
+
+    import import_memory
+
+    meta = import_memory.prepare_corpus(spec, cache, log)
+    repo, out = Path(meta["repo"]), Path(meta["graphify_out"])
+    state = cache / "resolver" / f"{meta['package']}-{meta['version']}-state"
+    if not state.is_dir():
+        subprocess.run([*truth.cm_graph_command(), "build", "--from-graph", str(out), "--repo-path", str(repo),
+                        "--state-dir", str(state), "--json"], check=True, capture_output=True)
+    index = index_of({"repo": str(repo), "state": str(state)})
+    paths = Index(index).modules
+    alone = [ast_cost(repo, paths) for _ in range(runs)]
+    builds: dict[str, list[dict[str, Any]]] = {"graph-only": [], "graph+resolved": []}
+    for number in range(runs):
+        for mode in builds:
+            target = cache / "resolver" / f"cost-{mode}-{number}.sqlite"
+            target.unlink(missing_ok=True)
+            done = subprocess.run([sys.executable, "-c", BUILD_CHILD, str(ROOT), mode, str(repo), str(state),
+                                   str(target)], capture_output=True, text=True, check=True)
+            builds[mode].append(json.loads(done.stdout.strip().splitlines()[-1]))
+            target.unlink(missing_ok=True)
+
+    def median(rows: list[dict[str, Any]], key: str) -> float:
+        return float(statistics.median(row[key] for row in rows))
+
+    result: dict[str, Any] = {
+        "subject": spec, "python_files": len(paths), "provider_seconds": round(meta["provider_seconds"], 1),
+        "resolver_alone": {"seconds": median(alone, "seconds"), "peak_rss_mib": median(alone, "peak_rss_mib"),
+                           "references": alone[0]["references"]},
+        "runs": runs,
+    }
+    for mode, rows in builds.items():
+        result[mode] = {"seconds": median(rows, "seconds"), "peak_rss_mib": median(rows, "peak_rss_mib"),
+                        "children_peak_rss_mib": median(rows, "children_peak_rss_mib"), "bytes": rows[0]["bytes"]}
+    result["graph+resolved"]["counts"] = builds["graph+resolved"][0]["counts"]
+    result["resolver_over_provider"] = round(result["resolver_alone"]["seconds"] / meta["provider_seconds"], 3)
     return result
 
 
@@ -428,7 +469,15 @@ def main() -> None:
     parser.add_argument("--cache-dir", type=Path, default=CACHE)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--misses", type=int, default=0, help="list this many true pairs the ast engine lacks")
+    parser.add_argument("--cost", default=None, metavar="SPEC", help="measure cost on this PyPI release instead")
+    parser.add_argument("--runs", type=int, default=3, help="runs per build mode for --cost (medians)")
     args = parser.parse_args()
+    if args.cost:
+        text = json.dumps(cost(args.cache_dir, args.cost, args.runs), indent=1)
+        if args.out is not None:
+            args.out.write_text(text)
+        print(text)
+        return
     known = {s.name: s for s in (*truth.HELD_OUT, *truth.ENGINE_SUBJECTS)}
     engines = args.engines.split(",")
     results = [measure(known[name], engines, args.cache_dir, args.misses) for name in args.subjects.split(",")]

@@ -7,9 +7,10 @@ definition or, when the receiver's type is unknown, only the name it uses. Pytho
 (``pyresolve``) makes these rows; another language's resolver makes the same rows.
 
 Numbers are ranks, never discovery order: files by path, definitions by (file, start line, end
-line descending, column, def line, kind, qualified name: what encloses comes first), references by (file, line, column, role, bound
-definition, name, enclosing definition). So the rows are one function of the blobs, whatever
-order they were read in, and a worker process and the importer's own thread make the same rows.
+line descending, column, def line, kind, qualified name: what encloses comes first), references
+by (file, line, column, role, bound definition, name, enclosing definition). So the rows are one
+function of the blobs, whatever order they were read in, and a worker process and the importer's
+own thread make the same rows.
 """
 
 from __future__ import annotations

@@ -109,3 +109,18 @@ def test_a_file_that_cannot_be_parsed_keeps_its_module_and_nothing_else(tmp_path
         ("ok.py", 5, "call", "ok.g", "g", "ok.f"),
     ]
     assert counts(index)["resolved_unparsable_files"] == 3
+
+
+def test_a_module_binds_to_its_file_node_when_the_provider_qualifies_the_label(tmp_path: Path) -> None:
+    # The pinned provider labels file nodes whose base names collide by their shortest unique
+    # path suffix (rich's `rich/__init__.py`, `_unicode_data/__init__.py`); a suffix that is not
+    # the file's own path suffix is some other node's.
+    files: dict[str, str | bytes] = {"kit/__init__.py": "", "kit/sub/__init__.py": "", "kit/sub/core.py": ""}
+    labels = {"kit/__init__.py": "kit/__init__.py", "kit/sub/__init__.py": "sub/__init__.py",
+              "kit/sub/core.py": "it/sub/core.py"}
+    index = resolved_repo(tmp_path, files, labels=labels)
+    assert [(row[0], row[8]) for row in definitions(index)] == [
+        ("kit/__init__.py", "kit___init___py"),
+        ("kit/sub/__init__.py", "kit_sub___init___py"),
+        ("kit/sub/core.py", None),
+    ]

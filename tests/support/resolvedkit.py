@@ -21,19 +21,24 @@ from .helpers import make_repo, publish
 Row = tuple[str, int, str, str | None, str, str]
 
 
-def file_nodes(files: dict[str, str | bytes], symbols: list[dict[str, Any]] = ()) -> dict[str, Any]:  # type: ignore[assignment]
-    """A graph of one file node per Python file of ``files`` (and ``symbols``)."""
-    nodes = [node(path.replace("/", "_").replace(".", "_"), path.rpartition("/")[2], path, "L1")
+def file_nodes(files: dict[str, str | bytes], symbols: list[dict[str, Any]] = (),  # type: ignore[assignment]
+               labels: dict[str, str] | None = None) -> dict[str, Any]:
+    """A graph of one file node per Python file of ``files`` (and ``symbols``), labelled with its
+    base name or, for a path in ``labels``, that label (the provider qualifies file nodes whose
+    base names collide by their shortest unique path suffix: ``pkg/__init__.py``)."""
+    labels = labels or {}
+    nodes = [node(path.replace("/", "_").replace(".", "_"), labels.get(path, path.rpartition("/")[2]), path, "L1")
              for path in sorted(files) if path.endswith(".py")]
     return {"nodes": [*nodes, *symbols], "edges": [], "hyperedges": [], "input_tokens": 0, "output_tokens": 0,
             "extracted_sources": []}
 
 
-def resolved_repo(root: Path, files: dict[str, str | bytes], symbols: list[dict[str, Any]] = ()) -> Path:  # type: ignore[assignment]
-    """Commit ``files`` at ``root``/repo, publish a graph naming them and derive the index; the
-    index file's path."""
+def resolved_repo(root: Path, files: dict[str, str | bytes], symbols: list[dict[str, Any]] = (),  # type: ignore[assignment]
+                  labels: dict[str, str] | None = None) -> Path:
+    """Commit ``files`` at ``root``/repo, publish a graph naming them (file nodes labelled as
+    ``file_nodes`` says) and derive the index; the index file's path."""
     repo = make_repo(root / "repo", files)
-    workspace = publish(repo, root / "state", file_nodes(files, list(symbols)))
+    workspace = publish(repo, root / "state", file_nodes(files, list(symbols), labels))
     return ensure_index(workspace).path
 
 
