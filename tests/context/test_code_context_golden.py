@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cm_graph.context.shape import dumps
+from cm_graph.base.jsonio import dumps_wire
 from cm_graph.query.answerids import answer_id
 
 from ..support.contextkit import ask_context, masked, published
@@ -24,5 +24,5 @@ def test_the_answer_is_its_golden_file(g0_repo: Path, state_dir: Path, folder: P
     golden = CODE_CONTEXT_ANSWERS.read(folder)["answer.json"].decode("utf-8")
     document = ask_context(published(g0_repo, state_dir, g0_graph()), *case_input(folder))
     assert document["answer_id"] == answer_id(document)
-    assert masked(document) == dumps(json.loads(golden)), "python -m tests.support.golden, then review the diff"
+    assert masked(document) == dumps_wire(json.loads(golden)), "python -m tests.support.golden, then review the diff"
     assert answer_text(document) == golden

@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from cm_graph.context.sections import INTENT_NAMES
+from cm_graph.context.intents import INTENT_NAMES
 from cm_graph.query.questions import QUESTION_NAMES
 
 from ..support.damaged import RECIPES

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from cm_graph.base.errors import Refusal
 from cm_graph.cli.app import app
-from cm_graph.context.run import code_context
+from cm_graph.context.from_workspace import code_context
 from cm_graph.evidence.ask import ask
 from cm_graph.generation.layout import Workspace
 from cm_graph.generation.status import graph_status

@@ -4,14 +4,16 @@
 the seed has them say it in one vocabulary, so that a caller branches on one set of words: under a
 required policy unavailable evidence is ``required_unavailable``, dependent work ``paused``, exit
 1; under an optional one ``optional_unavailable``, dependent work ``usable``, exit 0. That table
-lives here once. What differs per surface is only the advice, because what to do next depends on
-where the caller stands (retry a query, prepare a session again): each surface brings its
-``Wording``.
+lives here once. The remedy of each reason is its row of the one table (``base/errors.py``; a
+lifecycle state's, ``generation/status.py``); what differs per surface is only the framing, because
+what to do next depends on where the caller stands (retry a query, prepare a session again): each
+surface brings its ``Wording``.
 """
 
 from __future__ import annotations
 
 from ..base.records import record
+from ..generation.status import reason_remedy
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
 if TYPE_CHECKING:
@@ -24,13 +26,14 @@ OPTIONAL_UNAVAILABLE = "optional_unavailable"
 
 @record
 class Wording:
-    """What one surface advises when evidence is unavailable."""
+    """How one surface frames the remedy when evidence is unavailable."""
 
-    by_reason: dict[str, str]  # required: the remedy of a reason that has its own
-    otherwise: str  # required: every other reason (the graph is not usable for this revision)
     carry_on: str  # optional: there is no packet; work goes on with ordinary tools
-    paused: str = ""  # appended to a remedy of ``by_reason`` or the caller's own, under required
+    paused: str = ""  # appended to the remedy under required (what happens until it is done)
     owner_action: bool = False  # required outcomes say the owner must act (guided sessions)
+    # A remedy more precise where this surface stands (a prepared packet is refreshed with a flag).
+    own: dict[str, str] | None = None
+
 
 
 def available_outcome(**fields: Any) -> dict[str, Any]:
@@ -43,16 +46,14 @@ def unavailable_outcome(
     next_action: str | None = None, remediation: dict[str, Any] | None = None, **fields: Any,
 ) -> dict[str, Any]:
     """No evidence, for ``reason`` (``detail`` says it to a person): the policy's status and
-    dependent work, and the next action — ``next_action`` when the refusal named its own remedy,
-    else the wording's; a ``remediation`` (a known reader mismatch) names the action itself."""
+    dependent work, and the next action — ``next_action`` when the refusal (or the judgement of the
+    graph) named its own remedy, else the surface's own or the reason's; a ``remediation`` (a known
+    reader mismatch) names the action itself."""
     if not required:
         action = wording.carry_on
-    elif next_action is not None:
-        action = next_action + wording.paused
-    elif reason in wording.by_reason:
-        action = wording.by_reason[reason] + wording.paused
     else:
-        action = wording.otherwise
+        own = next_action or (wording.own or {}).get(reason) or reason_remedy(reason).text
+        action = own + wording.paused
     outcome: dict[str, Any] = {
         "status": REQUIRED_UNAVAILABLE if required else OPTIONAL_UNAVAILABLE,
         "dependent_work": "paused" if required else "usable",

@@ -1,4 +1,5 @@
-"""``code_context`` against a workspace: settle usability, bind the generation, compose.
+"""``code_context`` from a workspace: settle the graph's usability, bind the current generation
+and its change-coupling history, compose (and ``context history``: build that history).
 
 A graph that is current for HEAD answers with ``freshness.state = current``. One bound to an
 older commit still answers (every citation is checked against the commit it is bound to, so
@@ -17,7 +18,7 @@ import apsw
 from ..base.errors import INDEX_DAMAGED, InvalidInput, Refusal
 from ..base.git import GitFailure, resolve_revision
 from ..fleet.members import MemberAccess
-from ..fleet.usages import FleetSection, cross_repo_section
+from ..fleet.usages import own_definition_usages
 from ..generation.layout import Workspace
 from ..generation.scratch import scratch_owner
 from ..generation.status import GraphStatus, graph_status
@@ -26,7 +27,7 @@ from ..index.ensure import open_current_index, open_index_for
 from .budget import check_max_chars
 from .compose import compose
 from .coupling import build_history, history_path, open_history
-from .sections import INTENT_NAMES
+from .intents import INTENT_NAMES
 
 ANSWERABLE = ("current", "stale")
 
@@ -67,10 +68,10 @@ def code_context(
         freshness = {"state": status.state, "head": head}
         history = _open_history(workspace.index_path(generation.id))
 
-        def fleet(label: str) -> FleetSection | None:
-            return cross_repo_section(workspace.root, workspace.checkout, label, fleet_access)
+        def fleet(label: str, max_items: int, max_chars: int) -> dict[str, Any] | None:
+            return own_definition_usages(workspace.root, workspace.checkout, label, fleet_access, max_items, max_chars)
 
-        return compose(connection, intent, target, graph, freshness, budget, history, cross_repo=fleet)
+        return compose(connection, intent, target, graph, freshness, budget, history, fleet)
     except apsw.Error:
         raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
     finally:
