@@ -40,6 +40,7 @@ from typing import Any
 
 from .pymodules import ModuleMap
 from .pyscope import (
+    _MAX_UNION,
     ACCESSOR,
     CALL,
     CLASSMETHOD,
@@ -77,7 +78,6 @@ NOT_FOUND: Expr = ("missing",)  # a lookup in this tree's module or class found 
 BUILTIN: Expr = ("builtin",)  # a name no scope binds
 CYCLE: Expr = ("cycle",)  # a name whose own evaluation is under way (see Linker)
 _MAX_DEPTH = 80
-_MAX_UNION = 8
 _FLOWING = ("module", "class")  # bodies run once, top to bottom: a use sees the binding before it
 _IN_PROGRESS = object()
 

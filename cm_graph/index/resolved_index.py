@@ -25,9 +25,10 @@ from .pyresolve import LANGUAGE, read_python_blobs, resolve_python
 from .resolve_worker import ResolveWorker
 from .resolved import ResolvedLayer
 
-# As for the text scan (text_index.WORKER_FROM_GRAPH_BYTES): a smaller graph's files are
-# resolved in the importer's own thread, where a worker's start would cost more than it saves.
-WORKER_FROM_GRAPH_BYTES = 4 * 1024 * 1024
+# As for the text scan, and from the same size: a smaller graph's files are resolved in the
+# importer's own thread, where a worker's start would cost more than it saves. Imported, so each
+# module's copy can still be set apart (the tests force one worker or the other).
+from .text_index import WORKER_FROM_GRAPH_BYTES
 
 
 class Resolution:
