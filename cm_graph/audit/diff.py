@@ -1,7 +1,9 @@
 """``cm-graph diff``: what changed in the code graph between two generations.
 
 Both indexes are attached to one in-memory apsw connection, read-only, and compared in SQL by
-provider id (nodes), full relationship identity (edges, call sites included) and path (census).
+provider id (nodes), full relationship identity (edges, call sites included), path (census),
+and, for the resolved layer, by (path, qualified name, kind) for definitions and by what a
+reference says, lines left out (file, caller, role, bound definition, name), for references.
 Results are streamed from the cursors, so a large diff costs a cursor, not a list.
 """
 
@@ -35,6 +37,13 @@ SECTIONS = {
         ("change", "source", "target", "relation", "confidence", "site_path", "site_line", "old_site_line"),
     ),
     "files": ("diff_census", ("change", "path", "old_blob", "new_blob")),
+    "definitions": (
+        "diff_definitions",
+        ("change", "path", "qualname", "kind", "old_start_line", "old_end_line", "new_start_line", "new_end_line"),
+    ),
+    "references": (
+        "diff_references", ("change", "path", "caller", "role", "target", "name", "old_count", "new_count"),
+    ),
 }
 
 

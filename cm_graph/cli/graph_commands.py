@@ -52,10 +52,25 @@ def index_command(
         "generation": report.generation,
         "source_revision": report.commit,
         **report.counts,
+        **_match_rates(report.counts),
         "index_bytes": report.bytes,
         "elapsed_seconds": round(report.seconds, 3),
     }
     show_mapping(f"Index {summary['status']}", summary, json_output)
+
+
+def _match_rates(counts: dict[str, int]) -> dict[str, float]:
+    """How well the resolved layer and the provider's graph meet in this build (docs/resolver.md):
+    the share of resolved definitions bound to a provider node, and of the provider's symbol and
+    test nodes in the resolved files bound to a definition (absent when there is nothing to share)."""
+    rates = {}
+    for rate, part, whole in (
+        ("resolved_definitions_matched", "resolved_definitions_on_nodes", "resolved_definitions"),
+        ("resolved_nodes_matched", "resolved_nodes_with_definitions", "resolved_nodes"),
+    ):
+        if counts.get(whole):
+            rates[rate] = round(counts.get(part, 0) / counts[whole], 4)
+    return rates
 
 
 class SandboxMode(StrEnum):

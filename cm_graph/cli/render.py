@@ -233,13 +233,34 @@ def _diff_edge_line(row: dict[str, Any]) -> str:
     return f"{row['change']:<8} {edge}" + (f"  {site}" if site else "")
 
 
+def _diff_definition_line(row: dict[str, Any]) -> str:
+    def span(start: int | None, end: int | None) -> str:
+        return f"lines {start}-{end}"
+
+    name = f"{row['kind']} {row['qualname']}  {row['path']}"
+    if row["change"] == "changed":
+        return (f"changed  {name} {span(row['old_start_line'], row['old_end_line'])} -> "
+                f"{span(row['new_start_line'], row['new_end_line'])}")
+    side = "new" if row["change"] == "added" else "old"
+    return f"{row['change']:<8} {name} {span(row[f'{side}_start_line'], row[f'{side}_end_line'])}"
+
+
+def _diff_reference_line(row: dict[str, Any]) -> str:
+    target = row["target"] if row["target"] is not None else f"unbound {row['name']}"
+    uses = row["new_count"] if row["change"] == "added" else row["old_count"]
+    counted = f"{row['old_count']} -> {row['new_count']}" if row["change"] == "changed" else f"x{uses}"
+    return f"{row['change']:<8} {row['caller']} {row['role']} {target}  {row['path']} {counted}"
+
+
 def print_diff(out: Console, report: dict[str, Any]) -> None:
     """``cm-graph diff``: counts, then one line per change, added/removed/changed before moved
     (a line shift is one moved row, ``line N -> M``), wrapped by words, never mid-citation."""
     summary = Table(title="Graph diff", title_justify="left")
     summary.add_column("section")
     summary.add_column("changes")
-    for section in ("nodes", "relationships", "files"):
+    sections = [section for section in ("nodes", "relationships", "files", "definitions", "references")
+                if section in report]
+    for section in sections:
         counts = report[section]["counts"]
         summary.add_row(*_row(section, ", ".join(f"{k} {v:,}" for k, v in counts.items()) or "none"))
     if "exclude" in report:  # the two sides were built with different --exclude globs
@@ -250,8 +271,10 @@ def print_diff(out: Console, report: dict[str, Any]) -> None:
         "nodes": _diff_node_line,
         "relationships": _diff_edge_line,
         "files": lambda row: f"{row['change']:<8} {row['path']}",
+        "definitions": _diff_definition_line,
+        "references": _diff_reference_line,
     }
-    for section in ("nodes", "relationships", "files"):
+    for section in sections:
         rows = report[section]["rows"]
         if not rows:
             continue

@@ -22,9 +22,9 @@ APPLICATION_ID = 0x636D6772
 INDEX_TABLES = (
     "generation", "counts", "nodes", "edges", "adjacency", "exclusions",
     "undeclared_endpoints", "untraversable_borders", "rationale", "external_references", "census",
-    "text_files", "mention_names",
+    "text_files", "mention_names", "resolved_files", "definitions", "resolved_references",
 )
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 PAGE_SIZE = 4096
 
 

@@ -7,9 +7,11 @@ writes the sorted tables and adjacency into a temp sibling of the index. Stage 3
 every blob a citation can name, from the bound commit through one ``git cat-file --batch``, and
 scans them for the text index (``text_index``: a large graph's scan starts in a worker process as
 soon as the nodes end), while SQLite writes the adjacency; the census is read while stage 2 sorts.
-The statements write the index in one fixed order, so threads and processes change when work
-happens, never the file's bytes. Only a complete file is renamed into place; every failure
-removes all scratch files.
+Stage 4 writes the resolved layer (``resolved_index``: every reference of the Python files the
+nodes name, bound to its definition; a large graph's starts in a second worker process as soon
+as the nodes end) and binds its definitions to the graph's nodes. The statements write the index
+in one fixed order, so threads and processes change when work happens, never the file's bytes.
+Only a complete file is renamed into place; every failure removes all scratch files.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from ..generation.store import Generation
 from . import resolver
 from .format import IndexReport, configure, create_schema, index_write_refusal
 from .graph_document import CodeNode, DocumentShape, EdgeRecord, read_document
+from .resolved_index import Resolution, write_resolved
 from .resolver import EndpointResolver
 from .text_index import TextScan, write_text_index
 
@@ -334,10 +337,15 @@ def _stage_and_write(
         raise
     sink: _StagingSink | None = None
     text_scan = TextScan(generation.manifest.graph_bytes, temp_path.parent)  # never raises
+    resolution = Resolution(generation.manifest.graph_bytes, temp_path.parent)  # never raises
+
+    def nodes_ended(labels: set[str], paths: set[str]) -> None:
+        text_scan.start(checkout, generation.manifest.commit, labels, paths)
+        resolution.start(checkout, generation.manifest.commit, paths)
+
     try:
         try:
-            sink = _StagingSink(connection, scratch, lambda labels, paths: text_scan.start(
-                checkout, generation.manifest.commit, labels, paths))
+            sink = _StagingSink(connection, scratch, nodes_ended)
             shape = read_document(
                 artifact.open_graph_member(handle),
                 commit=generation.manifest.commit,
@@ -363,7 +371,7 @@ def _stage_and_write(
                     resolved = 0
                 if resolved < staged:
                     resolver.resolve(connection, resolved + 1, staged)
-                counts = _write_tables(connection, generation, shape, census, checkout, text_scan)
+                counts = _write_tables(connection, generation, shape, census, checkout, text_scan, resolution)
             return counts  # after the commit (a return inside the block reads, to a checker, as maybe swallowed)
         except Exception:
             census.wait()
@@ -371,6 +379,7 @@ def _stage_and_write(
             raise
     finally:
         text_scan.close()
+        resolution.close()
         connection.close()
 
 
@@ -429,6 +438,7 @@ def _write_tables(
     census_work: _Background[Census],
     checkout: Path,
     text_scan: TextScan,
+    resolution: Resolution,
 ) -> dict[str, int]:
     bindings = {"edge_list": shape.edge_list}
     if connection.execute(query_sql("find_untraversable_duplicates")).fetchall():
@@ -472,6 +482,7 @@ def _write_tables(
     )
     write_text_index(connection, mentions)
     counts = _tallies(connection, shape, census, len(lines))
+    counts.update(write_resolved(connection, resolution.layer(census, checkout)))
     connection.executemany(
         "INSERT INTO idx.counts (name, value) VALUES (?, ?)", sorted(counts.items())
     )

@@ -428,6 +428,20 @@ def edge_row(
     }
 
 
+def definition_row(change: str, path: str, qualname: str, kind: str, old: tuple[int, int] | None,
+                   new: tuple[int, int] | None) -> dict[str, Any]:
+    old_start, old_end = old or (None, None)
+    new_start, new_end = new or (None, None)
+    return {"change": change, "path": path, "qualname": qualname, "kind": kind, "old_start_line": old_start,
+            "old_end_line": old_end, "new_start_line": new_start, "new_end_line": new_end}
+
+
+def reference_row(change: str, path: str, caller: str, role: str, target: str, name: str,
+                  old_count: int | None, new_count: int | None) -> dict[str, Any]:
+    return {"change": change, "path": path, "caller": caller, "role": role, "target": target, "name": name,
+            "old_count": old_count, "new_count": new_count}
+
+
 def counted(rows: list[dict[str, Any]]) -> dict[str, Any]:
     counts: dict[str, int] = {}
     for row in rows:
@@ -461,6 +475,22 @@ def expected_main_change(repo: Path) -> dict[str, Any]:
                 "old_blob": blob(repo, "HEAD~1", path), "new_blob": blob(repo, "HEAD", path),
             }
             for path in ("pkg/cli.py", "pkg/core.py", "pkg/util.py")
+        ]),
+        # The resolved layer: definitions by (path, qualified name, kind), a move across files is a
+        # removal and an addition; references by what they say, lines left out.
+        "definitions": counted([
+            definition_row("added", "pkg/cli.py", "pkg.cli.usage", "function", None, (8, 9)),
+            definition_row("added", "pkg/core.py", "pkg.core.shout", "function", None, (13, 14)),
+            definition_row("removed", "pkg/util.py", "pkg.util.shout", "function", (6, 7), None),
+            definition_row("changed", "pkg/cli.py", "pkg.cli", "module", (1, 5), (1, 9)),
+            definition_row("changed", "pkg/core.py", "pkg.core", "module", (1, 10), (1, 14)),
+            definition_row("changed", "pkg/util.py", "pkg.util", "module", (1, 7), (1, 3)),
+        ]),
+        "references": counted([
+            reference_row("added", "pkg/core.py", "pkg.core.run", "call", "pkg.core.shout", "shout", None, 1),
+            reference_row("removed", "pkg/cli.py", "pkg.cli.main", "call", "pkg.core.run", "run", 1, None),
+            reference_row("removed", "pkg/core.py", "pkg.core", "import", "pkg.util.shout", "shout", 1, None),
+            reference_row("removed", "pkg/core.py", "pkg.core.run", "call", "pkg.util.shout", "shout", 1, None),
         ]),
     }
 
@@ -498,6 +528,12 @@ def test_diff_reports_a_move_within_a_file_as_moved(history: History) -> None:
             "change": "changed", "path": "pkg/util.py",
             "old_blob": blob(repo, "HEAD~2", "pkg/util.py"), "new_blob": blob(repo, "HEAD~1", "pkg/util.py"),
         }]),
+        "definitions": counted([  # every range below the new comment line moved down by one
+            definition_row("changed", "pkg/util.py", "pkg.util", "module", (1, 6), (1, 7)),
+            definition_row("changed", "pkg/util.py", "pkg.util.clean", "function", (1, 2), (2, 3)),
+            definition_row("changed", "pkg/util.py", "pkg.util.shout", "function", (5, 6), (6, 7)),
+        ]),
+        "references": counted([]),  # a line shift says nothing new about who uses what
     }
 
 
@@ -522,7 +558,10 @@ def test_diff_table_limit_and_refusals(history: History) -> None:
     assert limited["relationships"]["counts"] == {"added": 3, "removed": 4}
 
     same = run_json("diff", "HEAD", history.generations[2], *history.case.where())
-    assert all(same[section] == {"counts": {}, "rows": []} for section in ("nodes", "relationships", "files"))
+    sections = ("nodes", "relationships", "files", "definitions", "references")
+    assert all(same[section] == {"counts": {}, "rows": []} for section in sections)
+    assert "  added    function pkg.cli.usage  pkg/cli.py lines 8-9" in table.stdout.splitlines()
+    assert "  removed  pkg.cli.main call pkg.core.run  pkg/cli.py x1" in table.stdout.splitlines()
 
     assert run("diff", "0" * 32, "HEAD", *history.case.where()).exit_code == 1
     assert run("diff", "no-such-revision", "HEAD", *history.case.where()).exit_code == 1

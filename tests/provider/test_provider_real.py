@@ -184,10 +184,18 @@ def test_provider_output_is_real_and_substantial(provider_run: ProviderRun) -> N
 def test_counts_match_an_independent_reading_of_graph_json(
     provider_run: ProviderRun, published: Published, index: Any
 ) -> None:
-    expected = expected_counts(provider_run.graph, _tracked(provider_run.repo))
-    assert published.report.counts == expected
+    tracked = _tracked(provider_run.repo)
+    expected = expected_counts(provider_run.graph, tracked)
+    counts = published.report.counts
+    assert {name: value for name, value in counts.items() if not name.startswith("resolved_")} == expected
     stored = dict(index.execute("SELECT name, value FROM counts").fetchall())
-    assert stored == expected
+    assert stored == counts
+    # The resolved layer reads every tracked Python file a code node names, and meets every
+    # symbol and test node the provider wrote there with a definition (docs/resolver.md).
+    python = {n["source_file"] for n in provider_run.graph["nodes"]
+              if n.get("file_type") == "code" and str(n.get("source_file", "")).endswith(".py")} & tracked
+    assert counts["resolved_files"] == len(python) and counts["resolved_unparsable_files"] == 0
+    assert counts["resolved_nodes"] > 0 and counts["resolved_nodes_with_definitions"] == counts["resolved_nodes"]
     rows = {
         "code_nodes": "SELECT count(*) FROM nodes",
         "edges": "SELECT count(*) FROM edges",
@@ -302,6 +310,12 @@ def test_installed_cli_builds_and_indexes(provider_run: ProviderRun) -> None:
     assert code == 0, stderr
     assert rebuilt["status"] == "indexed"
     assert {name: rebuilt[name] for name in expected} == expected
+    # Each build reports how its resolved layer meets the provider's nodes (docs/resolver.md).
+    assert rebuilt["resolved_nodes_matched"] == 1.0
+    assert rebuilt["resolved_definitions_matched"] == round(
+        rebuilt["resolved_definitions_on_nodes"] / rebuilt["resolved_definitions"], 4
+    )
+    assert 0.9 <= rebuilt["resolved_definitions_matched"] <= 1.0
     assert git(provider_run.repo, "status", "--porcelain", "--untracked-files=all") == ""
 
 
