@@ -86,7 +86,7 @@ def moved_to_fixed_root(scratch: Path) -> Iterator[Path]:
     exclusive lock on it (one uncontained build at a time runs there), move them back, and
     remove the directory."""
     root = fixed_root()
-    fd = _claim(root)
+    fd = claim(root)
     try:
         for entry in os.listdir(root):  # what a killed build of this user left behind
             _remove(root / entry)
@@ -107,8 +107,9 @@ def moved_to_fixed_root(scratch: Path) -> Iterator[Path]:
         os.close(fd)
 
 
-def _claim(root: Path) -> int:
-    """An open, locked descriptor of ``root``: a 0700 directory of this user (created when
+def claim(root: Path) -> int:
+    """An open, locked descriptor of ``root`` (what a running uncontained build holds; a test
+    holds it the same way): a 0700 directory of this user (created when
     absent), not a link, and still the one at ``root`` once locked (the previous holder removes
     it before unlocking). Waits as long as the build lock waits, then refuses as busy."""
     deadline = time.monotonic() + locking.LOCK_WAIT_SECONDS

@@ -42,7 +42,7 @@ from cm_graph.generation.status import STATES, graph_status
 from cm_graph.generation.store import read_attempt, read_current
 from cm_graph.index.format import open_index
 from cm_graph.provider.build import build
-from cm_graph.provider.fixedroot import fixed_root
+from cm_graph.provider.fixedroot import claim, fixed_root
 from cm_graph.provider.run import ProviderRefusal, default_executable, run_provider, verify_provider
 
 from ..support.cli import where
@@ -584,18 +584,15 @@ def test_a_hanging_provider_is_killed_at_the_timeout_with_its_whole_group(
 def test_an_uncontained_run_waits_for_the_fixed_run_root_then_refuses_as_busy(
     tmp_path: Path, baseline: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import fcntl
-
     import cm_graph.base.locking as locking_module
 
     before = read_current(baseline).id
     provider = verify_provider(install_provider(tmp_path / "fake", ok_body(g0_graph())))
+    # Another uncontained build of this user is running: held as a build holds it, so a real build
+    # finishing meanwhile (it removes the directory it held) cannot leave this lock on a removed one.
+    held = claim(fixed_root())
     monkeypatch.setattr(locking_module, "LOCK_WAIT_SECONDS", 0.5)
-    root = fixed_root()
-    root.mkdir(mode=0o700, exist_ok=True)
-    held = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        fcntl.flock(held, fcntl.LOCK_EX)  # another uncontained build of this user is running
         with pytest.raises(Refusal, match="Another uncontained build is running") as raised:
             build(baseline, provider, refresh=True, sandbox="off", timeout=30)
         assert raised.value.reason == "busy"
