@@ -195,3 +195,26 @@ def test_bad_flags_are_refused_before_anything_is_served(tmp_path: Path) -> None
         assert done.returncode == code and said in done.stderr, (flags, done.stderr)
         assert "Traceback" not in done.stderr and done.stdout == ""
     assert not (served.state / "run" / "token").exists()
+
+
+def test_the_body_limit_holds_on_mcp_however_the_body_is_framed(tmp_path: Path) -> None:
+    """64 KiB is the limit on every route: a chunked body to the SDK's own /mcp (no
+    Content-Length for the door to read) is refused as too_large like one that declares its
+    length, and one under the limit still answers."""
+    served = connected(tmp_path)
+    path, ready = serving(served)
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25",
+               "Content-Type": "application/json"}
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+
+    def chunks(data: bytes) -> Iterator[bytes]:
+        for start in range(0, len(data), 8192):
+            yield data[start:start + 8192]
+
+    with http_server(served, ready=ready), uds_client(path) as client:
+        big = json.dumps({**listing, "params": {"pad": "x" * 70_000}}).encode()
+        for content in (chunks(big), big):
+            refused = client.post("/mcp", content=content, headers=headers)
+            assert refused.status_code == 413 and refused.json()["reason"] == "too_large", refused.text[:200]
+        small = client.post("/mcp", content=chunks(json.dumps(listing).encode()), headers=headers)
+        assert small.status_code == 200 and "tools" in small.json()["result"], small.text[:200]
