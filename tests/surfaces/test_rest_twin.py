@@ -218,3 +218,17 @@ def test_the_body_limit_holds_on_mcp_however_the_body_is_framed(tmp_path: Path) 
             assert refused.status_code == 413 and refused.json()["reason"] == "too_large", refused.text[:200]
         small = client.post("/mcp", content=chunks(json.dumps(listing).encode()), headers=headers)
         assert small.status_code == 200 and "tools" in small.json()["result"], small.text[:200]
+
+
+def test_a_repeated_query_parameter_is_refused_as_a_repeated_body_key_is(tmp_path: Path) -> None:
+    """``GET /graph/status?fleet=a&fleet=b`` names two fleets; taking the last (or the first)
+    would let a proxy that checked the other one pass a different request: refused, as a body
+    repeating a key is."""
+    served = connected(tmp_path)
+    path, ready = serving(served)
+    with http_server(served, ready=ready), uds_client(path) as client:
+        for query in ("fleet=a&fleet=b", "fleet=a&fleet=a"):
+            refused = client.get(f"/graph/status?{query}")
+            assert refused.status_code == 400 and refused.json()["reason"] == "invalid", refused.text[:200]
+        assert client.post("/graph/ask", content=b'{"question":"impact","question":"impact"}').status_code == 400
+        assert client.get("/graph/status?fleet=nosuch").json()["reason"] == "not_configured"
