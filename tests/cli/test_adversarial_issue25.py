@@ -5,6 +5,10 @@ readers during remove + build) runs once per module here; its table (tried / hel
 category, with the first ways a category broke) is printed by
 ``test_the_sweep_reports_every_category``. Rerun it by hand with larger counts:
 ``python -m tests.support.adversarial2 --seed 25 --count 40 --loops 30``.
+
+A break already reported whose fix belongs to code being restructured elsewhere is counted as
+``known`` (with where it is reported), not ``held``: the table shows it, and ``broke`` stays the
+count of breaks nobody has taken on.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from ..support.adversarial2 import CATEGORIES, Sizes, run_sweep  # noqa: E402
 
 pytestmark = pytest.mark.adversarial
 SEED = 25
-SIZES = Sizes(count=2, loops=3)
+SIZES = Sizes(count=2, loops=2)
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +39,7 @@ def test_the_sweep_reports_every_category(tallies: dict[str, Tally], capsys: pyt
     assert list(CATEGORIES) == list(tallies)
     for name, tally in tallies.items():
         assert tally.tried > 0, f"{name} tried nothing"
-        assert tally.tried == tally.held + tally.broke
+        assert tally.tried == tally.held + tally.broke + tally.known
 
 
 @pytest.mark.parametrize("category", list(CATEGORIES))

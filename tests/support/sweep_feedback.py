@@ -161,9 +161,11 @@ def oversized(store: Store) -> str | None:
                   "kind, intent, target, reads_avoided, files_read, correct) SELECT at, workspace, 'bulk-' || i, "
                   "connection, capability_id, 'sha256:' || printf('%064d', i), generation, kind, intent, target, 1, 0, "
                   "0 FROM outcomes, n")
-    problem = store.every_command()
-    if problem:
-        return problem
+    for what, outcome in (("feedback record", store.record("agent-2", store.current["answer_id"])),
+                          ("feedback report", cli("feedback", "report", *store.where()))):
+        problem = unclean(outcome, what)
+        if problem:
+            return problem
     left = fetch_value(apsw.Connection(str(store.path)).execute("SELECT count(*) FROM outcomes"), int)
     return f"{left} outcomes kept, over the cap of {MAX_OUTCOMES}" if left > MAX_OUTCOMES else None
 

@@ -34,6 +34,13 @@ CLASSES = {"csi": "\x1b[31m", "osc52": "\x1b]52;c;QUFB\x07", "c1": "\u009b2J", "
            "line-separator": "\u2028"}
 
 
+# Breaks reported to the lead, in code being restructured elsewhere (``Tally.known``).
+SEPARATOR_KNOWN = ("reported: context/coupling.py read_log splits `git log -z --format=%x01%H` on \\x01, which a "
+                   "tracked file name may hold")
+UNSEALED_KNOWN = ("reported: the history file is not sealed; context/coupling.py decodes its damaged text "
+                  "(and counts) as they are")
+
+
 class History:
     """A G0 checkout with a history, published; its commits counted by git itself."""
 
@@ -86,7 +93,7 @@ def with_names_and_messages(base: Path, names: dict[str, str], message: str, rou
 def hostile_commits(base: Path, kind: str) -> str | None:
     text = CLASSES[kind]
     return with_names_and_messages(base, {kind: f"notes/{kind}{text}é{text}x.txt"},
-                                   f"{text}subject{text}\n\nbody {text}").judged()
+                                   f"{text}subject{text}\n\nbody {text}", rounds=2).judged()
 
 
 def separator_then_ascii(base: Path) -> str | None:
@@ -233,10 +240,35 @@ def planted(history: History, how: str) -> str | None:
     return problem
 
 
+def flipped(history: History, rng: random.Random) -> str | None:
+    """A few bytes of the history file flipped (a bad disk block): the commands stay clean."""
+    workspace = Workspace.locate(history.repo, history.state)
+    path = workspace.indexes_dir / f"{read_current(workspace).id}.history.sqlite"
+    if not path.exists():
+        assert cli("context", "history", *history.where()).code == 0
+    good = path.read_bytes()
+    data = bytearray(good)
+    for _ in range(rng.randint(1, 6)):
+        data[rng.randrange(len(data))] ^= rng.randint(1, 255)
+    path.write_bytes(bytes(data))
+    try:
+        for args in (("context", "impact", "parse_config"), ("context", "impact", "parse_config", "--json")):
+            problem = unclean(cli(*args, *history.where()), "context impact")
+            if problem:
+                return problem
+        return None
+    finally:
+        path.write_bytes(good)
+
+
 def sweep(base: Path, count: int, rng: random.Random, tally: Tally) -> None:
     for kind in CLASSES:
-        tally.judge(hostile_commits(base, kind), f"commit messages and names with {kind}")
-    tally.judge(separator_then_ascii(base), "a name holding \\x01 then ASCII")
+        tally.judge(hostile_commits(base, kind), f"commit messages and names with {kind}",
+                    known=SEPARATOR_KNOWN if kind == "soh" else None)
+    tally.judge(separator_then_ascii(base), "a name holding \\x01 then ASCII", known=SEPARATOR_KNOWN)
+    small = with_names_and_messages(base, {"n": "notes/n.txt"}, "for byte flips")
+    for number in range(4 * max(count, 2)):
+        tally.judge(flipped(small, rng), f"history file with flipped bytes #{number}", known=UNSEALED_KNOWN)
     tally.judge(long_messages(base), "100,000-character messages")
     tally.judge(wide_merges_and_empty(base), "a 40-file commit, a merge, an empty commit")
     tally.judge(untracked_names_in_history(base), "a name that is not UTF-8, in history only")
