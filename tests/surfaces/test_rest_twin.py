@@ -232,3 +232,18 @@ def test_a_repeated_query_parameter_is_refused_as_a_repeated_body_key_is(tmp_pat
             assert refused.status_code == 400 and refused.json()["reason"] == "invalid", refused.text[:200]
         assert client.post("/graph/ask", content=b'{"question":"impact","question":"impact"}').status_code == 400
         assert client.get("/graph/status?fleet=nosuch").json()["reason"] == "not_configured"
+
+
+def test_a_lone_surrogate_in_any_argument_is_refused_never_a_fault(tmp_path: Path) -> None:
+    r"""JSON may spell a lone surrogate (``"\ud800"``), which no UTF-8 text holds: every POST
+    route refuses it as invalid, the fleet tool too when the checkout is in no fleet (its answer
+    would echo the symbol and could not be written)."""
+    served = connected(tmp_path)
+    path, ready = serving(served)
+    bodies = {"/graph/analyze/code-context": b'{"target": "\\ud800"}',
+              "/graph/ask": b'{"question": "impact", "target": "a\\udfffb"}',
+              "/graph/analyze/cross-repo-usages": b'{"symbol": "\\ud800"}'}
+    with http_server(served, ready=ready), uds_client(path) as client:
+        for route, body in bodies.items():
+            refused = client.post(route, content=body)
+            assert refused.status_code == 400 and refused.json()["reason"] == "invalid", (route, refused.text[:200])
