@@ -69,8 +69,9 @@ class Tally:
             return
         if known is not None:
             self.known += 1
-            if len(self.known_examples) < 5:
-                self.known_examples.append(f"{case}: {problem} [{known}]")
+            line = f"{case}: {problem} [{known}]"
+            if len(self.known_examples) < 5 and line not in self.known_examples:
+                self.known_examples.append(line)
             return
         self.broke += 1
         if len(self.examples) < 5:
