@@ -122,15 +122,15 @@ def latency(workspace: Any, wanted: int) -> dict[str, Any]:
 def _budget_on_hubs(connection: Any, hubs: list[tuple[str, str, int]], graph: dict[str, Any],
                     fresh: dict[str, Any]) -> dict[str, Any]:
     """The largest hubs at several budgets: every answer fits, and shown never exceeds total."""
+    from cm_graph.base.jsonio import dumps_wire
     from cm_graph.context.compose import compose
-    from cm_graph.context.shape import dumps
 
     checked, largest = 0, 0
     for label, _, _ in hubs:
         for intent in INTENTS:
             for max_chars in (4000, 8000, 16000, 64000):
                 document = compose(connection, intent, label, graph, fresh, max_chars)
-                size = len(dumps(document))
+                size = len(dumps_wire(document))
                 assert size <= max_chars, (label, intent, max_chars, size)
                 assert all(s["shown"] <= s["total"] for s in document["sections"].values())
                 checked, largest = checked + 1, max(largest, size)
@@ -231,7 +231,8 @@ def ground_truth(registry: str, repo: Path, cache: Path) -> GroundTruth:
 
 
 def callers_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of: GroundTruth) -> dict[str, Any]:
-    from cm_graph.context.relations import INCOMING, WALKS, WalkSpec
+    from cm_graph.context.relations import INCOMING, WalkSpec
+    from cm_graph.context.section_table import BY_NAME
     from cm_graph.generation.status import require_current
     from cm_graph.index.ensure import open_index_for
     from cm_graph.query.answer import answer
@@ -249,7 +250,7 @@ def callers_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of: 
             name = _unit(label, path)[1]
             truth = truth_of.callers(name)
             # Every caller the composed walk reaches (the section shows 12 of them; all are claims).
-            composed = _reached(connection, node, WALKS["callers"])
+            composed = _reached(connection, node, BY_NAME["callers"].walk)
             # The same walk over the seed's word alone (`calls`): what the richer map adds.
             calls_only = _reached(connection, node, WalkSpec(INCOMING, ("calls",), 1))
             seed_answer = answer(connection, QUESTIONS["impact"], label, 1, 200)
@@ -297,7 +298,7 @@ def mentions_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of:
                       sample: int = 20) -> dict[str, Any]:
     """Graph callers alone vs graph callers + textual mentions, against the independent truth,
     for test and non-test callers apart (the truth's own path says which)."""
-    from cm_graph.context.relations import WALKS
+    from cm_graph.context.section_table import BY_NAME
     from cm_graph.context.textual import mention_facts
     from cm_graph.generation.status import require_current
     from cm_graph.index.ensure import open_index_for
@@ -314,7 +315,7 @@ def mentions_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of:
         for label, path, node in top:
             name = _unit(label, path)[1]
             truth = truth_of.callers(name)
-            graph = _reached(connection, node, WALKS["callers"])
+            graph = _reached(connection, node, BY_NAME["callers"].walk)
             facts = mention_facts(connection, label, node)
             claims = {_unit(*_enclosing(connection, p, n)) for p, n, _ in facts["rows"]}
             lines.extend((label, p, n, form) for p, n, form in facts["rows"])

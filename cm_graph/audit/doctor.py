@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import Refusal
+from ..base.errors import Refusal, remedy
 from ..base.locking import build_lock
 from ..generation.layout import Workspace
-from ..generation.status import REMEDIES, GraphStatus, coverage_from_record, graph_status
+from ..generation.status import GraphStatus, coverage_from_record, graph_status
 from ..generation.store import remove_orphaned_indexes
 from ..index.ensure import search_readiness
 from ..provider.run import INSTALL_REMEDY, bwrap_path, default_executable, probe_containment, verify_provider
@@ -128,15 +128,16 @@ def run_doctor(workspace: Workspace, revision: str = "HEAD") -> dict[str, Any]:
     checks.append(_state_check(workspace))
     checks.append(_orphan_check(workspace))
     status = graph_status(workspace, revision)
+    found = status.next_remedy  # a judgement's own remedy first (no work tree, a revision git cannot resolve)
     if status.state == "absent" and status.remedy:  # no work tree, or no commit: nothing to build yet
-        checks.append(Check("generation", "fail", status.detail, status.remedy))
+        checks.append(Check("generation", "fail", status.detail, status.remedy.text))
     elif status.state == "absent":
-        checks.append(Check("generation", "skip", "No graph has been built for this checkout.", REMEDIES["absent"]))
+        checks.append(Check("generation", "skip", "No graph has been built for this checkout.", remedy("absent").text))
     elif status.usable:
         checks.append(Check("generation", "pass", "The current generation is usable for this revision."))
     else:
         checks.append(
-            Check("generation", "fail", f"The graph is {status.state}: {status.detail}", REMEDIES[status.state])
+            Check("generation", "fail", f"The graph is {status.state}: {status.detail}", found.text if found else "")
         )
     coverage_check = _coverage_check(status)
     if coverage_check is not None:

@@ -8,31 +8,153 @@ non-zero without a traceback.
 from __future__ import annotations
 
 from .printable import printable
+from .records import record
 
-# Every reason code a refusal or an unavailable answer can carry: one closed list, which
-# tests/base/test_vocabulary.py holds equal to the codes the source uses (docs/cli.md explains them).
-REASONS = frozenset({
-    # the graph's state (generation/status.py STATES)
-    "absent", "invalid", "oversized", "corrupt", "stale", "partial",
+
+@record
+class Remedy:
+    """What to do about one reason: the words a next action and a person read, and the command.
+
+    ``why`` is the reason in a few words (a next action's ``why``); ``text`` the one sentence a
+    person reads (a status's ``next_action``, a query's advice); ``command`` the shell command
+    that does it, where one does; ``tool`` and ``arguments`` the MCP tool call that does the same,
+    where one does. An upper-case word of a command or an argument (``TARGET``, ``PATH``,
+    ``FLEET``, ``CONNECTION``) is a placeholder the caller fills when it knows the value
+    (``base/envelope.py``); a tool call with a placeholder left is never offered."""
+
+    why: str
+    text: str
+    command: str | None = None
+    tool: str | None = None
+    arguments: dict[str, object] | None = None
+
+
+_REBUILD = "Remove and rebuild the graph: cm-graph remove && cm-graph build."
+_AGAIN = "Run the command again."
+
+# Every reason code a refusal or an unavailable answer can carry, each with its remedy: one closed
+# table, which tests/base/test_vocabulary.py holds equal to the codes the source uses (docs/cli.md
+# explains them). A remedy more precise for one state (no work tree, a revision git cannot
+# resolve, one fleet member's checkout) overrides its row where that state is judged.
+REMEDIES: dict[str, Remedy] = {
+    # the graph's state (generation/status.py STATES; status says a graph found ``invalid`` is rebuilt)
+    "absent": Remedy("no graph is built for this checkout", "Build the graph: cm-graph build.", "cm-graph build"),
+    "invalid": Remedy("an input breaks its contract", "Correct what the sentence names, then run the command again."),
+    "oversized": Remedy("the graph is over its size budget", _REBUILD, "cm-graph remove && cm-graph build"),
+    "corrupt": Remedy("the stored graph no longer matches its digests", _REBUILD, "cm-graph remove && cm-graph build"),
+    "stale": Remedy("the graph is not bound to HEAD", "Refresh the graph for this revision: cm-graph refresh.",
+                    "cm-graph refresh"),
+    "partial": Remedy("the provider did not cover every code input",
+                      "See each uncovered input and its next action (cm-graph status --json, key coverage): fix "
+                      "the file in a new commit or leave it out with --exclude, then cm-graph refresh.",
+                      "cm-graph status --json"),
     # the index and the reader
-    "unreadable", "reader_incompatible", "superseded", "index_missing",
+    "unreadable": Remedy("the index cannot be read", "Rebuild the index: cm-graph index --rebuild.",
+                         "cm-graph index --rebuild"),
+    "reader_incompatible": Remedy("this reader was not reviewed against the generation's provider",
+                                  "Refresh the graph with the pinned provider (cm-graph refresh), or install the "
+                                  "cm-graph release that reads it.", "cm-graph refresh"),
+    "superseded": Remedy("the graph was rebuilt meanwhile",
+                         "The graph was rebuilt meanwhile; ask again (cm-graph status names the new generation).",
+                         "cm-graph status", "graph_status", {}),
+    "index_missing": Remedy("the current generation has no index yet",
+                            "Build the index once: cm-graph index (then ask again; no restart needed).",
+                            "cm-graph index"),
     # the question and the packet
-    "unresolved", "uncitable", "unauthorized", "unsafe_destination", "disconnected", "budget_too_small",
+    "unresolved": Remedy("the target names no symbol or path in the graph",
+                         "Name a symbol as the provider labels it (cm-graph symbols PATH lists a file's), or a "
+                         "repository-relative path.", "cm-graph symbols PATH"),
+    "uncitable": Remedy("nothing the answer reached could be cited",
+                        "Nothing in the graph could be cited for this target; see every relationship it has "
+                        "(cm-graph ask symbol TARGET) or ask another question.", "cm-graph ask symbol TARGET",
+                        "ask", {"question": "symbol", "target": "TARGET"}),
+    "unauthorized": Remedy("the connection does not authorize this",
+                           "Check the connection (connected, recipient and repository approved) and that the work "
+                           "is in the checkout the graph was built for: cm-graph connection-status --connection "
+                           "CONNECTION.", "cm-graph connection-status --connection CONNECTION"),
+    "unsafe_destination": Remedy("the output path names something that must not be replaced",
+                                 "Name a regular file, or a path that does not exist yet."),
+    "disconnected": Remedy("the connection is disconnected",
+                           "Connect it again: cm-graph connect --connection CONNECTION.",
+                           "cm-graph connect --connection CONNECTION"),
+    "budget_too_small": Remedy("the answer's fixed part alone passes the character budget",
+                               "Raise the character budget (--max-chars, or max_chars)."),
     # builds and the provider
-    "busy", "current", "provider", "needs_attention", "not_configured",
+    "busy": Remedy("another process holds the lock", "Another build or server holds it; try again once it is done "
+                   "(cm-graph status).", "cm-graph status", "graph_status", {}),
+    "current": Remedy("the graph is already current for the revision",
+                      "Nothing to build; cm-graph refresh builds anyway.", "cm-graph refresh"),
+    "provider": Remedy("the pinned provider is missing, unverified or failed",
+                       "Install the pinned provider (pip install 'cm-graph[provider]'), then check it: "
+                       "cm-graph doctor.",
+                       "cm-graph doctor"),
+    "needs_attention": Remedy("something was left that needs attention", "See what needs attention: cm-graph doctor.",
+                              "cm-graph doctor"),
+    "not_configured": Remedy("nothing of that name is configured",
+                             "Configure it first: cm-graph connect for a connection, cm-graph fleet add for a fleet.",
+                             "cm-graph fleet list"),
     # the fleet: a member's judgement and doctor --fleet verdicts (fleet/judgement.py, doctor.py),
-    # code_context's cross_repo section, a fleet with no members (fleet/usages.py)
-    "checkout_missing", "bound_commit_missing", "diverged", "unknown", "no_cross_repo_usage", "no_members",
+    # a fleet with no members (fleet/usages.py)
+    "checkout_missing": Remedy("the member's checkout is gone",
+                               "Restore the checkout, or drop it with `cm-graph fleet remove`.",
+                               "cm-graph fleet remove FLEET PATH"),
+    "bound_commit_missing": Remedy("the member's bound commit is not in its clone",
+                                   "Fetch the bound commit (git fetch --unshallow), or refresh the member's graph.",
+                                   "cm-graph refresh --repo-path PATH"),
+    "diverged": Remedy("the member's HEAD left the bound commit's history",
+                       "Refresh the member's graph: cm-graph refresh --repo-path PATH.",
+                       "cm-graph refresh --repo-path PATH"),
+    "unknown": Remedy("git could not answer for the member",
+                      "Make git runnable for this checkout (on PATH, a readable repository); run the doctor again.",
+                      "cm-graph doctor --fleet FLEET", "graph_status", {"fleet": "FLEET"}),
+    "no_members": Remedy("the fleet has no members",
+                         "Add a member: cm-graph fleet add FLEET --repo-path PATH (or --connection NAME), then ask "
+                         "again.",
+                         "cm-graph fleet add FLEET --repo-path PATH"),
     # the agent surfaces (surfaces/): a fault no refusal explains, a request refused at the door
-    "internal", "forbidden_host", "forbidden_origin", "unauthenticated", "not_found", "too_large", "extra_missing",
-    "bad_token_file",
+    "internal": Remedy("cm-graph failed while answering", "See the server's log (its stderr) and report it."),
+    "forbidden_host": Remedy("the Host header is not the server's", "Send the request to the loopback address "
+                             "and port the server is bound to."),
+    "forbidden_origin": Remedy("the Origin is not loopback", "Call from a loopback page, or without an Origin header."),
+    "unauthenticated": Remedy("the bearer token is missing or wrong",
+                              "Send the server's token: Authorization: Bearer $(cat <state>/run/token)."),
+    "not_found": Remedy("no such tool or route", "See the tools in tools/list, or the routes in /openapi.json."),
+    "too_large": Remedy("the request body is over 64 KiB", "Send a body of at most 64 KiB."),
+    "extra_missing": Remedy("the optional extra mcp is not installed", "Install it: pip install 'cm-graph[mcp]'.",
+                            "pip install 'cm-graph[mcp]'"),
+    "bad_token_file": Remedy("the bearer token file is not one cm-graph made",
+                             "Delete the token file and start cm-graph mcp --http --port N again, which makes a "
+                             "new one."),
     # feedback and the eval corpus (feedback/)
-    "not_reproduced", "eval_failed",
+    "not_reproduced": Remedy("the answer id did not come back", "Ask again (the graph changed, or an argument differs "
+                             "from the original call) and report the new answer's ids."),
+    "eval_failed": Remedy("an eval case regressed or was not reproduced",
+                          "See the regressions: cm-graph eval run --json.",
+                          "cm-graph eval run --json"),
     # the command line itself (cli/): a usage error (exit 2), an interrupt (exit 130)
-    "usage", "interrupted",
+    "usage": Remedy("the command line is not one cm-graph takes", "See the command's options: cm-graph --help.",
+                    "cm-graph --help"),
+    "interrupted": Remedy("the command was interrupted", _AGAIN),
     # faults of the machine (base/refusals.py)
-    "read_only", "disk_full", "permission_denied", "not_a_file", "not_a_directory", "missing", "unsafe", "io",
-})
+    "read_only": Remedy("the file system is read-only",
+                        "Point --state-dir (or CM_GRAPH_HOME) at a writable directory."),
+    "disk_full": Remedy("the disk or quota is full", "Free some space, then run the command again."),
+    "permission_denied": Remedy("permission was denied", "Give this user access, or point --state-dir at a directory "
+                                "it owns."),
+    "not_a_file": Remedy("a directory stands where a file belongs", "Name a regular file."),
+    "not_a_directory": Remedy("a file stands where a directory belongs", "Name a directory."),
+    "missing": Remedy("a file or directory does not exist", "Check the path, then run the command again."),
+    "unsafe": Remedy("a symlink stands where private state must be real",
+                     "Replace the symlink with a real owner-only file or directory."),
+    "io": Remedy("the file system failed the operation", "Check the disk, then run the command again."),
+}
+REASONS = frozenset(REMEDIES)
+
+
+def remedy(reason: str) -> Remedy:
+    """The remedy of ``reason`` (every reason has one: tests/base/test_vocabulary.py)."""
+    return REMEDIES[reason]
+
 
 # The one sentence for an index SQLite cannot read, wherever it surfaces.
 INDEX_DAMAGED = "The index file is damaged; run `cm-graph index --rebuild`."

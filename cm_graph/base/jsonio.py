@@ -2,8 +2,8 @@
 
 Files we are handed (manifests, authorization files) are decoded strictly: duplicate keys and
 non-finite numbers are refusals, because a permissive decoder would let two readers see two
-different documents. Everything we write is canonical (sorted keys, compact, UTF-8) so that the
-same content is always the same bytes.
+different documents. Everything we store or hash is canonical (sorted keys, compact, UTF-8) so that the
+same content is always the same bytes; what we print or send is the wire form (``dumps_wire``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from .printable import printable_json
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
 if TYPE_CHECKING:
     from typing import Any
-
 
 
 class DuplicateKey(ValueError):
@@ -60,3 +59,11 @@ def dumps_pretty(value: Any) -> str:
     or bidi character raw (``printable_json``), so printing it can never drive the terminal.
     (Stored documents are ``dumps_canonical``: their bytes stay exactly as every reader hashes them.)"""
     return printable_json(json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False))
+
+
+def dumps_wire(value: Any) -> str:
+    """Compact JSON in the value's own key order (an answer builds every dict in a fixed order,
+    and an agent reads it top down), as ``--json`` prints an answer and MCP and REST send one: no
+    control or bidi character raw (``printable_json``), the decoded values exact. A budget counts
+    these characters, so it bounds what an agent actually receives."""
+    return printable_json(json.dumps(value, ensure_ascii=False, separators=(",", ":")))

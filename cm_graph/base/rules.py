@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 PRIVATE_ROOTS = frozenset({".git", ".graph", ".graphify", ".code-mower"})
 MAX_LOCATION_LINE = 10_000_000
 MAX_CITATION_LINE_DIGITS = 7
-_IDENTIFIER = re.compile(r"[a-z][a-z0-9_-]{0,63}")
+IDENTIFIER = r"[a-z][a-z0-9_-]{0,63}"  # a name that becomes a file or directory name
+_IDENTIFIER = re.compile(IDENTIFIER)
 _HEX32 = re.compile(r"[0-9a-f]{32}")
 _OBJECT_NAME = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -55,7 +56,7 @@ def bounded_text(value: Any, what: str, limit: int = 256, error: type[Refusal] =
 
 def identifier(value: Any, what: str, error: type[Refusal] = InvalidInput) -> str:
     if not isinstance(value, str) or not _IDENTIFIER.fullmatch(value):
-        raise error(f"{what} must be a lowercase identifier ([a-z][a-z0-9_-]{{0,63}}).")
+        raise error(f"{what} must be a lowercase identifier ({IDENTIFIER}).")
     return value
 
 

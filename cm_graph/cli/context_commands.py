@@ -14,6 +14,7 @@ import typer
 
 from ..base.errors import Refusal
 from ..base.refusals import refusal_for_os_error
+from ..context.intents import INTENTS
 from ..generation.layout import Workspace
 from .boundary import print_refusal
 from .command_kit import (
@@ -44,13 +45,13 @@ def _context_command(intent: str, summary: str) -> None:
         state_dir: StateDir = None,
         json_output: Json = False,
     ) -> None:
-        from ..context.run import code_context
-        from ..context.shape import dumps
+        from ..base.jsonio import dumps_wire
+        from ..context.from_workspace import code_context
 
         workspace = Workspace.locate(repo_path, state_dir)
         document = code_context(workspace, intent, target, max_chars=max_chars)
         if json_output:
-            sys.stdout.write(dumps(document) + "\n")
+            sys.stdout.write(dumps_wire(document) + "\n")
         else:
             from .context_view import print_context
             from .render import console
@@ -65,19 +66,14 @@ def _context_command(intent: str, summary: str) -> None:
 @refusals_exit
 def context_history_command(repo_path: RepoPath = None, state_dir: StateDir = None, json_output: Json = False) -> None:
     """Build the change coupling of the current generation from its commit's git ancestry."""
-    from ..context.run import build_history_for
+    from ..context.from_workspace import build_history_for
 
     summary = build_history_for(Workspace.locate(repo_path, state_dir))
     show_mapping("Change-coupling history built", summary, json_output)
 
 
-for _intent, _summary in (
-    ("how", "How it works: what it calls (depth 2) and defines, with citations."),
-    ("usage", "Where it is used: callers with call sites, references, tests, similar code."),
-    ("impact", "What breaks if it changes: transitive callers by hop, and the tests that reach it."),
-    ("tests", "The tests that reach it, each with its reaching path."),
-):
-    _context_command(_intent, _summary)
+for _intent in INTENTS:
+    _context_command(_intent.name, _intent.summary)
 
 
 @context_app.command("fetch")
@@ -98,7 +94,7 @@ def context_fetch_command(
         load_authorized,
         render_evidence,
     )
-    from ..evidence.outcome import exit_code
+    from ..evidence.availability import exit_code
     from .render import console, print_evidence
 
     store = ConnectionStore(state_root(state_dir))

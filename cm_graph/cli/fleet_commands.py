@@ -117,8 +117,7 @@ def _print_usages(answer: dict[str, Any]) -> None:
                  + (f"; stale: {', '.join(stale)}" if stale else "")
                  + (f"; missing: {', '.join(m['repository'] + ' (' + m['state'] + ')' for m in cover['missing'])}"
                     if cover["missing"] else ""))
-    if answer.get("next_action"):
-        lines.append(f"next: {answer['next_action']}")
+    lines += [f"next: {action['command']}  ({action['why']})" for action in answer["next_actions"]]
     typer.echo("\n".join(printable(line) for line in lines))
 
 

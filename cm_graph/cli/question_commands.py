@@ -17,8 +17,6 @@ from ..base.git import changed_tracked_files
 from ..generation.layout import Workspace
 from ..generation.status import require_current
 from ..index.ensure import open_current_index
-from ..query.questions import check_budget, check_depth
-from ..query.questions import question as question_spec
 from .boundary import print_json, print_refusal
 from .command_kit import (
     AnswerRevision,
@@ -80,22 +78,22 @@ def ask_command(
     ] = False,
     json_output: Json = False,
 ) -> None:
+    from ..evidence.ask import Unusable, open_question
     from ..evidence.askview import answer_targets
 
     workspace = Workspace.locate(repo_path, state_dir)
-    generation, connection = open_current_index(
-        workspace, lambda: require_current(workspace, revision, require_complete=not allow_partial))
+    opened = open_question(workspace, question.value, depth, node_budget, revision=revision,
+                           require_complete=not allow_partial, trust_seal=False)
+    if isinstance(opened, Unusable):
+        raise opened.error
     try:
-        spec = question_spec(question.value)
         scope = within.strip("/") if within is not None else None
         if scope is not None and not scope:
             raise typer.BadParameter("--in PATH must name a repository-relative file or directory.")
-        answers = answer_targets(
-            connection, spec, targets, check_depth(depth, spec), check_budget(node_budget), scope,
-            generation=generation.id,
-        )
+        answers = answer_targets(opened.connection, opened.spec, targets, opened.depth, opened.budget, scope,
+                                 generation=opened.generation.id)
     finally:
-        connection.close()
+        opened.connection.close()
     unresolved = any(not data["resolved"] for data in answers)
     _print_answers(answers, json_output, changed_tracked_files(workspace.checkout) if unresolved else 0)
 

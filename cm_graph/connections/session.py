@@ -13,7 +13,7 @@ from typing import Any
 from ..base.errors import InvalidInput, Refusal
 from ..base.jsonio import loads_strict
 from ..base.rules import bounded_text, identifier
-from ..evidence.outcome import Wording, exit_code, unavailable_outcome
+from ..evidence.availability import Wording, exit_code, unavailable_outcome
 from .store import ConnectionStore, consuming_revision, fetch, guided_recipient
 
 SESSION_SCHEMA = "cm_graph.session.v1"
@@ -86,20 +86,13 @@ def prepare(
         return outcome, exit_code(outcome)
 
 
-# What a guided session's caller is told to do when the evidence is unavailable
-# (evidence/outcome.py); ``context fetch`` reads packets prepared here and says the same.
+# How a guided session's caller is told what to do when the evidence is unavailable
+# (evidence/availability.py); ``context fetch`` reads packets prepared here and says the same.
 SESSION_WORDING = Wording(
-    by_reason={
-        "unauthorized": "Check the connection (connected, recipient and repository approved) and that the "
-                        "work is in the checkout the graph was built for, then prepare again.",
-        "unresolved": "Name a symbol as the provider labels it, or a repository-relative path, then prepare again.",
-        "superseded": "The graph was rebuilt after this packet was prepared; prepare again with --refresh.",
-        "uncitable": "Nothing in the graph could be cited for this target; ask another question or target, or "
-                     "continue with ordinary repository tools.",
-    },
-    otherwise="Refresh or build the local graph for this revision, then prepare again.",
     carry_on="Continue with ordinary repository tools.",
+    paused=" Then prepare again.",
     owner_action=True,
+    own={"superseded": "The graph was rebuilt after this packet was prepared; pass --refresh."},
 )
 
 

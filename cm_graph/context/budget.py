@@ -1,4 +1,5 @@
-"""Fit an answer into a character budget by dropping whole items, and count what was dropped.
+"""The answer's bounds: at most ``MAX_ITEMS`` items a section, and a character budget that whole
+items are dropped to fit, counting what was dropped.
 
 The answer is rebuilt for every cut tried (citations and prose follow what is shown), so the
 budget bounds the bytes an agent actually receives. Items go in a fixed order, the last shown
@@ -13,9 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..base.errors import InvalidInput
-from .shape import dumps
+from ..base.jsonio import dumps_wire
 
 MIN_CHARS, DEFAULT_CHARS, MAX_CHARS = 4000, 8000, 1_000_000
+MAX_ITEMS = 12  # items a section shows at most, before the character budget drops any
 
 
 def check_max_chars(value: Any) -> int:
@@ -47,18 +49,18 @@ def fit(
         return build(now, gone)
 
     document = after(0)
-    if len(dumps(document)) <= max_chars:
+    if len(dumps_wire(document)) <= max_chars:
         return document
     # The fewest drops that fit, by bisection (size falls as items go), then checked upwards.
     low, high = 0, len(plan)
     while low < high:
         middle = (low + high) // 2
-        if len(dumps(after(middle))) <= max_chars:
+        if len(dumps_wire(after(middle))) <= max_chars:
             high = middle
         else:
             low = middle + 1
     document = after(low)
-    size = len(dumps(document))
+    size = len(dumps_wire(document))
     if size > max_chars:
         raise InvalidInput(
             f"The answer's fixed part alone needs {size} characters; raise --max-chars.", reason="budget_too_small"

@@ -1,11 +1,12 @@
-"""The relation map of ``code_context``: which provider relation words each section follows.
+"""The relation words of ``code_context``: which provider relation words a walk follows.
 
 The seed's questions follow normalised kinds only, so a callback (``indirect_call``), a
-``uses``, an ``imports_from`` or a ``re_exports`` edge is invisible to ``impact``. Here every
-section names the provider's own words it crosses, in the answer (``used_relations``) and in
-docs/code-context.md, so a reader can see exactly what "caller" meant. A word is listed only where
-it means what the section asks: a callback passed somewhere is a use of it; a subclass is
-impacted by its base; containment is what something defines, never a use of it.
+``uses``, an ``imports_from`` or a ``re_exports`` edge is invisible to ``impact``. Here are the
+provider's own words each walk crosses; every walking section's row (``section_table.py``)
+names its group, and the answer (``used_relations``) and docs/code-context.md repeat it, so a
+reader can see exactly what "caller" meant. A word is listed only where it means what the
+section asks: a callback passed somewhere is a use of it; a subclass is impacted by its base;
+containment is what something defines, never a use of it.
 """
 
 from __future__ import annotations
@@ -30,22 +31,3 @@ class WalkSpec:
     relations: tuple[str, ...]
     depth: int
 
-
-WALKS: dict[str, WalkSpec] = {
-    "calls": WalkSpec(OUTGOING, CALLS, 2),
-    "defines": WalkSpec(OUTGOING, DEFINES, 1),
-    "callers": WalkSpec(INCOMING, CALLS, 1),
-    "references": WalkSpec(INCOMING, REFERENCES, 1),
-    "tests": WalkSpec(INCOMING, REACHES_TESTS, 2),
-    "callers_by_hop": WalkSpec(INCOMING, IMPACTS, 3),
-}
-
-
-def used_relations(sections: tuple[str, ...]) -> dict[str, dict[str, object]]:
-    """The declared map for the walks an intent runs, in section order."""
-    direction = {OUTGOING: "along", INCOMING: "against"}
-    return {
-        name: {"direction": direction[WALKS[name].direction], "depth": WALKS[name].depth,
-               "relations": list(WALKS[name].relations)}
-        for name in sections if name in WALKS
-    }

@@ -1,11 +1,11 @@
-"""Resolve a target the way an agent writes it, never by picking one of several.
+"""Resolve a target the way an agent writes it, to one anchor, never by picking one of several.
 
 First the seed's three exact tiers (label, label without its argument list, path; for a path
-the file's own node is the anchor). Only when they match nothing, the qualified forms an agent
-naturally writes: ``path::name``, ``Class.method`` (by the provider's ``method``/``contains``
-edges), ``module.func`` (dotted module path against the node's file) and a method without its
-leading dot (the pinned provider labels methods ``.name()``). More than one definition is
-``ambiguous`` with the candidates; nothing at all is ``unresolved`` with ranked suggestions.
+the file's own node is the anchor). Only when they match nothing, the qualified forms of the one
+target grammar ``ask`` shares (``query/targets.py``: ``path::name#L<n>``, ``path#L<n>``,
+``path::name``, ``Class.method``, ``module.func``, a method without its leading dot). More than
+one definition is ``ambiguous`` with the candidates; nothing at all is ``unresolved`` with ranked
+suggestions.
 A variable binding of the name (the provider's node for ``const parse = require('./parse')``)
 ranks after every real definition (``bindings_among.sql`` says how one is told apart), and one
 real definition resolves with the bindings it was preferred over named in the answer.
@@ -14,7 +14,6 @@ real definition resolves with the bindings it was preferred over named in the an
 from __future__ import annotations
 
 import json
-import re
 
 import apsw
 
@@ -22,13 +21,11 @@ from ..base.errors import InvalidInput
 from ..base.records import record
 from ..base.rules import is_bounded_text
 from ..base.sqlfiles import query_sql
-from ..index.graphmodel import callable_base
 from ..query.questions import MAX_TARGET_CHARS
 from ..query.suggest import suggestions
+from ..query.targets import NAMES_READ, qualified_nodes
 
 MAX_CANDIDATES = 12
-_LINE_SUFFIX = re.compile(r"(.+)#L([1-9][0-9]{0,8})", re.ASCII)
-_READ = 500
 
 
 @record
@@ -47,16 +44,16 @@ def resolve(connection: apsw.Connection, target: object) -> Resolution:
             f"The target must be non-empty single-line text of at most {MAX_TARGET_CHARS} characters."
         )
     assert isinstance(target, str)
-    bindings = {"target": target, "limit": _READ, "within": None}
+    bindings = {"target": target, "limit": NAMES_READ, "within": None}
     exact = [row[0] for row in connection.execute(query_sql("resolve_target"), bindings)]
     if exact:
         files = _file_nodes(connection, exact, target)
         if files:
             return _settle(files, "path")
         return _definitions_first(connection, exact, target)
-    for via, nodes in _qualified(connection, target):
-        if nodes:
-            return _settle(nodes, via)
+    via, nodes = qualified_nodes(connection, target)
+    if nodes:
+        return _settle(nodes, via)
     ranked = dict.fromkeys(str(item["target"]) for item in suggestions(connection, target))
     return Resolution("unresolved", (), 0, "none", tuple(ranked)[:MAX_CANDIDATES])
 
@@ -97,7 +94,8 @@ def _definitions_first(connection: apsw.Connection, exact: list[int], target: st
         return _settle(exact, "label")
     real = [node for node in exact if node not in bound]
     if "(" not in target:
-        real += [row[0] for row in connection.execute(query_sql("callables_named"), {"name": target, "limit": _READ})]
+        named = connection.execute(query_sql("callables_named"), {"name": target, "limit": NAMES_READ})
+        real += [row[0] for row in named]
     if not real:
         return _settle(exact, "label")
     return _settle(real, "label", tuple(sorted(bound)))
@@ -113,44 +111,3 @@ def _file_nodes(connection: apsw.Connection, nodes: list[int], target: str) -> l
     base = target.rsplit("/", 1)[-1]
     rows = connection.execute(query_sql("describe_nodes"), {"nodes": json.dumps(nodes)})
     return [row[0] for row in rows if row[2] == target and row[1] == base]
-
-
-def _named(connection: apsw.Connection, name: str) -> list[tuple[int, str]]:
-    rows = connection.execute(query_sql("nodes_named"), {"name": name, "limit": _READ})
-    return [(row[0], row[1]) for row in rows]
-
-
-def _qualified(connection: apsw.Connection, target: str):  # type: ignore[no-untyped-def]
-    """(via, nodes) for each qualified reading of the target, in the order they are tried."""
-    located = _LINE_SUFFIX.fullmatch(target)
-    if located:  # path::name#L<n> or path#L<n>: the definition at that line
-        place, line = located.group(1), int(located.group(2))
-        path, _, name = place.rpartition("::") if "::" in place else (place, "", "")
-        rows = connection.execute(query_sql("nodes_at_line"), {"path": path, "line": line, "limit": _READ})
-        wanted = {name.strip(), callable_base(name.strip()) or name.strip()} - {""}
-        yield "path_line", [node for node, label in rows
-                            if not wanted or {label, label.lstrip("."), callable_base(label) or label} & wanted]
-        return
-    if "::" in target:
-        path, _, name = target.rpartition("::")
-        name = name.strip()
-        yield "path_name", [node for node, where in _named(connection, callable_base(name) or name) if where == path]
-        return
-    bare = target.lstrip(".")
-    if "." in bare.rstrip("()"):
-        owner, _, name = bare.rstrip("()").rpartition(".")
-        named = _named(connection, name)
-        owned = [row[0] for row in connection.execute(
-            query_sql("owners_of"), {"nodes": json.dumps([n for n, _ in named]), "owner": owner.rsplit(".", 1)[-1]}
-        )]
-        yield "owner_name", owned
-        module = owner.replace(".", "/")
-        yield "module_name", [node for node, where in named if _module_of(where) in (module, module + "/__init__")
-                              or _module_of(where).endswith("/" + module)]
-        return
-    yield "method", [node for node, _ in _named(connection, callable_base(bare) or bare)]
-
-
-def _module_of(path: str) -> str:
-    stem, dot, _ = path.rpartition(".")
-    return stem if dot and "/" not in path[len(stem):] else path

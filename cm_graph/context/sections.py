@@ -1,70 +1,106 @@
-"""Sections: what each intent shows, and how a section says ok / empty / truncated / unavailable.
+"""Sections: the row that declares one, what its composer reads and hands back, and how a section
+says ok / empty / truncated / unavailable.
 
 A section is always present. An empty one says why, in a stable reason code plus one sentence
 (an empty walk is "none within depth N in this graph", never "none"); one this build cannot fill
-says ``unavailable`` and what would fill it. Items are plain dicts built here in one shape per
+says ``unavailable`` and what would fill it. Items are plain dicts built in one shape per
 section kind; citations are attached later (``shape``), after the budget has chosen what stays.
+The rows themselves are ``section_table.py``; the composers that fill them, ``composers.py``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from .relations import WALKS
+import apsw
 
-INTENTS: dict[str, tuple[str, ...]] = {
-    "how": ("calls", "defines", "rationale", "concepts", "routes"),
-    "usage": ("callers", "references", "mentions", "tests", "similar", "cross_repo"),
-    "impact": ("callers_by_hop", "mentions", "tests", "change_coupling", "hidden_coupling"),
-    "tests": ("tests", "test_mentions"),
-}
-# Sections filled from the text index, never from graph relationships (textual.py).
-MENTION_SECTIONS = ("mentions", "test_mentions")
-INTENT_NAMES = tuple(INTENTS)
-PRIMITIVES = {
-    "how": ("dependency", "symbol"),
-    "usage": ("impact", "related_tests", "similar_by_callees", "text_mentions"),
-    "impact": ("impact", "related_tests", "text_mentions"),
-    "tests": ("related_tests", "text_mentions"),
-}
-MAX_ITEMS = 12
-DYNAMIC = "the provider does not extract dynamic calls, so this is not proof of no use"
+from ..base.records import record
+from .budget import MAX_ITEMS
+from .coupling import MIN_DEGREE, MIN_REVS, MIN_SHARED
+from .relations import WalkSpec
+from .textual import COMMON_TOTAL, call_lines, common_name_detail, mention_facts
 
-UNAVAILABLE: dict[str, tuple[str, str]] = {
-    "routes": ("provider_does_not_extract", "The pinned provider emits no route relation."),
-    "cross_repo": ("fleet_not_configured", "No fleet of repositories is configured; only this repository is indexed."),
-    "change_coupling": ("history_not_built", "Change coupling is not built for this generation: "
-                        "run `cm-graph context history`."),
-    "hidden_coupling": ("history_not_built", "Coupled files without a graph path need the change-coupling history: "
-                        "run `cm-graph context history`."),
-}
+# The fleet's usages of the anchor's label, shown at most (items per repository, characters):
+# the ``cross_repo_usages`` answer, or None when the checkout is in no fleet.
+FleetUsages = Callable[[str, int, int], dict[str, Any] | None]
+# The kept items (already cut to what is shown), their total and what cut them, as a section.
+Shape = Callable[[list[dict[str, Any]], int, str | None], dict[str, Any]]
+
 HISTORY_TRUNCATED = ("history_truncated", "This clone is shallow: its history is cut, so no coupling is computed.")
-EMPTY: dict[str, tuple[str, str]] = {
-    "calls": ("no_callee_within_depth", "It calls nothing within depth {depth} in this graph; " + DYNAMIC + "."),
-    "defines": ("defines_nothing", "The graph records nothing it defines or contains."),
-    "callers": ("no_caller_within_depth", "No caller reaches it within depth {depth} in this graph; " + DYNAMIC + "."),
-    "references": ("no_reference", "Nothing imports, references, subclasses or re-exports it in this graph."),
-    "tests": ("no_test_within_depth", "No test reaches it within depth {depth} in this graph; " + DYNAMIC + "."),
-    "rationale": ("no_rationale", "The provider recorded no docstring or NOTE/WHY/HACK-style comment for it."),
-    "concepts": ("no_concept_marker", "None of its docstrings or rationale comments starts with CONCEPT:."),
-    "similar": ("no_similar_code", "No other code shares at least two callees and half its callee set with it."),
-    "callers_by_hop": (
-        "no_caller_within_depth", "Nothing reaches it within depth {depth} in this graph; " + DYNAMIC + "."
-    ),
-}
-EMPTY_MENTIONS: dict[str, tuple[str, str]] = {
-    "mentions": ("no_mention", "No line of commit {commit} uses `{name}` by name outside the graph's relationships."),
-    "test_mentions": ("no_test_mention", "No test file of commit {commit} uses `{name}` by name outside the graph's "
-                      "relationships."),
-}
 NOT_A_NAME = ("no_name_to_search", "The text index searches no name of this anchor (a file, whose importers are "
               "in references, or a name of one character), so no line is listed.")
 HOP_GROUPS = {1: "will_break", 2: "likely", 3: "may_need_testing"}
 
-
 # A section's reason (the sections' own vocabulary) when the walk or the text index could not
 # pass records the graph left out beside the anchor (compose._not_none_behind_borders).
 UNTRAVERSABLE = "untraversable"
+
+
+class Reading:
+    """What a section's composer reads for one resolved anchor: the index, the anchor as
+    described, the bound commit, the change-coupling history and the fleet when there are any.
+    The mention facts are read once, by the first section that asks; ``touched`` collects the
+    anchor and every node a walk reached (where an untraversable border shows)."""
+
+    def __init__(
+        self, connection: apsw.Connection, node: int, anchor: dict[str, Any], commit: str,
+        history: apsw.Connection | None, fleet: FleetUsages | None,
+    ) -> None:
+        self.connection, self.node, self.anchor, self.commit = connection, node, anchor, commit
+        self.history, self.fleet = history, fleet
+        self.touched = {node}
+        self._mentions: dict[str, Any] | None = None
+
+    def mentions(self) -> dict[str, Any]:
+        """``textual.mention_facts`` of the anchor's name."""
+        if self._mentions is None:
+            self._mentions = mention_facts(self.connection, self.anchor["label"], self.node)
+        return self._mentions
+
+
+@record
+class Found:
+    """What a composer found: the items in report order (only the first ``MAX_ITEMS`` described),
+    how many there are, whether a read bound stopped it (the total is then a lower bound), and how
+    the kept items become the section (``shape``; None: ``filled`` with the row's empty reason).
+    ``freshness`` is added to the answer's ``freshness``: a fact about checkouts now, outside the
+    answer's id."""
+
+    items: list[dict[str, Any]]
+    total: int
+    read_limited: bool = False
+    shape: Shape | None = None
+    freshness: dict[str, Any] | None = None
+
+
+@record
+class Section:
+    """One section of ``code_context``, a row of ``section_table.SECTIONS``: its name, the intents
+    that show it, the primitive it runs (``used_primitives`` names those of the rows an answer
+    filled), its composer (``compose(reading, row)``: a ``Found``, or None when this build has
+    nothing to fill it from; no composer: it is always unavailable), the sentence the prose says
+    of it when it holds items, its empty reason and sentence template (``{depth}`` is its walk's;
+    a composer formats any other field), its unavailable reason and sentence, the walk it runs
+    (direction, relation words, depth: ``used_relations``), and whether it is filled from the
+    text index rather than from graph relationships (``textual``)."""
+
+    name: str
+    intents: tuple[str, ...]
+    primitive: str | None
+    compose: Callable[[Reading, Section], Found | None] | None
+    sentence: Callable[[dict[str, Any]], str] | None = None
+    empty: tuple[str, str] | None = None
+    unavailable: tuple[str, str] | None = None
+    walk: WalkSpec | None = None
+    textual: bool = False
+
+    def nothing_found(self, **fields: Any) -> tuple[str, str]:
+        """The empty reason and its sentence, formatted with the walk's depth (1 for a section
+        that does not walk) and ``fields``."""
+        assert self.empty is not None, self.name
+        reason, template = self.empty
+        return reason, template.format(depth=self.walk.depth if self.walk else 1, **fields)
 
 
 def behind_borders(section: dict[str, Any], detail: str) -> None:
@@ -73,19 +109,17 @@ def behind_borders(section: dict[str, Any], detail: str) -> None:
     section["status"], section["reason"], section["detail"] = "truncated", UNTRAVERSABLE, detail
 
 
-def unavailable(name: str) -> dict[str, Any]:
-    reason, detail = UNAVAILABLE[name]
+def unavailable(row: Section) -> dict[str, Any]:
+    assert row.unavailable is not None, row.name
+    reason, detail = row.unavailable
     return {"status": "unavailable", "reason": reason, "detail": detail, "shown": 0, "total": 0, "items": []}
 
 
-def filled(name: str, items: list[dict[str, Any]], total: int, cut: str | None) -> dict[str, Any]:
+def filled(row: Section, items: list[dict[str, Any]], total: int, cut: str | None) -> dict[str, Any]:
     """A walked section holding ``items`` (already cut to what is shown) out of ``total``;
     ``cut`` names what cut it (``max_items``, ``max_chars``, ``read_limit``) when shown < total."""
     if total == 0 and cut is None:
-        reason, detail = EMPTY[name]
-        depth = WALKS[name].depth if name in WALKS else 1
-        return {"status": "empty", "reason": reason, "detail": detail.format(depth=depth),
-                "shown": 0, "total": 0, "items": []}
+        return _without_items("empty", *row.nothing_found())
     if cut is not None:
         return {"status": "truncated", "reason": cut, "detail": _CUTS[cut], "shown": len(items),
                 "total": total, "items": items}
@@ -100,12 +134,11 @@ _CUTS = {
 
 
 def coupling_section(
-    name: str, status: str, params: dict[str, str], path: str, revs: int, explained: int,
-    items: list[dict[str, Any]], total: int, cut: str | None,
+    row: Section, status: str, params: dict[str, str], path: str, revs: int, explained: int,
+    items: list[dict[str, Any]], total: int, cut: str | None, *, hidden: bool,
 ) -> dict[str, Any]:
-    """A change-coupling section: the parameters it was computed with, and why it is empty."""
-    from .coupling import MIN_DEGREE, MIN_REVS, MIN_SHARED
-
+    """A change-coupling section: the parameters it was computed with, and why it is empty
+    (``hidden``: the coupled files without a graph path to the anchor)."""
     window = {"window_commits": int(params["window_commits"]), "commits_read": int(params["commits_read"]),
               "max_changeset": int(params["max_changeset"]), "changesets_dropped": int(params["changesets_dropped"]),
               "min_revs": MIN_REVS, "min_shared": MIN_SHARED, "min_degree": MIN_DEGREE, "revs": revs}
@@ -119,12 +152,12 @@ def coupling_section(
         detail = f"All {explained} file(s) coupled with it have a graph path to it within depth 2."
         section = _without_items("empty", "explained_by_graph", detail)
     elif total == 0:
-        hidden = " without a graph path between them" if name == "hidden_coupling" else ""
+        without = " without a graph path between them" if hidden else ""
         detail = (f"No file changed together with it in at least {MIN_SHARED} commits at a degree of "
-                  f"{MIN_DEGREE}% or more{hidden} ({revs} of {params['commits_read']} commits touch it).")
+                  f"{MIN_DEGREE}% or more{without} ({revs} of {params['commits_read']} commits touch it).")
         section = _without_items("empty", "below_thresholds", detail)
     else:
-        section = filled(name, items, total, cut)
+        section = filled(row, items, total, cut)
     section["parameters"] = window
     return section
 
@@ -136,15 +169,14 @@ def _without_items(status: str, reason: str, detail: str) -> dict[str, Any]:
 
 
 def mention_section(
-    name: str, items: list[dict[str, Any]], total: int, cut: str | None, facts: dict[str, Any], commit: str
+    row: Section, items: list[dict[str, Any]], total: int, cut: str | None, facts: dict[str, Any], commit: str,
+    *, calls: bool,
 ) -> dict[str, Any]:
     """A section of textual mentions: empty for this commit, too common a name to list, or the
     mentions; ``homonyms`` says how many definitions share the name (more than one: the mentions
-    cannot tell them apart); in ``mentions``, ``calls`` says how many of the lines call it (the
-    others import it, name it or read it as an attribute; None when the name is too common to
-    list)."""
-    from .textual import COMMON_TOTAL, call_lines, common_name_detail
-
+    cannot tell them apart); with ``calls``, the section's ``calls`` says how many of the lines
+    call it (the others import it, name it or read it as an attribute; None when the name is too
+    common to list)."""
     word = facts["name"]
     if word is None:
         section = _without_items("empty", *NOT_A_NAME)
@@ -152,11 +184,10 @@ def mention_section(
         section = _without_items("truncated", "common_name", common_name_detail(word))
         section["total"] = COMMON_TOTAL  # "more than MAX_KEPT": the text index stops counting there
     elif total == 0 and cut is None:
-        reason, detail = EMPTY_MENTIONS[name]
-        section = _without_items("empty", reason, detail.format(commit=commit[:12], name=word))
+        section = _without_items("empty", *row.nothing_found(commit=commit[:12], name=word))
     else:
-        section = filled(name, items, total, cut)
+        section = filled(row, items, total, cut)
     section["homonyms"] = facts["definitions"]
-    if name == "mentions":
+    if calls:
         section["calls"] = None if facts["common"] else call_lines(facts)
     return section

@@ -1,35 +1,21 @@
 """The wire shape ``cm_graph.codeContext.v1``: key order, citations, ids and the prose.
 
 Everything here is a pure function of the sections already chosen, so the same graph and
-target give the same bytes: citations are numbered in the order the answer first needs them,
-``capability_id`` names the intent and the normalised target (stable across generations, so
-feedback about an answer can be keyed on it), and ``answer_id`` is the SHA-256 of the canonical
-JSON of the answer (``query/answerids.py`` says what is left out and why).
+target give the same bytes: citations are numbered in the order the answer first needs them.
+The two ids (``capability_id``: the intent and the normalised target, stable across generations;
+``answer_id``: the SHA-256 of the canonical JSON of the answer) are ``query/answerids.py``'s,
+which every surface shares.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from ..base.printable import printable_json
 from ..base.rules import citation_string
-from ..query import answerids
 
 CODE_CONTEXT_SCHEMA = "cm_graph.codeContext.v1"
 LIST_HEAD = 6
 ID_PLACEHOLDER = "sha256:" + "0" * 64
-
-
-def dumps(value: dict[str, Any]) -> str:
-    """Compact JSON in the shape's own key order (every dict is built in a fixed order), as
-    ``--json`` prints it and MCP and REST send it: no control or bidi character raw
-    (``printable_json``), the decoded values exact."""
-    return printable_json(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
-
-
-def capability_id(intent: str, target: str) -> str:
-    return answerids.capability_id("code_context", intent, target)
 
 
 

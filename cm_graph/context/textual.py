@@ -24,7 +24,7 @@ from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..index.graphmodel import is_test_path
 from ..index.mentions import MAX_KEPT, defined_name, read_postings
-from .sections import MAX_ITEMS
+from .budget import MAX_ITEMS
 
 TEXTUAL = "textual"
 CALL_FORMS = ("call", "qualified_call")  # the scanner's forms of a line that calls the name

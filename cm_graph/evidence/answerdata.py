@@ -108,7 +108,7 @@ def answer_data(
     if not result.resolved:
         data["suggestions"] = suggestions or []
         return data
-    matches, matched = matching_definitions(connection, result.target, within)
+    matches, matched = matching_definitions(connection, result.target, within, qualified=result.qualified)
     numbers = [m.node for m in matches]
     for relation in result.relations:
         numbers += [relation.edge.source, relation.edge.target, relation.origin.node]

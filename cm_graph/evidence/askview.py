@@ -1,6 +1,8 @@
 """``cm-graph ask`` over several targets: each answered, each as data (answerdata), unresolved
 ones with ranked suggestions (suggest), each carrying its generation and its two ids
-(query/answerids.py). The CLI only prints what this returns."""
+(query/answerids.py). The CLI only prints what this returns. A target is read by the one target
+grammar ``code_context`` reads it by too (``query/targets.py``): the seed's tiers, then the
+qualified forms."""
 
 from __future__ import annotations
 
@@ -22,12 +24,14 @@ def answer_targets(
     within: str | None = None, *, generation: str,
 ) -> list[dict[str, Any]]:
     """One answer object per target, in the order given."""
-    answers = []
-    for target in targets:
-        result = answer(connection, spec, target, depth, budget, within)
-        near = [] if result.resolved else suggestions(connection, target)
-        answers.append(question_answer(connection, result, within, near, generation))
-    return answers
+    return [asked(connection, answer(connection, spec, target, depth, budget, within, qualified=True), within,
+                  generation) for target in targets]
+
+
+def asked(connection: apsw.Connection, result: Answer, within: str | None, generation: str) -> dict[str, Any]:
+    """An answer as ``ask --json`` gives it: an unresolved one with its ranked suggestions."""
+    near = [] if result.resolved else suggestions(connection, result.target)
+    return question_answer(connection, result, within, near, generation)
 
 
 def question_answer(

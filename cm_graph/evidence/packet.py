@@ -14,8 +14,8 @@ from ..generation.manifest import Manifest
 from ..query.answer import Answer
 from ..query.questions import MAX_DEPTH
 from .authorization import Authorization, binding_expiry, parse_envelope
+from .availability import Wording, available_outcome
 from .documents import Documents
-from .outcome import Wording, available_outcome
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
 if TYPE_CHECKING:
@@ -145,18 +145,8 @@ def available_summary(
     )
 
 
-# What a query's caller is told to do when the evidence is unavailable (evidence/outcome.py).
+# How a query's caller is told what to do when the evidence is unavailable (evidence/availability.py).
 QUERY_WORDING = Wording(
-    by_reason={
-        "unresolved": "Check the target: name a symbol as the provider labels it, or a repository-relative path.",
-        "uncitable": (
-            "Nothing in this answer could be cited against the bound commit under this authorization; "
-            "check the authorization (generation, expiry) or ask a different question."
-        ),
-        "reader_incompatible": "Refresh the graph with the pinned provider, or upgrade cm-graph.",
-        "unreadable": "Remove and rebuild the graph with the pinned provider; report it if it recurs.",
-    },
-    otherwise="Refresh or build the local graph for this revision and retry; dependent work is paused until then.",
     carry_on="Carry on with ordinary repository tools; no graph context is attached.",
     paused=" Dependent work is paused until then.",
 )

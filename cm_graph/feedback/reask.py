@@ -3,7 +3,8 @@
 Recording an outcome and running the eval corpus both need the answer an id stands for: its id,
 generation, commit and the set of citations it makes. Neither trusts a copy the caller hands in;
 both re-ask through the same entry points the surfaces use (``code_context`` for an intent, the
-question path of ``ask --json`` for a question), so the id is the one those surfaces print.
+question set-up of every question, ``evidence/ask.py``'s ``open_question``, and the answer of
+``ask --json`` for a question), so the id is the one those surfaces print.
 """
 
 from __future__ import annotations
@@ -12,14 +13,13 @@ from typing import Any
 
 from ..base.errors import InvalidInput
 from ..base.records import record
-from ..context.run import code_context
-from ..context.sections import INTENT_NAMES
+from ..context.from_workspace import code_context
+from ..context.intents import INTENT_NAMES
+from ..evidence.ask import Unusable, open_question
 from ..evidence.askview import answer_targets
 from ..fleet.members import MemberAccess
 from ..generation.layout import Workspace
-from ..generation.status import require_current
-from ..index.ensure import open_current_index
-from ..query.questions import QUESTION_NAMES, check_budget, check_depth, question
+from ..query.questions import QUESTION_NAMES
 
 KINDS = ("code_context", "question")
 
@@ -71,15 +71,17 @@ def _context(
 
 
 def _question(workspace: Workspace, name: str, target: str, arguments: dict[str, Any], derive: bool) -> Reasked:
-    spec = question(name)
-    depth, budget = check_depth(arguments.get("depth"), spec), check_budget(arguments.get("node_budget"))
     within = arguments.get("within")
-    generation, connection = open_current_index(
-        workspace, lambda: require_current(workspace, "HEAD", require_complete=True), derive=derive)
+    opened = open_question(workspace, name, arguments.get("depth"), arguments.get("node_budget"), trust_seal=False,
+                           derive=derive)
+    if isinstance(opened, Unusable):
+        raise opened.error
+    generation = opened.generation
     try:
-        [data] = answer_targets(connection, spec, [target], depth, budget, within, generation=generation.id)
+        [data] = answer_targets(opened.connection, opened.spec, [target], opened.depth, opened.budget, within,
+                                generation=generation.id)
     finally:
-        connection.close()
+        opened.connection.close()
     cited = {s["citation"] for s in data.get("seeds", []) if s["citation"]}
     for relationship in data.get("relationships", []):
         cited.update(relationship["citations"])

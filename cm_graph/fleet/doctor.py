@@ -21,7 +21,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import GitFailure, Refusal
+from ..base.envelope import next_action, remedy_actions
+from ..base.errors import GitFailure, Refusal, remedy
 from ..base.git import run_git
 from ..base.printable import printable_prose
 from ..index.ensure import index_for
@@ -69,8 +70,7 @@ def check_member(root: Path, member: Member, max_behind: int, max_age_days: floa
         return _check_git(judged, row, max_behind, max_age_days)
     except GitFailure as failure:
         return _verdict(row, "fail", f"Git could not answer for this member: {failure.message}",
-                        "Make git runnable for this checkout (on PATH, a readable repository); run the doctor again.",
-                        reason="unknown")
+                        remedy("unknown").text, reason="unknown")
 
 
 def _check_git(judged: MemberJudgement, row: dict[str, Any], max_behind: int, max_age_days: float) -> dict[str, Any]:
@@ -115,3 +115,23 @@ def _verdict(
 ) -> dict[str, Any]:
     row.update(verdict=verdict, reason=reason, detail=detail or None, next_action=next_action or None)
     return row
+
+
+def member_actions(name: str, report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report's next actions, one per member that has one (in member order, each command
+    once): the doctor's own command where it wrote one (``cm-graph refresh --repo-path ...``),
+    else the command of the member's reason's remedy, filled with its checkout and the fleet."""
+    actions: dict[str, dict[str, Any]] = {}
+    for row in report["members"]:
+        if not row["next_action"]:
+            continue
+        reason = row["reason"]
+        why = f"{row['repository']}: " + (remedy(reason).why if reason else "behind HEAD within the thresholds")
+        if row["next_action"].startswith("cm-graph "):
+            found = [next_action(why, row["next_action"])]
+        else:
+            found = remedy_actions(reason, fleet=name, path=row["checkout"])
+            found = [{**action, "why": why} for action in found]
+        for action in found:
+            actions.setdefault(action["command"], action)
+    return list(actions.values())

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import GitFailure
+from ..base.errors import GitFailure, remedy
 from ..base.git import run_git
 from ..generation.layout import Workspace
 from ..generation.status import graph_status
@@ -26,7 +26,7 @@ from ..generation.store import Generation
 from .members import Member
 
 SEARCHABLE_STATES = ("current", "stale", "partial")  # a readable generation bound to a known commit
-_DAMAGED = ("invalid", "oversized", "corrupt")  # as generation/status REMEDIES says: remove and rebuild
+_DAMAGED = ("invalid", "oversized", "corrupt")  # as their remedies say (generation/status.py): remove and rebuild
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def judge_member(root: Path, member: Member) -> MemberJudgement:
     if not os.path.isdir(checkout):
         return MemberJudgement(member, "unknown", None, reason="checkout_missing",
                                detail="The member's checkout is gone.",
-                               next_action="Restore the checkout, or drop it with `cm-graph fleet remove`.")
+                               next_action=remedy("checkout_missing").text)
     try:
         head, shallow = run_git(checkout, "rev-parse", "HEAD", "--is-shallow-repository").stdout.decode(
             "utf-8", "replace").split()
@@ -70,8 +70,7 @@ def judge_member(root: Path, member: Member) -> MemberJudgement:
         message = failure.message if isinstance(failure, GitFailure) else "unexpected output"
         return MemberJudgement(member, "unknown", None, reason="unknown",
                                detail=f"Git could not answer for this member: {message}",
-                               next_action="Make git runnable for this checkout (on PATH, a readable repository); "
-                               "run the doctor again.")
+                               next_action=remedy("unknown").text)
 
 
 def _judge_graph(root: Path, member: Member, head: str, shallow: bool) -> MemberJudgement:

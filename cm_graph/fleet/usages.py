@@ -21,10 +21,12 @@ budget.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..base.envelope import next_action, remedy_actions, reply
 from ..base.errors import InvalidInput
 from ..base.jsonio import dumps_canonical
 from ..base.printable import printable_prose
@@ -32,8 +34,8 @@ from ..base.rules import is_bounded_text
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..query.answerids import ID_PREFIX, capability_id, stamp_ids
-from .build import FleetIndex, bare_name
-from .members import MemberAccess
+from .build import FleetIndex, bare_name, open_fleet
+from .members import MemberAccess, fleets_of
 
 USAGES_SCHEMA = "cm_graph.crossRepoUsages.v1"
 USAGES_KIND = "cross_repo_usages"  # capability ids: cmg:cross_repo_usages:<fleet>:<symbol>
@@ -42,6 +44,7 @@ MAX_ITEMS_PER_GROUP = 200
 DEFAULT_MAX_CHARS = 24_000
 MIN_CHARS = 2_000
 MAX_CHARS = 200_000
+MAX_SYMBOL_CHARS = 512
 MAX_CANDIDATES_PER_USAGE = 10  # per usage; a name every member defines would list the whole fleet
 
 
@@ -78,8 +81,8 @@ class Definition:
 def split_symbol(symbol: str) -> tuple[str, str]:
     """(qualifier, name): ``urllib3.poolmanager.PoolManager`` -> (``urllib3.poolmanager``,
     ``PoolManager``); a bare name has no qualifier. A trailing ``()`` is dropped."""
-    if not is_bounded_text(symbol, 512) or not symbol.strip():
-        raise InvalidInput("The symbol must be non-empty single-line text of at most 512 characters.")
+    if not is_bounded_text(symbol, MAX_SYMBOL_CHARS) or not symbol.strip():
+        raise InvalidInput(f"The symbol must be non-empty single-line text of at most {MAX_SYMBOL_CHARS} characters.")
     text = symbol.strip()
     text = text[:-2] if text.endswith("()") else text
     qualifier, _, name = text.rpartition(".")
@@ -161,35 +164,23 @@ def cross_repo_usages(
     stale = stale_members(fleet, refused)
     status = ("unavailable" if not covered["members_total"] else "not_found" if not definitions
               else "ok" if len(definitions) == 1 else "ambiguous")
-    answer: dict[str, Any] = {
-        "schema": USAGES_SCHEMA, "status": status,
-        "answer": _prose(symbol, definitions, usages, name_matches) if covered["members_total"] else
-        f"The fleet {fleet.name} has no members, so nothing was searched for `{symbol}`.",
-        "fleet": fleet.name, "fleet_index": fleet.digest[:32], "symbol": symbol, "name": name,
-        "definitions": [d.to_json() for d in definitions],
-        "usages_by_repository": {},
-        "name_matches_by_repository": {},
-        "coverage": covered,
-        "freshness": {"stale": stale},
-        "unverified_citations": unverified,
-        "budget": {"max_items": max_items, "max_chars": max_chars, "truncated": False},
-    }
-    if status == "unavailable":
-        answer.update({"reason": "no_members", "next_action": (
-            f"Add a member: cm-graph fleet add {fleet.name} --repo-path PATH (or --connection NAME), then ask again.")})
-    elif status == "ambiguous":
-        answer["next_action"] = (
-            "Several definitions match; ask again with a qualified name, e.g. "
-            + _qualified_hint(definitions[0]) + "."
-        )
-    elif status == "not_found":
-        answer["next_action"] = not_found_action(fleet.name, covered, stale)
+    reason = {"reason": "no_members"} if status == "unavailable" else {}
     # The ids go in before the budget is filled (the placeholder is the id's own length), so the
     # stamped answer keeps to max_chars; the fleet index digest in the answer pins its generations.
-    # `freshness` and `next_action` describe the members' checkouts now, not the answer: the id
+    # `freshness` and `next_actions` describe the members' checkouts now, not the answer: the id
     # leaves them out (query/answerids.py), so a commit in a member does not change it.
-    answer["capability_id"] = capability_id(USAGES_KIND, fleet.name, symbol)
-    answer["answer_id"] = ID_PREFIX + "0" * 64
+    answer = reply(
+        USAGES_SCHEMA, status,
+        _prose(symbol, definitions, usages, name_matches) if covered["members_total"] else
+        f"The fleet {fleet.name} has no members, so nothing was searched for `{symbol}`.",
+        **reason, fleet=fleet.name, fleet_index=fleet.digest[:32], symbol=symbol, name=name,
+        definitions=[d.to_json() for d in definitions], usages_by_repository={}, name_matches_by_repository={},
+        coverage=covered, unverified_citations=unverified,
+        freshness={"state": "stale" if stale else "current", "stale": stale},
+        bounds={"max_items": max_items, "max_chars": max_chars, "truncated": False},
+        capability_id=capability_id(USAGES_KIND, fleet.name, symbol), answer_id=ID_PREFIX + "0" * 64,
+        next_actions=_next_actions(status, fleet.name, definitions, covered, stale),
+    )
     printable_prose(answer)  # the prose names the symbol as asked: printed by hosts as it is
     _fill(answer, usages, name_matches, max_items, max_chars)
     return stamp_ids(answer, USAGES_KIND, fleet.name, symbol)
@@ -221,22 +212,37 @@ def _prose(
     return text + ". Each citation was checked against its repository's bound commit."
 
 
-def not_found_action(fleet_name: str, cover: dict[str, Any], stale: list[str]) -> str:
-    """What to do when no searched member defines the name. A member with no usable graph was not
-    searched, and a stale one only at its older bound commit: the name may be defined there, so
-    "check the spelling" alone would send the reader the wrong way."""
+def _next_actions(
+    status: str, fleet_name: str, definitions: list[Definition], cover: dict[str, Any], stale: list[str],
+) -> list[dict[str, Any]]:
+    """What to do after an answer that found no one definition (none after one that did)."""
+    if status == "unavailable":
+        return remedy_actions("no_members", fleet=fleet_name)
+    if status == "ambiguous":
+        qualified = _qualified_hint(definitions[0])
+        return [next_action("several definitions match; ask again with a qualified name",
+                            f"cm-graph fleet usages {fleet_name} {shlex.quote(qualified)}", USAGES_KIND,
+                            {"symbol": qualified, "fleet": fleet_name})]
+    if status == "not_found":
+        return [next_action(not_found_why(cover, stale), f"cm-graph doctor --fleet {fleet_name}", "graph_status",
+                            {"fleet": fleet_name})]
+    return []
+
+
+def not_found_why(cover: dict[str, Any], stale: list[str]) -> str:
+    """Why no searched member defines the name. A member with no usable graph was not searched,
+    and a stale one only at its older bound commit: the name may be defined there, so "check the
+    spelling" alone would send the reader the wrong way (the doctor gives each one's command)."""
     unsearched = unsearched_members(cover)
     if not unsearched and not stale:
-        return (f"No member of the fleet defines that name; check the spelling or "
-                f"`cm-graph doctor --fleet {fleet_name}`.")
+        return "no member of the fleet defines that name; check the spelling"
     places = []
     if unsearched:
         places.append(f"not searched: {', '.join(unsearched)}")
     if stale:
         places.append(f"searched only at an older commit: {', '.join(stale)}")
-    return (f"No searched member defines that name, but it may be defined in members the fleet could not "
-            f"read ({'; '.join(places)}): restore or refresh them (`cm-graph doctor --fleet {fleet_name}` "
-            "gives each one's command), then ask again.")
+    return (f"no searched member defines that name, but it may be defined in members the fleet could not read "
+            f"({'; '.join(places)}): restore or refresh them, then ask again")
 
 
 def _list_candidates(item: dict[str, Any], candidates: list[Definition]) -> None:
@@ -338,7 +344,7 @@ def _fill(
     """Show at most ``max_items`` items per repository and kind and keep the whole answer within
     ``max_chars``: items are taken round-robin over the repositories (in name order, usages before
     name matches), so a budget cut keeps every repository represented; each repository says
-    shown/total, and ``budget.truncated`` says whether anything was left out."""
+    shown/total, and ``bounds.truncated`` says whether anything was left out."""
     kinds = (("usages_by_repository", usages), ("name_matches_by_repository", name_matches))
     limit = max_items
     while True:
@@ -360,7 +366,7 @@ def _fill(
             for group in answer[key].values():
                 group["shown"] = len(group["items"])
                 truncated |= group["shown"] < group["total"]
-        answer["budget"]["truncated"] = truncated
+        answer["bounds"]["truncated"] = truncated
         if len(dumps_canonical(answer)) <= max_chars or limit == 0:
             return
         limit //= 2  # the estimate was short (escaped text): fewer items per group
@@ -375,60 +381,27 @@ def _size(item: dict[str, Any]) -> int:
     return size
 
 
-SECTION_ITEMS = 5  # per repository, in code_context's cross_repo section
-SECTION_CHARS = 4_000
-
-
-@dataclass(frozen=True)
-class FleetSection:
-    """``code_context``'s ``cross_repo`` section (part of the answer, so of its id) and the fleet's
-    freshness beside it (which members are behind their HEAD now: not part of the id)."""
-
-    section: dict[str, Any]
-    freshness: dict[str, Any]
-
-
-def cross_repo_section(root: Path, checkout: Path, label: str, access: MemberAccess | None) -> FleetSection | None:
-    """``code_context``'s ``cross_repo`` section for a definition labelled ``label`` in
-    ``checkout``: the other repositories' usages of it, from the first fleet (by name) the
-    checkout belongs to, carrying only what ``access`` lets the caller see (as
-    ``cross_repo_usages``); None when it belongs to none (the section stays unavailable)."""
-    from .build import open_fleet
-    from .members import fleets_of
-
+def own_definition_usages(
+    root: Path, checkout: Path, label: str, access: MemberAccess | None, max_items: int, max_chars: int,
+) -> dict[str, Any] | None:
+    """The other members' usages of ``checkout``'s own definitions labelled ``label``: the
+    ``cross_repo_usages`` answer (``max_items`` per repository and kind, within ``max_chars``)
+    from the first fleet (by name) the checkout belongs to, carrying only what ``access`` lets
+    the caller see; None when it belongs to none. ``code_context`` makes its ``cross_repo``
+    section of it."""
     fleets = fleets_of(root, checkout)
     if not fleets:
         return None
     name, member = fleets[0]
     fleet = open_fleet(root, name)
     try:
-        answer = cross_repo_usages(fleet, bare_name(label) or label, max_items=SECTION_ITEMS,
-                                   max_chars=SECTION_CHARS, repository=member.repository, access=access)
+        return cross_repo_usages(fleet, bare_name(label) or label, max_items=max_items, max_chars=max_chars,
+                                 repository=member.repository, access=access)
     finally:
         fleet.close()
-    groups = answer["usages_by_repository"]
-    items = [{"repository": repository, **item} for repository, group in groups.items() for item in group["items"]]
-    total = sum(group["total"] for group in groups.values())
-    cover = answer["coverage"]
-    section: dict[str, Any] = {
-        "status": "ok" if items and len(items) == total else "truncated" if items else "empty",
-        "fleet": name, "shown": len(items), "total": total, "items": items,
-        "name_matches": sum(group["total"] for group in answer["name_matches_by_repository"].values()),
-        "coverage": cover,
-    }
-    if not items:
-        section.update(reason="no_cross_repo_usage", detail=(
-            f"No other repository of the fleet {name} imports or calls it by an anchor stronger than its "
-            f"name{unsearched_note(cover)}."))
-    return FleetSection(section, {"fleet": name, **answer["freshness"]})
 
 
 def unsearched_members(cover: dict[str, Any]) -> list[str]:
     """``a (unauthorized)``, ``b (absent)``: each member an answer could not search, with why."""
     return [f"{m['repository']} ({m['state']})" for m in cover["missing"]]
 
-
-def unsearched_note(cover: dict[str, Any]) -> str:
-    """``; not searched: a (unauthorized), b (absent)``, or nothing when every member was searched."""
-    missing = unsearched_members(cover)
-    return f"; not searched: {', '.join(missing)}" if missing else ""

@@ -1,12 +1,24 @@
 """Is the checkout's graph usable for a revision? The seven lifecycle states, in order.
 
 ``absent``, ``invalid``, ``oversized``, ``corrupt``, ``stale``, ``partial``, ``current``: only
-``current`` is usable. Nothing is repaired or rebuilt here; each state names its remedy.
+``current`` is usable. Nothing is repaired or rebuilt here; each state names its remedy (its row of
+``base/errors.py``'s table, or a judgement's own, more precise one).
 """
 
 from __future__ import annotations
 
-from ..base.errors import Absent, Corrupt, GitFailure, InvalidInput, Oversized, Refusal, Unsafe, UnsafeStateRoot
+from ..base.errors import (
+    Absent,
+    Corrupt,
+    GitFailure,
+    InvalidInput,
+    Oversized,
+    Refusal,
+    Remedy,
+    Unsafe,
+    UnsafeStateRoot,
+    remedy,
+)
 from ..base.git import checkout_root, has_commit, resolve_revision
 from ..base.privfs import read_private_bytes
 from ..base.records import record, replaced
@@ -21,19 +33,26 @@ if TYPE_CHECKING:
     from .manifest import Manifest
 
 STATUS_SCHEMA = "code_mower.contextGraphStatus.v1"
-STATE_ROOT_REMEDY = ("Make the state directory an owner-only directory (chmod 700) or point CM_GRAPH_HOME "
-                     "or --state-dir at one; then run cm-graph build.")
+STATE_ROOT_REMEDY = Remedy(
+    "the state directory is not an owner-only directory",
+    "Make the state directory an owner-only directory (chmod 700) or point CM_GRAPH_HOME or --state-dir at one; "
+    "then run cm-graph build.")
 STATES = ("absent", "invalid", "oversized", "corrupt", "stale", "partial", "current")
-REMEDIES = {
-    "absent": "Build the graph: cm-graph build.",
-    "invalid": "Remove and rebuild the graph: cm-graph remove && cm-graph build.",
-    "oversized": "Remove and rebuild the graph: cm-graph remove && cm-graph build.",
-    "corrupt": "Remove and rebuild the graph: cm-graph remove && cm-graph build.",
-    "stale": "Refresh the graph for this revision: cm-graph refresh.",
-    "partial": "See each uncovered input and its next action (cm-graph status --json, key coverage): fix "
-    "the file in a new commit or leave it out with --exclude, then cm-graph refresh.",
-    "current": "",
-}
+# A graph found ``invalid`` is rebuilt: the reason's own remedy (base/errors.py) is for an input.
+INVALID_GRAPH = Remedy("the stored graph breaks its contract", remedy("corrupt").text, remedy("corrupt").command)
+
+
+def state_remedy(state: str) -> Remedy | None:
+    """The remedy of a lifecycle state (None for ``current``: nothing to do)."""
+    if state == "current":
+        return None
+    return INVALID_GRAPH if state == "invalid" else remedy(state)
+
+
+def reason_remedy(reason: str) -> Remedy:
+    """The remedy of a reason a question could not be answered for: a lifecycle state's is the
+    graph's (an ``invalid`` graph is rebuilt), any other reason's is its row of the table."""
+    return (state_remedy(reason) if reason in STATES else None) or remedy(reason)
 
 
 @record
@@ -43,7 +62,12 @@ class GraphStatus:
     generation: Generation | None
     # The newest build that came out unusable and was kept from replacing a usable generation.
     attempt: Generation | None = None
-    remedy: str = ""  # a next action more precise than the state's own (see _absent_status)
+    remedy: Remedy | None = None  # more precise than the state's own (see _absent_status)
+
+    @property
+    def next_remedy(self) -> Remedy | None:
+        """What to do about this state: the judgement's own remedy, else the state's."""
+        return self.remedy or state_remedy(self.state)
 
     @property
     def usable(self) -> bool:
@@ -59,7 +83,8 @@ class GraphStatus:
         value: dict[str, Any] = {"schema": STATUS_SCHEMA, "state": self.state, "usable": self.usable}
         if self.detail:
             value["detail"] = self.detail
-        next_action = self.remedy or REMEDIES.get(self.state) or (readiness or {}).get("next_action")
+        found = self.next_remedy
+        next_action = found.text if found is not None else (readiness or {}).get("next_action")
         if next_action:
             value["next_action"] = next_action
         if readiness is not None:
@@ -128,6 +153,8 @@ def coverage_from_record(record: dict[str, Any]) -> dict[str, Any] | None:
 STATUS_ATTEMPTS = 3
 DAMAGED = ("invalid", "oversized", "corrupt")
 GRAPH_CHANGED = "The graph was being replaced or removed while it was read; ask again once that has finished."
+GRAPH_CHANGED_REMEDY = Remedy("the graph was being replaced or removed",
+                              "Run the command again once that has finished.", "cm-graph status", "graph_status", {})
 
 
 def graph_status(
@@ -147,7 +174,7 @@ def graph_status(
             break
     else:
         if status.state in DAMAGED:
-            status = GraphStatus("absent", GRAPH_CHANGED, None, remedy="Run the command again.")
+            status = GraphStatus("absent", GRAPH_CHANGED, None, remedy=GRAPH_CHANGED_REMEDY)
     return replaced(status, attempt=read_attempt(workspace))
 
 
@@ -181,7 +208,8 @@ def _judge(workspace: Workspace, revision: str, require_complete: bool, trust_se
         # The graph is fine; the revision asked about is not: never advise removing it.
         return GraphStatus(
             "invalid", refusal.message, generation,
-            remedy="Check the revision (git rev-parse REVISION); the graph itself was not touched.",
+            remedy=Remedy("git cannot resolve the revision",
+                          "Check the revision (git rev-parse REVISION); the graph itself was not touched."),
         )
     manifest = generation.manifest
     if (bound.commit, bound.tree) != (manifest.commit, manifest.tree):
@@ -200,12 +228,14 @@ def _absent_status(workspace: Workspace, message: str) -> GraphStatus:
     if checkout_root(workspace.checkout) is None:
         return GraphStatus(
             "absent", "This directory is not inside a git work tree, so there is no graph to read.", None,
-            remedy="Run cm-graph inside a git checkout (or pass --repo-path); build its graph with cm-graph build.",
+            remedy=Remedy("this directory is not inside a git work tree", "Run cm-graph inside a git checkout (or "
+                          "pass --repo-path); build its graph with cm-graph build."),
         )
     if not has_commit(workspace.checkout):
         return GraphStatus(
             "absent", "This repository has no commit yet; a graph is built from a commit.", None,
-            remedy="Commit the code (git add -A && git commit), then run cm-graph build.",
+            remedy=Remedy("the repository has no commit yet",
+                          "Commit the code (git add -A && git commit), then run cm-graph build."),
         )
     return GraphStatus("absent", message, None)
 
@@ -228,6 +258,13 @@ def require_current(
     """The current generation, or a refusal whose reason is the lifecycle state."""
     status = graph_status(workspace, revision, require_complete=require_complete)
     if not status.usable:
-        raise Refusal(f"{status.detail} {status.remedy}".strip(), reason=status.state)
+        raise status_refusal(status)
     assert status.generation is not None
     return status.generation
+
+
+def status_refusal(status: GraphStatus) -> Refusal:
+    """The refusal of a command that cannot go on in this state: its reason is the state, its
+    sentence the detail and the judgement's own remedy, when it has one."""
+    own = status.remedy.text if status.remedy is not None else ""
+    return Refusal(f"{status.detail} {own}".strip(), reason=status.state)

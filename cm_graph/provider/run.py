@@ -52,7 +52,6 @@ INSTALL_REMEDY = (
 @dataclass(frozen=True)
 class VerifiedProvider:
     executable: Path
-    environment_root: Path
     read_only: tuple[Path, ...]
     pin: ProviderPin
 
@@ -101,7 +100,7 @@ def verify_provider(executable: Path | None, pin: ProviderPin = PINNED_PROVIDER)
             )
         if listed and listed != _urlsafe_sha256(executable):
             raise ProviderRefusal("The provider executable was modified in place after install.")
-        return VerifiedProvider(executable, root, _interpreter_roots(root), pin)
+        return VerifiedProvider(executable, _interpreter_roots(root), pin)
     raise ProviderRefusal(f"The provider executable is not part of an installed {pin.requirement}.")
 
 

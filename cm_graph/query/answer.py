@@ -61,6 +61,7 @@ class Answer:
     depth_boundary: bool
     incomplete: bool
     meets_untraversable: bool  # a seed or reached node borders a record left out of the walk
+    qualified: bool = False  # read with the target grammar's qualified forms too (``targets.py``)
 
     @property
     def resolved(self) -> bool:
@@ -105,13 +106,14 @@ def _edges(connection: apsw.Connection, numbers: set[int]) -> dict[int, Edge]:
 
 def answer(
     connection: apsw.Connection, spec: Question, target: str, depth: int, budget: int,
-    within: str | None = None,
+    within: str | None = None, *, qualified: bool = False,
 ) -> Answer:
-    """Resolve ``target`` (among definitions under ``within`` when given) and walk; an
-    unresolved target is an Answer with no seeds."""
-    seeds: Seeds = resolve_seeds(connection, target, within)
+    """Resolve ``target`` (among definitions under ``within`` when given; by the seed's tiers
+    alone, or with ``qualified`` by the whole target grammar) and walk; an unresolved target is
+    an Answer with no seeds."""
+    seeds: Seeds = resolve_seeds(connection, target, within, qualified=qualified)
     if not seeds.nodes:
-        return Answer(spec, target, depth, budget, (), False, (), False, False, False, False)
+        return Answer(spec, target, depth, budget, (), False, (), False, False, False, False, qualified)
     result: Walk = walk(connection, spec, seeds, depth, budget)
     numbers = set(seeds.nodes)
     for step in result.steps:
@@ -139,5 +141,6 @@ def answer(
         depth_boundary=result.depth_boundary,
         incomplete=incomplete,
         meets_untraversable=meets_untraversable,
+        qualified=qualified,
     )
 

@@ -5,9 +5,8 @@ the same on every generation and outcomes about one capability can be pooled. ``
 (``sha256:`` of the canonical JSON of the answer) names *what was answered*: the answer carries its
 generation and its arguments, so the id pins both and an outcome can be replayed against it. It
 leaves out what describes the checkout rather than the answer (``freshness``: where HEAD is now,
-and for a fleet which members are behind theirs; ``next_actions``, and ``cross_repo_usages``'s one
-``next_action``: advice that follows from it), so moving HEAD alone, in the checkout or in any
-fleet member, never changes an answer's id.
+and for a fleet which members are behind theirs; ``next_actions``: advice that follows from it),
+so moving HEAD alone, in the checkout or in any fleet member, never changes an answer's id.
 
 This sits in ``query/`` so the questions (``evidence/``) and ``code_context`` (``context/``) share
 one definition.
@@ -25,8 +24,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 # Keys of an answer document that are not part of the answer itself.
-NOT_THE_ANSWER = ("answer_id", "freshness", "next_actions", "next_action")
+NOT_THE_ANSWER = ("answer_id", "freshness", "next_actions")
 ID_PREFIX = "sha256:"
+CAPABILITY_PREFIX = "cmg:"
 
 
 def normalise_target(target: str) -> str:
@@ -39,7 +39,7 @@ def normalise_target(target: str) -> str:
 def capability_id(kind: str, intent: str, target: str) -> str:
     """``kind`` is the surface's family (``code_context`` or ``question``), ``intent`` its intent
     or question name."""
-    return f"cmg:{kind}:{intent}:{normalise_target(target)}"
+    return f"{CAPABILITY_PREFIX}{kind}:{intent}:{normalise_target(target)}"
 
 
 def answer_id(document: dict[str, Any]) -> str:
@@ -48,8 +48,8 @@ def answer_id(document: dict[str, Any]) -> str:
 
 
 def stamp_ids(document: dict[str, Any], kind: str, intent: str, target: str) -> dict[str, Any]:
-    """``document`` with ``capability_id`` and then ``answer_id`` (of everything else) appended."""
+    """``document`` with ``capability_id`` and then ``answer_id`` (of everything else): in their
+    places when the document has them already (an envelope's, ``base/envelope.py``), else appended."""
     document["capability_id"] = capability_id(kind, intent, target)
-    document.pop("answer_id", None)
     document["answer_id"] = answer_id(document)
     return document

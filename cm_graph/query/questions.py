@@ -21,7 +21,7 @@ MAX_DEPTH = 4
 DEFAULT_NODE_BUDGET = 40
 MAX_NODE_BUDGET = 200
 MAX_SEEDS = 8
-MAX_TARGET_CHARS = 512
+MAX_TARGET_CHARS = 512  # a target wherever it is checked (an agent surface takes at most 256 of them)
 
 
 @record

@@ -67,11 +67,12 @@ def describe(connection: apsw.Connection, nodes: list[int]) -> dict[int, Endpoin
 
 
 def matching_definitions(
-    connection: apsw.Connection, target: str, within: str | None = None
+    connection: apsw.Connection, target: str, within: str | None = None, *, qualified: bool = False
 ) -> tuple[list[Endpoint], int]:
-    """The definitions ``target`` resolves to (in node order, at most MAX_LISTED_MATCHES) and
-    how many there are (MAX_LISTED_MATCHES + 1 means "more than that")."""
-    nodes = matching_nodes(connection, target, MAX_LISTED_MATCHES + 1, within)
+    """The definitions ``target`` resolves to (in node order, at most MAX_LISTED_MATCHES; by the
+    grammar the answer was read with) and how many there are (MAX_LISTED_MATCHES + 1 means "more
+    than that")."""
+    nodes = matching_nodes(connection, target, MAX_LISTED_MATCHES + 1, within, qualified=qualified)
     described = describe(connection, list(nodes[:MAX_LISTED_MATCHES]))
     return [described[node] for node in nodes[:MAX_LISTED_MATCHES]], len(nodes)
 

@@ -16,6 +16,7 @@ from ..base.rules import is_bounded_text
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from .questions import MAX_SEEDS, MAX_TARGET_CHARS, Question
+from .targets import qualified_nodes
 
 
 @record
@@ -42,18 +43,23 @@ class Walk:
     depth_boundary: bool
 
 
-def resolve_seeds(connection: apsw.Connection, target: object, within: str | None = None) -> Seeds:
-    """The seeds ``target`` names (the seed's three tiers), only definitions under ``within``
-    when it is given (the operator's ``--in PATH``)."""
-    nodes = matching_nodes(connection, target, MAX_SEEDS + 1, within)
+def resolve_seeds(
+    connection: apsw.Connection, target: object, within: str | None = None, *, qualified: bool = False
+) -> Seeds:
+    """The seeds ``target`` names (the seed's three tiers; with ``qualified``, then the target
+    grammar's qualified forms, ``targets.py``), only definitions under ``within`` when it is
+    given (the operator's ``--in PATH``)."""
+    nodes = matching_nodes(connection, target, MAX_SEEDS + 1, within, qualified=qualified)
     return Seeds(nodes[:MAX_SEEDS], len(nodes) > MAX_SEEDS)
 
 
 def matching_nodes(
-    connection: apsw.Connection, target: object, limit: int, within: str | None = None
+    connection: apsw.Connection, target: object, limit: int, within: str | None = None, *, qualified: bool = False
 ) -> tuple[int, ...]:
     """Up to ``limit`` definitions ``target`` resolves to, in node order: the seeds are the first
-    eight; the operator's view counts the rest to say how many the seed bound dropped."""
+    eight; the operator's view counts the rest to say how many the seed bound dropped. The seed's
+    tiers alone (``query``'s packets), or with ``qualified`` the qualified forms after them when
+    they match nothing (``ask``, as ``code_context`` reads a target)."""
     if not is_bounded_text(target, MAX_TARGET_CHARS):
         raise InvalidInput(
             f"The target must be non-empty single-line text of at most {MAX_TARGET_CHARS} characters."
@@ -61,6 +67,9 @@ def matching_nodes(
     rows = fetch_rows(connection.execute(
         query_sql("resolve_target"), {"target": target, "limit": limit, "within": within}
     ), tuple[int])
+    if not rows and qualified:
+        assert isinstance(target, str)  # bounded text, checked above
+        return tuple(qualified_nodes(connection, target, within)[1][:limit])
     return tuple(row[0] for row in rows)
 
 

@@ -6,25 +6,28 @@ Nothing is kept between calls: every call settles the authorization, the consumi
 (HEAD) and the current generation again, so a ``refresh`` between two calls is served at once.
 
 What the graph cannot answer (no graph, a stale one for ``ask``, a missing index, an unresolved
-target) is an ordinary answer with ``status``, ``reason`` and ``next_actions``; only refusals
+target) is an ordinary answer with ``status``, ``reason`` and ``next_actions``, in the one envelope
+every reply has (``base/envelope.py``); only refusals
 (bad arguments, a recipient the connection does not name) raise, and the surfaces mark those
 ``isError``. A missing index is reported, never derived inside a call a host may time out.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from ..base.envelope import NOT_CUT, next_action, remedy_actions, reply
 from ..base.errors import ConnectionRefusal, InvalidInput, Refusal
+from ..base.jsonio import dumps_wire
 from ..base.printable import printable
-from ..context.run import code_context
-from ..context.shape import CODE_CONTEXT_SCHEMA, dumps
+from ..context.from_workspace import code_context
+from ..context.shape import CODE_CONTEXT_SCHEMA
 from ..evidence.ask import ask
-from ..feedback.reask import reask
 from ..generation.layout import Workspace
-from ..generation.status import REMEDIES, STATUS_SCHEMA, GraphStatus, graph_status
+from ..generation.status import STATUS_SCHEMA, GraphStatus, graph_status, reason_remedy
 from ..index.ensure import has_usable_index
 from ..query.answerids import capability_id, stamp_ids
 from .authority import Caller, approved_workspace, evidence_authorization, fleet_access, head_commit
@@ -34,22 +37,16 @@ SURFACE_STATUS_SCHEMA = "cm_graph.surfaceStatus.v1"
 # A reply's characters: the default keeps an answer far below hosts' warnings (about 10k tokens),
 # the cap below the size at which they spill a reply to a file (50,000 characters).
 DEFAULT_REPLY_CHARS, HARD_CAP_CHARS = 8000, 40_000
-# What to do about each reason a graph cannot answer for (a state's own remedy comes first).
-NEXT_ACTIONS = {
-    "index_missing": "Build the index once: cm-graph index (then ask again; no restart needed).",
-    "unreadable": "Rebuild the index: cm-graph index --rebuild.",
-    "reader_incompatible": "Install the cm-graph release that reads this generation, or rebuild it.",
-    "superseded": "The graph was rebuilt during the call; ask again.",
-    "unresolved": "Name a symbol as the provider labels it (cm-graph symbols PATH lists a file's), or a "
-                  "repository-relative path.",
-    "uncitable": "Nothing in the graph could be cited for this target; ask another question or target.",
-    "busy": "A build holds the graph; ask again shortly.",
-}
 
 
-def next_actions(reason: str) -> list[str]:
-    action = REMEDIES.get(reason) or NEXT_ACTIONS.get(reason)
-    return [action] if action else []
+def reason_actions(reason: str | None, **known: str | None) -> list[dict[str, Any]]:
+    """What to do about a reason the graph cannot answer for: its remedy as next actions."""
+    return remedy_actions(reason, own=reason_remedy(reason), **known) if reason is not None else []
+
+
+def asked_bounds(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The bounds of a call the graph could not answer: what it was asked with, nothing cut."""
+    return {"max_chars": arguments.get("max_chars", DEFAULT_REPLY_CHARS), **NOT_CUT}
 
 
 def _is_refusal(refusal: Refusal) -> bool:
@@ -67,12 +64,12 @@ def code_context_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
     except Refusal as refusal:
         if _is_refusal(refusal):
             raise
-        return {
-            "schema": CODE_CONTEXT_SCHEMA, "status": "unavailable", "answer": refusal.message,
-            "intent": intent, "target": target, "reason": refusal.reason, "detail": refusal.message,
-            "freshness": _freshness(workspace), "next_actions": next_actions(refusal.reason),
+        return reply(
+            CODE_CONTEXT_SCHEMA, "unavailable", refusal.message, reason=refusal.reason, detail=refusal.message,
+            intent=intent, target=target, freshness=freshness_now(workspace), bounds=asked_bounds(arguments),
             **unanswered_ids("code_context", intent, target),
-        }
+            next_actions=reason_actions(refusal.reason, target=target),
+        )
 
 
 def unanswered_ids(kind: str, intent: str, target: str) -> dict[str, Any]:
@@ -92,41 +89,29 @@ def ask_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
     except Refusal as refusal:
         if _is_refusal(refusal):
             raise
-        return _ask_unavailable(question, target, refusal.reason, refusal.message, _freshness(workspace))
+        return _ask_unavailable(arguments, refusal.reason, refusal.message, freshness_now(workspace))
     outcome = ask(workspace, question, target, authorization, revision="HEAD", depth=arguments.get("depth"),
-                  node_budget=arguments.get("node_budget"), now=now, derive=False, status=status)
+                  node_budget=arguments.get("node_budget"), now=now, derive=False, status=status, qualified=True)
     summary, packet = outcome.summary, outcome.packet
     if packet is None:
-        return _ask_unavailable(question, target, summary["reason"], summary["detail"], _freshness(workspace),
-                                _unresolved_ids(workspace, question, target, arguments, summary["reason"]))
+        unresolved = outcome.data if summary["reason"] == "unresolved" else None
+        return _ask_unavailable(arguments, summary["reason"], summary["detail"], freshness_now(workspace), unresolved)
     head = packet["source_revision"]
     graph = {"generation": summary["generation"], "commit": head, "built_at": packet["source_built_at"]}
     documents = [{"text": d["text"], "confidence": d["confidence"], "citations": d["citations"]}
                  for d in packet["documents"]]
-    return fit_documents(documents, arguments.get("max_chars", DEFAULT_REPLY_CHARS), lambda shown: {
-        "schema": ASK_ANSWER_SCHEMA, "status": "answered",
-        "answer": _ask_prose(question, target, summary, len(shown), len(documents)),
-        "question": question, "target": target, "relations": summary["relations"],
-        "documents": {"shown": len(shown), "total": len(documents), "items": shown},
-        "completeness": packet["completeness"], "truncated": packet["truncated"] or len(shown) < len(documents),
-        "omissions": packet["omissions"], "graph": graph, "freshness": {"state": "current", "head": head},
-        "next_actions": [], "capability_id": summary["capability_id"], "answer_id": summary["answer_id"],
-    })
-
-
-def _unresolved_ids(
-    workspace: Workspace, question: str, target: str, arguments: dict[str, Any], reason: str,
-) -> dict[str, Any]:
-    """An unresolved target is still an answer (``ask --json`` gives it with its ids, and an agent
-    may report it unhelpful); its ids come from the same re-ask ``graph_feedback`` replays."""
-    if reason == "unresolved":
-        try:
-            asked = reask(workspace, "question", question, target,
-                          {"depth": arguments.get("depth"), "node_budget": arguments.get("node_budget")}, derive=False)
-            return {"capability_id": asked.capability_id, "answer_id": asked.answer_id}
-        except Refusal:
-            pass
-    return unanswered_ids("question", question, target)
+    max_chars = arguments.get("max_chars", DEFAULT_REPLY_CHARS)
+    assert outcome.answer is not None  # a packet is minted from an answer
+    walked = {"depth": outcome.answer.depth, "node_budget": outcome.answer.budget, "max_chars": max_chars}
+    return fit_documents(documents, max_chars, lambda shown: reply(
+        ASK_ANSWER_SCHEMA, "answered", _ask_prose(question, target, summary, len(shown), len(documents)),
+        question=question, target=target, relations=summary["relations"],
+        documents={"shown": len(shown), "total": len(documents), "items": shown},
+        completeness=packet["completeness"], omissions=packet["omissions"], graph=graph,
+        freshness={"state": "current", "head": head},
+        bounds={**walked, "truncated": packet["truncated"] or len(shown) < len(documents)},
+        capability_id=summary["capability_id"], answer_id=summary["answer_id"],
+    ))
 
 
 def fit_documents(
@@ -136,7 +121,7 @@ def fit_documents(
     (never a byte cut: a dropped document is counted in ``shown``/``total``)."""
     for count in range(len(documents), -1, -1):
         answer = build(documents[:count])
-        if len(dumps(answer)) <= max_chars:
+        if len(dumps_wire(answer)) <= max_chars:
             return answer
     raise InvalidInput("The answer's fixed part alone exceeds the character budget; raise max_chars.",
                        reason="budget_too_small")
@@ -152,13 +137,23 @@ def _ask_prose(question: str, target: str, summary: dict[str, Any], shown: int, 
 
 
 def _ask_unavailable(
-    question: str, target: str, reason: str, detail: str, freshness: dict[str, Any], ids: dict[str, Any] | None = None,
+    arguments: dict[str, Any], reason: str, detail: str, freshness: dict[str, Any], data: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    return {
-        "schema": ASK_ANSWER_SCHEMA, "status": "unavailable", "answer": detail, "question": question,
-        "target": target, "reason": reason, "detail": detail, "freshness": freshness,
-        "next_actions": next_actions(reason), **(ids or unanswered_ids("question", question, target)),
-    }
+    """``ask`` when the graph gives no packet. An unresolved target is still an answer (``ask
+    --json`` gives it with its ids and suggestions, and an agent may report it unhelpful): ``data``,
+    as ``evidence/ask.py`` gave it, so its ids are that answer's and each suggestion is a next
+    action; without it ``answer_id`` is None."""
+    question, target = arguments["question"], arguments["target"]
+    ids = ({"capability_id": data["capability_id"], "answer_id": data["answer_id"]} if data is not None
+           else unanswered_ids("question", question, target))
+    similar = [next_action("a similar name", f"cm-graph ask {question} {shlex.quote(str(item['target']))}", "ask",
+                           {"question": question, "target": item["target"]})
+               for item in (data or {}).get("suggestions", [])]
+    return reply(
+        ASK_ANSWER_SCHEMA, "unavailable", detail, reason=reason, detail=detail, question=question, target=target,
+        freshness=freshness, bounds=asked_bounds(arguments), **ids,
+        next_actions=similar or reason_actions(reason, target=target),
+    )
 
 
 def graph_status_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -166,7 +161,7 @@ def graph_status_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
     if arguments.get("fleet") is not None:
         from .fleetanswers import fleet_status_answer
 
-        return fleet_status_answer(caller, arguments["fleet"], _freshness(workspace))
+        return fleet_status_answer(caller, arguments["fleet"], freshness_now(workspace))
     try:
         status = graph_status(workspace, "HEAD", trust_seal=True)
         generation = status.generation
@@ -175,24 +170,25 @@ def graph_status_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
         if _is_refusal(refusal):
             raise
         # A graph found damaged while it is judged is the answer to "what state is the graph in".
-        return stamp_ids({
-            "schema": SURFACE_STATUS_SCHEMA, "status": "unavailable", "answer": refusal.message,
-            "reason": refusal.reason, "connection": caller.connection, "recipient": caller.recipient,
-            "repositories": list(repositories), "index": "not_checked", "freshness": _freshness(workspace),
-            "graph": {"schema": STATUS_SCHEMA, "state": refusal.reason, "usable": False, "detail": refusal.message},
-            "next_actions": next_actions(refusal.reason),
-        }, "graph_status", "checkout", caller.connection)
+        return stamp_ids(reply(
+            SURFACE_STATUS_SCHEMA, "unavailable", refusal.message, reason=refusal.reason,
+            connection=caller.connection, recipient=caller.recipient, repositories=list(repositories),
+            index="not_checked",
+            graph={"schema": STATUS_SCHEMA, "state": refusal.reason, "usable": False, "detail": refusal.message},
+            freshness=freshness_now(workspace), bounds=dict(NOT_CUT), next_actions=reason_actions(refusal.reason),
+        ), "graph_status", "checkout", caller.connection)
     reason = status.state if status.state != "current" else ("index_missing" if index == "missing" else None)
     if reason is None:
         prose = f"The graph is current for HEAD (generation {generation.id if generation else ''}); ask away."
     else:
         prose = status.detail or f"The graph cannot answer yet ({reason})."
-    return stamp_ids({
-        "schema": SURFACE_STATUS_SCHEMA, "status": "ready" if reason is None else "unavailable",
-        "answer": prose, "reason": reason, "connection": caller.connection, "recipient": caller.recipient,
-        "repositories": list(repositories), "index": index, "freshness": _freshness(workspace, status),
-        "graph": status.to_json(), "next_actions": next_actions(reason) if reason else [],
-    }, "graph_status", "checkout", caller.connection)
+    actions = (remedy_actions(reason, own=status.next_remedy) if reason == status.state
+               else reason_actions(reason))
+    return stamp_ids(reply(
+        SURFACE_STATUS_SCHEMA, "ready" if reason is None else "unavailable", prose, reason=reason,
+        connection=caller.connection, recipient=caller.recipient, repositories=list(repositories), index=index,
+        graph=status.to_json(), freshness=freshness_now(workspace, status), bounds=dict(NOT_CUT), next_actions=actions,
+    ), "graph_status", "checkout", caller.connection)
 
 
 def _head(workspace: Workspace) -> str | None:
@@ -202,7 +198,7 @@ def _head(workspace: Workspace) -> str | None:
         return None
 
 
-def _freshness(workspace: Workspace, status: GraphStatus | None = None) -> dict[str, Any]:
+def freshness_now(workspace: Workspace, status: GraphStatus | None = None) -> dict[str, Any]:
     """The current generation and its commit against HEAD, as read now (a graph that cannot be
     judged is named by its reason: freshness is reported, never a reason to fail the call)."""
     if status is None:

@@ -4,7 +4,8 @@ Both MCP and REST call ``call_tool`` and send what it returns, so the two surfac
 disagree: the same arguments give the same object, serialised once (``wire_bytes``) as the
 compact JSON both the MCP text content and the REST body carry. ``is_error`` is true only for a
 refusal (arguments the schema rejects, a recipient the connection does not name) or a fault of
-this program; every state of the graph is an ordinary answer (see ``answers.py``).
+this program; every state of the graph is an ordinary answer (see ``answers.py``). Every reply,
+a refusal too, is in the one envelope (``base/envelope.py``).
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from typing import Any
 
 import jsonschema
 
+from ..base.envelope import refusal
 from ..base.errors import Refusal
+from ..base.jsonio import dumps_wire
 from ..base.printable import printable
-from ..context.shape import dumps
 from .authority import Caller
-from .tools import Tool
+from .tools import BY_NAME, Tool
 
-REFUSED_SCHEMA = "cm_graph.surfaceRefusal.v1"
 LOG = logging.getLogger("cm_graph.surfaces")
 
 
@@ -38,22 +39,7 @@ class Reply:
 def wire_bytes(payload: dict[str, Any]) -> bytes:
     """The compact JSON of an answer, in the answer's own key order (never pretty-printed: the
     SDK's default indent would double the characters an agent pays for)."""
-    return dumps(payload).encode("utf-8")
-
-
-# A refusal is given before, or instead of, judging the graph: its freshness says so, and names no
-# commit or generation (a recipient the connection does not name learns nothing about the checkout).
-NOT_JUDGED = {"state": "not_checked", "head": None, "commit": None, "generation": None}
-
-
-def refused(detail: str, *, reason: str) -> dict[str, Any]:
-    """The one refusal reply of every surface (a tool's ``isError``, a REST 4xx, the HTTP door's).
-
-    It carries every key a tool's output schema requires (``freshness`` included), so a client
-    that checks ``structuredContent`` against the schema on an ``isError`` reply too, as the
-    TypeScript SDK does, shows the refusal rather than a schema error."""
-    return {"schema": REFUSED_SCHEMA, "status": "refused", "answer": detail, "reason": reason, "detail": detail,
-            "freshness": dict(NOT_JUDGED)}
+    return dumps_wire(payload).encode("utf-8")
 
 
 def argument_error(tool: Tool, arguments: Any) -> str | None:
@@ -81,14 +67,26 @@ def with_defaults(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
     return {**{name: spec["default"] for name, spec in tool.arguments.items() if "default" in spec}, **arguments}
 
 
+def offered(payload: dict[str, Any]) -> dict[str, Any]:
+    """The reply with each next action's tool call kept only when that tool would take its
+    arguments (the CLI's bounds are wider than a tool's: a doubled budget, a long path); the
+    command stays, so the action is still there to run. Next actions are not part of the answer's
+    id, so the id is the CLI's either way."""
+    for action in payload.get("next_actions", []):
+        tool = BY_NAME.get(action.get("tool", ""))
+        if "tool" in action and (tool is None or argument_error(tool, action["arguments"]) is not None):
+            del action["tool"], action["arguments"]
+    return payload
+
+
 def call_tool(caller: Caller, tool: Tool, arguments: Any) -> Reply:
     problem = argument_error(tool, arguments)
     if problem is not None:
-        return Reply(refused(problem, reason="invalid"), True)
+        return Reply(refusal(problem, reason="invalid"), True)
     try:
-        return Reply(tool.adapter(caller, with_defaults(tool, arguments)), False)
-    except Refusal as refusal:
-        return Reply(refused(refusal.message, reason=refusal.reason), True)
+        return Reply(offered(tool.adapter(caller, with_defaults(tool, arguments))), False)
+    except Refusal as refused:
+        return Reply(refusal(refused.message, reason=refused.reason, connection=caller.connection), True)
     except Exception:  # a fault of this program: logged on stderr, never its text to the agent
         LOG.exception("tool %s failed", tool.name)
-        return Reply(refused("cm-graph failed while answering; see the server's log.", reason="internal"), True)
+        return Reply(refusal("cm-graph failed while answering; see the server's log.", reason="internal"), True)

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base.envelope import NOT_CUT, reply
 from ..base.errors import InvalidInput
 from ..feedback.reask import KINDS
 from ..feedback.record import is_client_name, record_outcome
 from ..query.answerids import capability_id
+from .answers import freshness_now
 from .authority import Caller, approved_workspace, fleet_access
 
 RECORDED_PROSE = {
@@ -59,5 +61,7 @@ def graph_feedback_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str
     prose = f"{RECORDED_PROSE[summary['status']]} (seq {summary['seq']})"
     if summary["eval_case"]:
         prose += "; it is an eval case `cm-graph eval run` re-asks"
-    rest = {key: value for key, value in summary.items() if key not in ("schema", "status")}
-    return {"schema": summary["schema"], "status": summary["status"], "answer": prose + ".", **rest}
+    rest = {key: value for key, value in summary.items()
+            if key not in ("schema", "status", "capability_id", "answer_id")}
+    return reply(summary["schema"], summary["status"], prose + ".", **rest, freshness=freshness_now(workspace),
+                 bounds=dict(NOT_CUT), capability_id=summary["capability_id"], answer_id=summary["answer_id"])

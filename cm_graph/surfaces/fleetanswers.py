@@ -22,9 +22,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import ConnectionRefusal, Refusal
+from ..base.envelope import NOT_CUT, remedy_actions, reply
+from ..base.errors import ConnectionRefusal, Refusal, Remedy
 from ..fleet.build import open_fleet
-from ..fleet.doctor import fleet_doctor
+from ..fleet.doctor import fleet_doctor, member_actions
 from ..fleet.members import fleets_of, read_members, state_root
 from ..fleet.usages import USAGES_KIND, USAGES_SCHEMA, cross_repo_usages, split_symbol
 from ..generation.layout import Workspace
@@ -32,7 +33,10 @@ from ..query.answerids import stamp_ids
 from .authority import Caller, approved_workspace, fleet_access
 
 FLEET_STATUS_SCHEMA = "cm_graph.surfaceFleetStatus.v1"
-NO_FLEET = "cm-graph fleet add NAME --connection CONNECTION (this checkout and the others it should see)."
+NO_FLEET = Remedy("this checkout belongs to no fleet of that name",
+                  "Add this checkout and the others it should see to a fleet: cm-graph fleet add FLEET --connection "
+                  "CONNECTION.", "cm-graph fleet add FLEET --connection CONNECTION")
+NO_FLEET_FRESHNESS = {"state": "not_configured", "stale": []}  # no fleet: nothing was read
 _DOCTOR_STATUS = {"ok": "ready", "warn": "degraded", "fail": "unavailable"}
 
 
@@ -67,10 +71,12 @@ def cross_repo_usages_answer(caller: Caller, arguments: dict[str, Any]) -> dict[
     split_symbol(symbol)  # the symbol rule holds before any answer echoes it, "no fleet" included
     _, root, fleet, why = authorized_fleet(caller, arguments.get("fleet"))
     if fleet is None:
-        return stamp_ids({
-            "schema": USAGES_SCHEMA, "status": "unavailable", "answer": why + " Cross-repository usages need one.",
-            "symbol": symbol, "reason": "not_configured", "detail": why, "next_actions": [NO_FLEET],
-        }, USAGES_KIND, arguments.get("fleet") or "", symbol)
+        return stamp_ids(reply(
+            USAGES_SCHEMA, "unavailable", why + " Cross-repository usages need one.", reason="not_configured",
+            detail=why, symbol=symbol, freshness=dict(NO_FLEET_FRESHNESS),
+            bounds={"max_chars": arguments["max_chars"], **NOT_CUT},
+            next_actions=remedy_actions(None, own=NO_FLEET, fleet=arguments.get("fleet"), connection=caller.connection),
+        ), USAGES_KIND, arguments.get("fleet") or "", symbol)
     index = open_fleet(root, fleet)
     try:
         return cross_repo_usages(index, symbol, max_chars=arguments["max_chars"])
@@ -82,17 +88,17 @@ def fleet_status_answer(caller: Caller, fleet: str, freshness: dict[str, Any]) -
     """``graph_status`` with ``fleet``: the fleet doctor's report (``cm-graph doctor --fleet``)."""
     _, root, name, why = authorized_fleet(caller, fleet)
     if name is None:
-        return stamp_ids({
-            "schema": FLEET_STATUS_SCHEMA, "status": "unavailable", "answer": why, "fleet": fleet,
-            "reason": "not_configured", "freshness": freshness, "next_actions": [NO_FLEET],
-        }, "graph_status", "fleet", fleet)
+        return stamp_ids(reply(
+            FLEET_STATUS_SCHEMA, "unavailable", why, reason="not_configured", fleet=fleet, freshness=freshness,
+            bounds=dict(NOT_CUT),
+            next_actions=remedy_actions(None, own=NO_FLEET, fleet=fleet, connection=caller.connection),
+        ), "graph_status", "fleet", fleet)
     report = fleet_doctor(root, name)
     summary = report["summary"]
     prose = (f"Fleet {name}: {report['verdict']}; {summary['ok']} ok, {summary['warn']} warn, {summary['fail']} fail "
              f"of {summary['total']} members; search coverage {summary['coverage_pct']}%.")
-    actions = sorted({m["next_action"] for m in report["members"] if m["next_action"]})
-    return stamp_ids({
-        "schema": FLEET_STATUS_SCHEMA, "status": _DOCTOR_STATUS[report["verdict"]], "answer": prose, "fleet": name,
-        "reason": None if report["verdict"] == "ok" else "needs_attention", "doctor": report,
-        "freshness": freshness, "next_actions": actions,
-    }, "graph_status", "fleet", name)
+    return stamp_ids(reply(
+        FLEET_STATUS_SCHEMA, _DOCTOR_STATUS[report["verdict"]], prose,
+        reason=None if report["verdict"] == "ok" else "needs_attention", fleet=name, doctor=report,
+        freshness=freshness, bounds=dict(NOT_CUT), next_actions=member_actions(name, report),
+    ), "graph_status", "fleet", name)

@@ -17,7 +17,8 @@ import hmac
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from .dispatch import refused, wire_bytes
+from ..base.envelope import refusal
+from .dispatch import wire_bytes
 
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
@@ -52,21 +53,21 @@ class Guard:
         for key, value in scope.get("headers", []):
             name = key.decode("latin-1").lower()
             if name in headers and name in ("host", "origin", "authorization"):
-                return 400, refused("The request repeats a Host, Origin or Authorization header.", reason="invalid")
+                return 400, refusal("The request repeats a Host, Origin or Authorization header.", reason="invalid")
             headers[name] = value.decode("latin-1")
         if headers.get("host") not in self.hosts:
-            return 421, refused("The Host header is not this loopback server's.", reason="forbidden_host")
+            return 421, refusal("The Host header is not this loopback server's.", reason="forbidden_host")
         origin = headers.get("origin")
         if origin is not None and not origin_allowed(origin):
-            return 403, refused("Requests from that Origin are refused.", reason="forbidden_origin")
+            return 403, refusal("Requests from that Origin are refused.", reason="forbidden_origin")
         if self.token is not None:
             given = headers.get("authorization", "")
             if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
-                return 401, refused("A valid bearer token is required (see the server's token file).",
+                return 401, refusal("A valid bearer token is required (see the server's token file).",
                                     reason="unauthenticated")
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-            return 413, refused("The request body exceeds 64 KiB.", reason="too_large")
+            return 413, refusal("The request body exceeds 64 KiB.", reason="too_large")
         return None
 
     async def __call__(self, scope: Scope, receive: Callable[[], Awaitable[Any]],
@@ -83,7 +84,7 @@ class Guard:
             if received is not None:
                 await self.app(scope, _replay(received, receive), send)
                 return
-            verdict = 413, refused("The request body exceeds 64 KiB.", reason="too_large")
+            verdict = 413, refusal("The request body exceeds 64 KiB.", reason="too_large")
         status, payload = verdict
         body = wire_bytes(payload)
         await send({"type": "http.response.start", "status": status, "headers": [

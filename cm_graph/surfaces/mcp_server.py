@@ -17,8 +17,9 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from .. import __version__
+from ..base.envelope import refusal
 from .authority import Caller
-from .dispatch import call_tool, refused, wire_bytes
+from .dispatch import call_tool, wire_bytes
 from .tools import BY_NAME, TOOLS, Tool
 
 SERVER_NAME = "cm-graph"
@@ -35,8 +36,9 @@ def tool_listing(tool: Tool) -> types.Tool:
         output_schema=tool.output,
         annotations=types.ToolAnnotations(
             read_only_hint=tool.read_only, destructive_hint=False if not tool.read_only else None,
-            # graph_feedback too: a repeated report is already_recorded, never a second row.
-            idempotent_hint=True, open_world_hint=False,
+            # Only a tool that writes says it (the hint means nothing for one that only reads):
+            # graph_feedback's repeated report is already_recorded, never a second row.
+            idempotent_hint=True if not tool.read_only else None, open_world_hint=False,
         ),
     )
 
@@ -57,7 +59,7 @@ def build_server(caller: Caller) -> Server[Any]:
     async def run_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         tool = BY_NAME.get(params.name)
         if tool is None:
-            return call_result(refused(f"No tool named {params.name[:64]!r}.", reason="not_found"), True)
+            return call_result(refusal(f"No tool named {params.name[:64]!r}.", reason="not_found"), True)
         arguments = params.arguments if params.arguments is not None else {}
         # The adapters read files and SQLite: a worker thread keeps the event loop serving.
         reply = await anyio.to_thread.run_sync(call_tool, caller, tool, arguments)

@@ -18,10 +18,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import __version__
+from ..base.envelope import refusal
 from ..base.errors import Refusal
 from ..base.jsonio import loads_strict
 from .authority import Caller
-from .dispatch import Reply, call_tool, refused, wire_bytes
+from .dispatch import Reply, call_tool, wire_bytes
 from .guard import MAX_BODY_BYTES
 from .tools import TOOLS, Tool
 
@@ -51,12 +52,12 @@ def tool_route(caller: Caller, tool: Tool) -> Route:
         if tool.method == "GET":
             arguments: Any = dict(request.query_params)
             if len(arguments) != len(request.query_params.multi_items()):  # as a body may not repeat a key
-                return response(Reply(refused("A query parameter is repeated.", reason="invalid"), True))
+                return response(Reply(refusal("A query parameter is repeated.", reason="invalid"), True))
         else:
             try:
                 arguments = await read_arguments(request)
-            except Refusal as refusal:
-                return response(Reply(refused(refusal.message, reason=refusal.reason), True))
+            except Refusal as refused:
+                return response(Reply(refusal(refused.message, reason=refused.reason), True))
         return response(await anyio.to_thread.run_sync(call_tool, caller, tool, arguments))
 
     return Route(tool.route, endpoint, methods=[tool.method], name=tool.name)
@@ -88,7 +89,7 @@ def rest_routes(caller: Caller) -> list[Route]:
         return Response(openapi, media_type="application/json")
 
     async def not_found(request: Request) -> Response:
-        return response(Reply(refused("No such route; see /openapi.json.", reason="not_found"), True))
+        return response(Reply(refusal("No such route; see /openapi.json.", reason="not_found"), True))
 
     # The catch-all comes last: the SDK's /mcp route and every tool route are matched first.
     return [*(tool_route(caller, tool) for tool in TOOLS),

@@ -1,8 +1,9 @@
 """The one table of tools every surface serves: MCP's ``tools/list``, REST's routes, OpenAPI.
 
 A tool is a name agents can rely on, a JSON Schema for its arguments (checked before the
-adapter runs, on every surface alike), a small output schema, whether it only reads, its REST
-route, and the adapter (``answers.py``) that computes the whole answer. A new capability is one
+adapter runs, on every surface alike), its output schema (the one reply envelope every tool
+answers in, ``base/envelope.py``), whether it only reads, its REST route, and the adapter
+(``answers.py``) that computes the whole answer. A new capability is one
 entry here plus one adapter function; nothing in the MCP server or the REST app changes.
 
 Descriptions and schemas are short on purpose: hosts put ``tools/list`` into the model's context
@@ -11,13 +12,17 @@ on every turn, and tests hold it under 4,000 characters.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..base.envelope import output_schema
+from ..base.rules import IDENTIFIER
 from ..context.budget import MIN_CHARS
-from ..context.sections import INTENT_NAMES
+from ..context.intents import INTENT_NAMES
 from ..fleet import usages as fleet_usages
+from ..query.answerids import CAPABILITY_PREFIX, ID_PREFIX
 from ..query.questions import MAX_DEPTH, MAX_NODE_BUDGET, QUESTION_NAMES
 from .answers import (
     DEFAULT_REPLY_CHARS,
@@ -31,21 +36,17 @@ from .feedbackanswer import graph_feedback_answer
 from .fleetanswers import cross_repo_usages_answer
 
 Adapter = Callable[[Caller, dict[str, Any]], dict[str, Any]]
-TARGET = {"type": "string", "minLength": 1, "maxLength": 256}
+# An agent's target: at most 256 characters, within the CLI's (``query.questions.MAX_TARGET_CHARS``,
+# 512), so every target a tool takes is one the questions and code_context take too.
+MCP_TARGET_CHARS = 256
+TARGET = {"type": "string", "minLength": 1, "maxLength": MCP_TARGET_CHARS}
 MAX_CHARS_ARGUMENT = {"type": "integer", "minimum": MIN_CHARS, "maximum": HARD_CAP_CHARS,
                       "default": DEFAULT_REPLY_CHARS}
-FLEET = {"type": "string", "pattern": "^[a-z][a-z0-9_-]{0,63}$"}
+FLEET = {"type": "string", "pattern": f"^{IDENTIFIER}$"}  # a fleet name (base.rules.identifier)
 DEPTH = {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH}
 NODE_BUDGET = {"type": "integer", "minimum": 1, "maximum": MAX_NODE_BUDGET}
 COUNT = {"type": "integer", "minimum": 0}  # the upper bound is record_outcome's, checked there
 INTEGER = {"type": "integer"}  # graph_feedback repeats the asking tool's; the re-ask checks its range
-
-
-def answer_schema(*required: str) -> dict[str, Any]:
-    """Every answer: a schema name, a status and the prose; the rest is the tool's own shape."""
-    keys = ("schema", "status", "answer", *required)
-    return {"type": "object", "required": list(keys),
-            "properties": {key: {"type": "string"} for key in ("schema", "status", "answer")}}
 
 
 @dataclass(frozen=True)
@@ -74,43 +75,43 @@ TOOLS: tuple[Tool, ...] = (
         True, "POST", "/graph/analyze/code-context",
         {"target": TARGET, "intent": {"enum": list(INTENT_NAMES), "default": "usage"},
          "max_chars": MAX_CHARS_ARGUMENT},
-        ("target",), answer_schema("freshness"), code_context_answer,
+        ("target",), output_schema(), code_context_answer,
     ),
     Tool(
         "ask",
         "One bounded graph question (impact, dependency, symbol, related_tests) as cited evidence "
-        "documents, for the checkout's HEAD.",
+        "documents for HEAD.",
         True, "POST", "/graph/ask",
         {"question": {"enum": list(QUESTION_NAMES)}, "target": TARGET,
          "depth": DEPTH, "node_budget": NODE_BUDGET, "max_chars": MAX_CHARS_ARGUMENT},
-        ("question", "target"), answer_schema("freshness"), ask_answer,
+        ("question", "target"), output_schema(), ask_answer,
     ),
     Tool(
         "cross_repo_usages",
-        "Where a symbol is defined and used across this checkout's fleet (or `fleet`), by repository, "
-        "anchored by import or receiver type; name-only matches apart.",
+        "Where a symbol is defined and used across this checkout's fleet, by repository, anchored by "
+        "import or receiver type; name-only matches apart.",
         True, "POST", "/graph/analyze/cross-repo-usages",
-        {"symbol": {"type": "string", "minLength": 1, "maxLength": 512}, "fleet": FLEET,
+        {"symbol": {"type": "string", "minLength": 1, "maxLength": fleet_usages.MAX_SYMBOL_CHARS}, "fleet": FLEET,
          "max_chars": {**MAX_CHARS_ARGUMENT, "minimum": fleet_usages.MIN_CHARS}},
-        ("symbol",), answer_schema(), cross_repo_usages_answer,
+        ("symbol",), output_schema(), cross_repo_usages_answer,
     ),
     Tool(
         "graph_status",
-        "Whether this checkout's graph can answer now (state, index, commit against HEAD); with `fleet`, "
-        "the fleet doctor's report.",
-        True, "GET", "/graph/status", {"fleet": FLEET}, (), answer_schema("freshness"),
+        "Can this checkout's graph answer now (state, index, commit against HEAD)? With `fleet`: the "
+        "fleet doctor's report.",
+        True, "GET", "/graph/status", {"fleet": FLEET}, (), output_schema(),
         graph_status_answer,
     ),
     Tool(
         "graph_feedback",
         "After a task: did an answer save file reads? Its capability_id and answer_id, plus any "
-        "non-default target, max_chars, depth, node_budget it was asked with.",
+        "non-default argument it was asked with.",
         False, "POST", "/graph/feedback",
-        {"capability_id": {"type": "string", "pattern": "^cmg:"},
-         "answer_id": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
+        {"capability_id": {"type": "string", "pattern": "^" + re.escape(CAPABILITY_PREFIX)},
+         "answer_id": {"type": "string", "pattern": "^" + re.escape(ID_PREFIX) + "[0-9a-f]{64}$"},
          "reads_avoided": COUNT, "files_read": COUNT, "correct": {"type": "boolean"},
          "target": TARGET, "max_chars": INTEGER, "depth": INTEGER, "node_budget": INTEGER},
-        ("capability_id", "answer_id", "reads_avoided", "files_read", "correct"), answer_schema(),
+        ("capability_id", "answer_id", "reads_avoided", "files_read", "correct"), output_schema(),
         graph_feedback_answer,
     ),
 )

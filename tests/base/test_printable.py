@@ -13,6 +13,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cm_graph.base.jsonio import dumps_wire
 from cm_graph.base.printable import UNPRINTABLE, printable, printable_json, printable_prose
 
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -47,6 +48,21 @@ def test_printable_json_is_the_same_value_with_no_raw_control(value: object) -> 
         text = printable_json(json.dumps(value, ensure_ascii=False, indent=indent))
         assert json.loads(text) == value
         assert all(char in "\n" or not _unprintable(char) for char in text)
+
+
+@given(st.recursive(TEXT | st.integers() | st.none(), lambda inner: st.lists(inner) | st.dictionaries(TEXT, inner),
+                   max_leaves=8))
+def test_the_wire_form_is_the_same_value_with_no_raw_control(value: object) -> None:
+    """``dumps_wire`` (what ``context --json`` prints and MCP and REST send) applies ``printable_json``."""
+    text = dumps_wire(value)
+    assert json.loads(text) == value
+    assert not any(_unprintable(char) for char in text)
+
+
+def test_the_wire_form_keeps_the_answers_own_key_order_compactly() -> None:
+    answer = {"schema": "s", "status": "answered", "answer": "`a\u202eb` é", "items": [{"z": 1, "a": None}]}
+    wire = '{"schema":"s","status":"answered","answer":"`a\\u202eb` é","items":[{"z":1,"a":null}]}'
+    assert dumps_wire(answer) == wire
 
 
 def test_printable_prose_touches_only_the_sentences() -> None:

@@ -67,15 +67,51 @@ def literal_reasons(tree: ast.AST) -> set[str]:
     return found
 
 
-def test_reason_codes_are_one_closed_list() -> None:
+def reasons_the_source_can_give() -> set[str]:
+    """Every reason code a command can put on a refusal or an unavailable answer, read from the code."""
     used: set[str] = set()
     for path in PACKAGE.rglob("*.py"):
         if "__pycache__" not in path.parts:
             used |= literal_reasons(ast.parse(path.read_text(encoding="utf-8")))
     used |= {reason for reason, _ in OS_REFUSALS.values()}
     used |= set(STATES)  # a state is a reason (status.require_current, ask)
-    assert sorted(used - errors.REASONS) == [], "add the new code to errors.REASONS (and explain it in docs/cli.md)"
+    return used
+
+
+def test_reason_codes_are_one_closed_list() -> None:
+    used = reasons_the_source_can_give()
+    assert sorted(used - errors.REASONS) == [], "add the new code to errors.REMEDIES (and explain it in docs/cli.md)"
     assert sorted(errors.REASONS - used) == [], "a listed reason no source uses"
+
+
+PLACEHOLDERS = {"TARGET", "PATH", "FLEET", "CONNECTION", "NAME", "REVISION", "N"}
+
+
+def test_every_reason_the_source_can_give_has_its_remedy_beside_it() -> None:
+    """Issue 26 item 4: one table in base/errors.py, each reason a row with its remedy; the
+    command, where one is named, is one a person can run (cm-graph, git or pip, upper-case words
+    only as the placeholders base/envelope.py fills)."""
+    for reason in sorted(reasons_the_source_can_give()):
+        row = errors.remedy(reason)
+        assert row.why and row.why == row.why.strip() and not row.why.endswith("."), reason
+        assert row.text.endswith(".") and row.text[0].isupper(), reason
+        if row.command is not None:
+            assert row.command.split()[0] in ("cm-graph", "git", "pip"), reason
+            assert {word for word in row.command.split() if word.isupper()} <= PLACEHOLDERS, reason
+        assert (row.tool is None) is (row.arguments is None), reason
+
+
+def test_no_other_module_keeps_a_table_of_remedies() -> None:
+    """The remedy sentences are written once: no other module spells one of the table's texts."""
+    texts = {row.text for row in errors.REMEDIES.values()}
+    elsewhere = []
+    for path in PACKAGE.rglob("*.py"):
+        if "__pycache__" in path.parts or path == Path(errors.__file__).resolve():
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in texts:
+                elsewhere.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert elsewhere == []
 
 
 def test_the_damaged_index_sentence_is_spelled_once() -> None:

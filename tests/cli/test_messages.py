@@ -94,3 +94,8 @@ def test_an_unknown_revision_never_advises_removing_a_good_graph(g0_repo: Path, 
     assert status.exit_code == 1 and value["state"] == "invalid"
     assert "remove" not in value["next_action"] and "revision" in value["next_action"]
     assert RUNNER.invoke(app, ["status", "--json", *where(g0_repo, state_dir)]).exit_code == 0
+    # The doctor gives the judgement's own remedy too (issue 26 item 4; it gave the state's,
+    # "Remove and rebuild the graph", before).
+    doctor = RUNNER.invoke(app, ["doctor", "--json", "--revision", "nosuchrev", *where(g0_repo, state_dir)])
+    [generation] = [c for c in json.loads(doctor.stdout)["checks"] if c["check"] == "generation"]
+    assert "remove" not in generation["remediation"] and "revision" in generation["remediation"], generation

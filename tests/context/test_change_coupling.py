@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cm_graph.context.coupling import history_path
-from cm_graph.context.run import build_history_for
+from cm_graph.context.from_workspace import build_history_for
 from cm_graph.generation.layout import Workspace
 from cm_graph.generation.store import read_current
 from cm_graph.index.ensure import ensure_index
@@ -53,10 +53,12 @@ def test_section_waits_for_the_history_then_reports_code_maat_degrees(tmp_path: 
     workspace = published(_history_repo(tmp_path / "repo"), state_dir, _graph())
     before = ask_context(workspace, "impact", "a")
     assert before["sections"]["change_coupling"]["reason"] == "history_not_built"
+    assert "change_coupling" not in before["used_primitives"]  # nothing read the history
     summary = build_history_for(workspace)
     assert summary["changesets_dropped"] == 1 and summary["commits_read"] == 17 and not summary["shallow"]
     document = ask_context(workspace, "impact", "a")
     section = document["sections"]["change_coupling"]
+    assert document["used_primitives"] == ["change_coupling", "impact", "related_tests", "text_mentions"]
     # a: initial + 6 + 5 + restore = 13 revisions; b: 1 + 6 + 1 + 1 = 9; shared 8 → 8 / 11 = 72 %.
     # d: 1 + 5 + 1 = 7, all shared with a → 7 / 10 = 70 %. The lockfile is filtered, the wide
     # commit (40 files) dropped.

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from cm_graph.context import compose
+from cm_graph.base.jsonio import dumps_wire
+from cm_graph.context import composers
 from cm_graph.context.budget import fit
-from cm_graph.context.shape import dumps
 from cm_graph.index.mentions import MAX_KEPT
 
 from ..support.contextkit import ask_context, mention_lines, published
@@ -90,7 +90,7 @@ def test_similar_at_its_read_bound_says_so_and_counts_what_it_read(
     are not hubs; the bound is lowered to 3 so three peers are within it and four are not."""
     lines = "".join(f"def f{n}():\n    pass\n" for n in range(10))
     workspace = published(make_repo(tmp_path / "repo", {"m.py": lines}), state_dir, _peers(peers))
-    monkeypatch.setattr(compose, "MAX_READ", 3)
+    monkeypatch.setattr(composers, "MAX_READ", 3)
     similar = ask_context(workspace, "usage", "target")["sections"]["similar"]
     assert (similar["status"], similar["total"], similar["shown"]) == (status, total, 3)
     assert similar["reason"] == (None if status == "ok" else "read_limit")
@@ -106,7 +106,7 @@ def test_the_budget_drops_the_last_item_of_the_fullest_section_first_a_tie_to_th
     def render(shown: dict[str, int], dropped: dict[str, int]) -> dict[str, Any]:
         return {"shown": shown, "dropped": dropped, "pad": "x" * (100 * sum(shown.values()))}
 
-    full = len(dumps(render(start, dict.fromkeys(start, 0))))
+    full = len(dumps_wire(render(start, dict.fromkeys(start, 0))))
     order = ["b", "a", "b", "a", "c", "b", "a"]
     for drops in range(len(order) + 1):
         document = fit(dict(start), full - 100 * drops, render)

@@ -17,8 +17,8 @@ import apsw
 import pytest
 from typer.testing import CliRunner
 
+from cm_graph.base.jsonio import dumps_wire
 from cm_graph.cli.app import app
-from cm_graph.context.shape import dumps
 from cm_graph.generation.status import require_current
 from cm_graph.index.importer import build_index
 from cm_graph.index.mentions import MAX_KEPT, scan_blob
@@ -287,7 +287,7 @@ def test_mentions_obey_the_character_budget(tmp_path: Path, state_dir: Path) -> 
     workspace = published(make_repo(tmp_path / "repo", {"m.py": body}), state_dir, {"nodes": nodes, "edges": []})
     document = ask_context(workspace, "usage", "work", max_chars=4000)
     mentions = document["sections"]["mentions"]
-    assert len(dumps(document)) <= 4000
+    assert len(dumps_wire(document)) <= 4000
     assert mentions["total"] == 60 and mentions["shown"] < 12 and mentions["status"] == "truncated"
     assert {"section": "mentions", "dropped": 60 - mentions["shown"], "by": "max_chars"} in (
         document["bounds"]["omissions"])

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from cm_graph.connections.store import ConnectionStore, connect
-from cm_graph.context.run import code_context
-from cm_graph.context.sections import INTENT_NAMES
+from cm_graph.context.from_workspace import code_context
+from cm_graph.context.intents import INTENT_NAMES
 from cm_graph.generation.layout import Workspace
 from cm_graph.surfaces.authority import Caller
 from cm_graph.surfaces.dispatch import call_tool

@@ -131,8 +131,6 @@ def test_methods_of_two_classes_are_told_apart(where: list[str]) -> None:
 
 @pytest.mark.parametrize(("typed", "expected"), [
     ("ecko", "echo()"),
-    ("ensure_object", ".ensure_object() defined in Context at pkg/core.py#L5"),
-    ("Context.ensure_object", ".ensure_object() defined in Context at pkg/core.py#L5"),
     ("other.py", "pkg/other.py"),
 ])
 def test_an_unresolved_name_gets_ranked_suggestions(where: list[str], typed: str, expected: str) -> None:
@@ -204,14 +202,14 @@ def test_suggestions_on_a_graph_the_real_provider_built(tmp_path: Path) -> None:
     assert built.exit_code == 0, built.stderr
     for typed, expected in (
         ("ecko", "echo()"),
-        ("ensure_object", ".ensure_object() defined in Context at pkg/cli/core.py#L2"),
-        ("Context.ensure_object", ".ensure_object() defined in Context at pkg/cli/core.py#L2"),
         ("cli/main.py", "pkg/cli/main.py"),  # a path tail (a bare file name is the file node's label)
     ):
         (data,) = ask_json(where, "impact", typed)
         assert not data["resolved"] and data["suggestions"][0]["text"] == expected, (typed, data["suggestions"])
-    (method,) = ask_json(where, "impact", ".ensure_object")
-    assert [(s["label"], s["container"]) for s in method["seeds"]] == [(".ensure_object()", "Context")]
+    # The method as the provider labels it, and as the target grammar spells it (issue 26 item 3).
+    for typed in (".ensure_object", "ensure_object", "Context.ensure_object", "pkg/cli/core.py::ensure_object"):
+        (method,) = ask_json(where, "impact", typed)
+        assert [(s["label"], s["container"]) for s in method["seeds"]] == [(".ensure_object()", "Context")], typed
 
 
 def test_the_document_limit_is_named_when_a_packet_would_hold_fewer(tmp_path: Path) -> None:
@@ -240,3 +238,16 @@ def test_query_metadata_never_carries_suggestions(tmp_path: Path) -> None:
     outcome = ask_graph(repo, tmp_path / "state", _graph(), "impact", "ecko")
     assert outcome.summary["reason"] == "unresolved"
     assert "echo" not in json.dumps(outcome.summary)  # stdout of `query` is metadata only
+
+
+@pytest.mark.parametrize("typed", ["ensure_object", "Context.ensure_object", "pkg/core.py::ensure_object",
+                                   "pkg/core.py::ensure_object#L5", "pkg/core.py#L5", "core.Context.ensure_object"])
+def test_ask_reads_a_target_by_the_grammar_code_context_reads_it_by(where: list[str], typed: str) -> None:
+    """Issue 26 item 3: the spellings ``context`` writes in its own next actions (``path::name``,
+    ``path::name#L<n>``, ``path#L<n>``) and those an agent writes (``Class.method``, ``module.func``,
+    a method without its dot) name the same definition in ``ask`` (before, each was unresolved,
+    with ``.ensure_object()`` as a suggestion)."""
+    (data,) = json.loads(ask(where, "impact", typed, "--json").stdout)["answers"]
+    assert data["resolved"], data
+    assert [(s["label"], s["path"], s["line"]) for s in data["seeds"]] == [(".ensure_object()", "pkg/core.py", 5)]
+    assert data["matched_definitions"] == 1 and data["definitions"][0]["label"] == ".ensure_object()"

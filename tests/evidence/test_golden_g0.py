@@ -2,8 +2,9 @@
 
 Where the seed and the reference notes differ, these follow the seed: any omission (including
 unresolved_entities or provider_warning alone) makes the packet and query_completeness partial.
-The whole packet of each question is also held byte for byte to its file in ``fixtures/golden/g0/``
-(``tests/support/golden.py`` says what is masked and how to regenerate them).
+The whole packet of each question is also held byte for byte to its case folder in
+``fixtures/cases/golden/g0/`` (``tests/support/golden.py`` says what is masked and how to
+regenerate them).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import pytest
 from cm_graph.base.errors import InvalidInput
 
 from ..support.askkit import ask_graph, citations, texts
+from ..support.fixturecases import GOLDEN_PACKETS
 from ..support.g0 import edge, g0_graph, node
-from ..support.golden import GOLDEN_DIR, QUESTIONS, minted_text
+from ..support.golden import case_input, minted_text
 
 
 def test_impact_parse_config(g0_repo: Path, state_dir: Path) -> None:
@@ -46,10 +48,11 @@ def test_impact_parse_config(g0_repo: Path, state_dir: Path) -> None:
     assert outcome.exit_code == 0
 
 
-@pytest.mark.parametrize("name", sorted(QUESTIONS))
-def test_the_packet_is_its_golden_file_byte_for_byte(g0_repo: Path, state_dir: Path, name: str) -> None:
-    golden = (GOLDEN_DIR / f"{name}.json").read_text(encoding="utf-8")
-    assert minted_text(g0_repo, state_dir, name) == golden, "python -m tests.support.golden, then review the diff"
+@pytest.mark.parametrize("folder", GOLDEN_PACKETS.params())
+def test_the_packet_is_its_golden_file_byte_for_byte(g0_repo: Path, state_dir: Path, folder: Path) -> None:
+    golden = GOLDEN_PACKETS.read(folder)["packet.json"].decode("utf-8")
+    minted = minted_text(g0_repo, state_dir, *case_input(folder))
+    assert minted == golden, "python -m tests.support.golden, then review the diff"
 
 
 def test_impact_depth_one_stops_at_boundary_with_more_behind(g0_repo: Path, state_dir: Path) -> None:

@@ -69,7 +69,9 @@ def test_two_definitions_are_ambiguous_but_the_package_still_anchors_the_usage(
     answer = _usages(state, "Client")
     assert answer["status"] == "ambiguous"
     assert sorted(d["repository"] for d in answer["definitions"]) == ["lib", "other"]
-    assert "lib_pkg.core.Client" in answer["next_action"] or "otherlib.Client" in answer["next_action"]
+    [action] = answer["next_actions"]
+    assert action["arguments"]["symbol"] in ("lib_pkg.core.Client", "otherlib.Client"), action
+    assert action["command"] == f"cm-graph fleet usages deps {action['arguments']['symbol']}", action
     [item] = answer["usages_by_repository"]["app"]["items"]
     assert (item["anchor"], item["definition"]) == ("package", "lib:src/lib_pkg/core.py#L5")
     qualified = _usages(state, "otherlib.Client")
@@ -125,7 +127,7 @@ def test_coverage_names_stale_and_missing_members(fleet: tuple[Path, dict[str, P
         "members_total": 4, "members_covered": 3,
         "missing": [{"repository": "nograph", "state": "absent"}], "complete": False,
     }
-    assert answer["freshness"] == {"stale": ["other"]}  # a fact about its checkout now, outside the id
+    assert answer["freshness"] == {"state": "stale", "stale": ["other"]}  # its checkouts now, outside the id
     assert answer["status"] == "ok"  # a stale member still answers, from its bound commit
 
 
@@ -133,7 +135,7 @@ def test_shown_total_and_the_size_budget(fleet: tuple[Path, dict[str, Path]]) ->
     state, _ = fleet
     answer = _usages(state, "Client", max_items=1, max_chars=2000)
     group = answer["usages_by_repository"]["app"]
-    assert (group["shown"], group["total"]) == (1, 1) and answer["budget"]["truncated"] is False
+    assert (group["shown"], group["total"]) == (1, 1) and answer["bounds"]["truncated"] is False
     assert len(json.dumps(answer)) < 4000
     with pytest.raises(Refusal) as refused:
         _usages(state, "Client", max_items=0)
@@ -228,11 +230,13 @@ def test_a_member_by_connection(fleet: tuple[Path, dict[str, Path]]) -> None:
 
 
 def test_code_context_usage_fills_cross_repo_from_the_fleet(fleet: tuple[Path, dict[str, Path]]) -> None:
-    from cm_graph.context.run import code_context
+    from cm_graph.context.from_workspace import code_context
     from cm_graph.generation.layout import Workspace
 
     state, repos = fleet
-    section = code_context(Workspace(repos["lib"], state), "usage", "helper")["sections"]["cross_repo"]
+    document = code_context(Workspace(repos["lib"], state), "usage", "helper")
+    assert "cross_repo_usages" in document["used_primitives"]
+    section = document["sections"]["cross_repo"]
     assert (section["status"], section["fleet"], section["shown"], section["total"]) == ("ok", "deps", 1, 1)
     assert section["items"][0]["repository"] == "app" and section["items"][0]["citation"] == "app/main.py#L1"
     answer = code_context(Workspace(repos["lib"], state), "usage", "helper")["answer"]
@@ -258,9 +262,9 @@ def test_a_cut_answer_keeps_to_its_size_budget_and_says_so(fleet: tuple[Path, di
         "hyperedges": [], "input_tokens": 0, "output_tokens": 0, "extracted_sources": []})
     add_member(state, "deps", member_from(state, connection=None, repo_path=busy, repository=None))
     full = _usages(state, "helper", max_items=200, max_chars=200_000)
-    assert full["usages_by_repository"]["busy"]["total"] == 80 and full["budget"]["truncated"] is False
+    assert full["usages_by_repository"]["busy"]["total"] == 80 and full["bounds"]["truncated"] is False
     cut = _usages(state, "helper", max_items=200, max_chars=2000)
     assert len(json.dumps(cut, sort_keys=True, separators=(",", ":"))) <= 2000
-    assert cut["budget"]["truncated"] is True
+    assert cut["bounds"]["truncated"] is True
     assert 0 < cut["usages_by_repository"]["busy"]["shown"] < 80 == cut["usages_by_repository"]["busy"]["total"]
     assert cut["usages_by_repository"]["app"]["shown"] == 1  # round-robin: every repository keeps its first

@@ -15,7 +15,7 @@ import apsw
 from typer.testing import CliRunner
 
 from cm_graph.cli.app import app
-from cm_graph.context.run import code_context
+from cm_graph.context.from_workspace import code_context
 from cm_graph.fleet.build import open_fleet
 from cm_graph.fleet.doctor import fleet_doctor
 from cm_graph.fleet.members import add_member, member_from, remove_member
@@ -110,7 +110,7 @@ def test_an_empty_fleet_says_it_has_no_members(fleet: tuple[Path, dict[str, Path
     assert answer["reason"] == "no_members"
     assert answer["coverage"] == {"members_total": 0, "members_covered": 0, "missing": [], "complete": False}
     assert "has no members" in answer["answer"]
-    assert "cm-graph fleet add empty" in answer["next_action"]
+    assert answer["next_actions"][0]["command"] == "cm-graph fleet add empty --repo-path PATH"
     text = RUNNER.invoke(app, ["fleet", "usages", "empty", "helper", "--state-dir", str(state)])
     assert "helper: unavailable" in text.stdout and "covered 0/0 members" in text.stdout
 
@@ -134,7 +134,7 @@ def test_a_commit_in_any_member_keeps_every_answer_id(fleet: tuple[Path, dict[st
     after.close()
     assert (after.built, after.path) == (False, first.path)  # nothing it holds changed: not derived again
     unmoved = _usages(state, "nowhere_at_all")  # its advice now names the stale members; its id stays
-    assert "searched only at an older commit: app, lib" in unmoved["next_action"]
+    assert "searched only at an older commit: app, lib" in unmoved["next_actions"][0]["why"]
     assert unmoved["answer_id"] == missing["answer_id"]
     publish_complete(repos["app"], state, app_graph())  # the control: a refresh is a new generation, a new id
     assert _usages(state, "helper")["answer_id"] != usages["answer_id"]

@@ -1,5 +1,7 @@
 """Reading ``graph.json`` end to end, the document's shape: node-link documents (case 44),
-``built_at_commit`` (case 45), structure and the artifact around it (case 46).
+``built_at_commit`` (case 45), structure and the artifact around it (case 46). The documents
+whose top level is not a graph are folders of ``fixtures/cases/damaged/``, run by
+``test_damaged_cases.py``.
 
 Every case publishes a provider output through the same path the CLI uses and derives the index
 with ``ensure_index`` (or ``build_index``). Refusals are asserted by their ``reason`` code, and a
@@ -21,7 +23,6 @@ import pytest
 
 from cm_graph.index.ensure import ensure_index
 
-from ..support.damaged import damaged_documents
 from ..support.documentkit import (
     G0_EDGES,
     g0_bytes,
@@ -146,14 +147,6 @@ def test_built_at_commit_different_from_the_bound_commit_refuses(
 
 
 # --- case 46: structure ------------------------------------------------------------------------
-
-
-STRUCTURES = damaged_documents("structure")
-
-
-@pytest.mark.parametrize("data", [pytest.param(data, id=name) for name, data in STRUCTURES.items()])
-def test_structure_refusals(repo: Path, state_dir: Path, data: bytes) -> None:
-    refuse_graph(repo, state_dir, data)
 
 
 def test_empty_graph_loads(repo: Path, state_dir: Path) -> None:

@@ -1,5 +1,7 @@
-"""Reading ``graph.json`` end to end, malformed streams: truncated and invalid JSON, wrong types,
-nesting, repeated keys and the record-count caps.
+"""Reading ``graph.json`` end to end, malformed streams: truncated JSON, wrong types, nesting,
+repeated keys and the record-count caps. The named invalid documents (invalid JSON, a key
+repeated in each place the stream decodes one) are folders of ``fixtures/cases/damaged/``, run by
+``test_damaged_cases.py``.
 
 Every case publishes a provider output through the same path the CLI uses and derives the index
 with ``ensure_index`` (or ``build_index``). Refusals are asserted by their ``reason`` code, and a
@@ -25,7 +27,7 @@ from cm_graph.index import graph_document as document
 from cm_graph.index.graph_document import read_document
 from cm_graph.index.jsonstream import ArrayStream, JsonStreamError, TopLevelReader
 
-from ..support.damaged import damaged_documents
+from ..support.damaged import FIRST_NODE
 from ..support.documentkit import G0_EDGES, g0_bytes, load, refuse_graph
 from ..support.g0 import edge, g0_graph, node
 
@@ -71,14 +73,6 @@ class _ListSink:
 
     def add_member_call(self, provider_id: str, callee: str, receiver_type: str, language: str, line: int) -> None:
         pass
-
-
-INVALID_JSON = damaged_documents("invalid-json")
-
-
-@pytest.mark.parametrize("data", [pytest.param(data, id=name) for name, data in INVALID_JSON.items()])
-def test_invalid_json_refuses(repo: Path, state_dir: Path, data: bytes) -> None:
-    refuse_graph(repo, state_dir, data)
 
 
 @pytest.mark.parametrize(
@@ -169,61 +163,9 @@ def test_moderately_nested_node_annotation_loads(repo: Path, state_dir: Path) ->
     assert load(repo, state_dir, graph).edges == G0_EDGES
 
 
-@pytest.mark.parametrize("key", ["edges", "nodes", "hyperedges", "built_at_commit"])
-def test_repeated_top_level_key_refuses(repo: Path, state_dir: Path, key: str) -> None:
-    data = g0_bytes()
-    assert data.endswith(b"}")
-    data = data[:-1] + b', "' + key.encode() + b'": []}'
-    refuse_graph(repo, state_dir, data)
-
-
-# A key repeated inside any object the importer reads, wherever the stream decodes it: a record
-# of a batch, a record with colons, escapes or spacing the batch's key count must see through, a
-# record decoded on its own (an escape the bounded-text check looks at), a nested annotation, an
-# element of another list, a top-level annotation object. Each would let two readers of one
-# document see two different graphs (the last spelling wins in a permissive decoder).
-_FIRST = b'{"id": "n-config", "label": "parse_config", "file_type": "code", "source_file": "example_pkg/config.py"'
-REPEATED_KEYS = {
-    "source_file in a node": (_FIRST, b'{"id": "n-config", "label": "parse_config", "file_type": "code", '
-                              b'"source_file": "/etc/passwd", "source_file": "example_pkg/config.py"'),
-    "file_type in a node": (_FIRST, b'{"file_type": "diagram", "id": "n-config", "label": "parse_config", '
-                            b'"file_type": "code", "source_file": "example_pkg/config.py"'),
-    "a key spaced from its colon": (_FIRST, b'{"id": "n-config", "label": "parse_config", "file_type": "code", '
-                                    b'"source_file" : "/etc/passwd", "source_file"\n:"example_pkg/config.py"'),
-    "beside colons in strings": (_FIRST, b'{"id": "n-config", "label": "a::b", "note": "x: y\\": ", '
-                                 b'"label": "parse_config", "file_type": "code", '
-                                 b'"source_file": "example_pkg/config.py"'),
-    "beside an escaped colon": (_FIRST, b'{"id": "n-config", "label": "parse_config", "note": "a\\u003ab", '
-                                b'"id": "n-config", "file_type": "code", "source_file": "example_pkg/config.py"'),
-    "a key ending in a backslash": (_FIRST, b'{"id": "n-config", "label": "parse_config", "k\\\\": 1, '
-                                    b'"k\\\\": 2, "file_type": "code", "source_file": "example_pkg/config.py"'),
-    "in a record decoded on its own": (_FIRST, b'{"id": "n-config", "label": "parse_config", "doc": "a\\nb", '
-                                       b'"label": "x", "file_type": "code", "source_file": "example_pkg/config.py"'),
-    "in a nested annotation": (_FIRST, _FIRST + b', "metadata": {"lang": "py", "lang": "js"}'),
-    "in an edge": (b'"source": "n-load", "target": "n-config"',
-                   b'"source": "n-load", "target": "n-report", "target": "n-config"'),
-}
-
-
-@pytest.mark.parametrize(("old", "new"), list(REPEATED_KEYS.values()), ids=list(REPEATED_KEYS))
-def test_a_key_repeated_inside_a_record_refuses(repo: Path, state_dir: Path, old: bytes, new: bytes) -> None:
-    data = g0_bytes()
-    assert data.count(old) == 1
-    refusal = refuse_graph(repo, state_dir, data.replace(old, new))
-    assert refusal.message == "graph.json repeats a key inside an object."
-
-
-@pytest.mark.parametrize("extra", [b'"annotation": {"name": "a", "name": "b"}', b'"extras": [{"id": 1, "id": 2}]',
-                                   b'"notes": [[{"k": 1}, {"k": 1, "k": 2}]]'])
-def test_a_key_repeated_in_any_other_object_refuses(repo: Path, state_dir: Path, extra: bytes) -> None:
-    data = g0_bytes()
-    refusal = refuse_graph(repo, state_dir, data[:-1] + b", " + extra + b"}")
-    assert refusal.message == "graph.json repeats a key inside an object."
-
-
 def test_colons_quotes_backslashes_and_spacing_in_records_are_no_repeated_key(repo: Path, state_dir: Path) -> None:
     """What the key count must not mistake for a repeated key (nor hide one behind)."""
-    data = g0_bytes().replace(_FIRST, b'{"id": "n-config", "a:b": "c:d", "q": "say \\"x\\": y", '
+    data = g0_bytes().replace(FIRST_NODE, b'{"id": "n-config", "a:b": "c:d", "q": "say \\"x\\": y", '
                               b'"bs\\\\": "e\\\\", "esc": "\\u003a", "spaced" : "s : t", '
                               b'"label": "parse_config", "file_type": "code", "source_file": "example_pkg/config.py"')
     assert load(repo, state_dir, data).edges == G0_EDGES

@@ -139,3 +139,34 @@ def test_cli_timeout_default_is_the_providers() -> None:
     from cm_graph.provider import run as provider
 
     assert cli.DEFAULT_TIMEOUT_SECONDS == provider.DEFAULT_TIMEOUT_SECONDS
+
+
+def module_of(name: str) -> Path | None:
+    """The file of ``cm_graph.x.y`` (a module, not a name imported from one), else None."""
+    if not name.startswith("cm_graph."):
+        return None
+    path = PACKAGE.joinpath(*name.split(".")[1:])
+    return path.with_suffix(".py") if path.with_suffix(".py").is_file() else None
+
+
+def test_no_import_circle_between_modules() -> None:
+    """Modules import one another one way, inside a stage too (lazy imports included): a circle
+    makes two modules one job that can only be read, and changed, together."""
+    graph = {path: {found for name in imported(path) if (found := module_of(name)) is not None} - {path}
+             for path in modules()}
+    circles = []
+    state: dict[Path, int] = {}  # 1: on the current path, 2: done
+
+    def visit(path: Path, trail: list[Path]) -> None:
+        state[path] = 1
+        for other in sorted(graph[path]):
+            if state.get(other) == 1:
+                circles.append(" -> ".join(str(p.relative_to(PACKAGE)) for p in trail[trail.index(other):] + [other]))
+            elif other not in state:
+                visit(other, [*trail, other])
+        state[path] = 2
+
+    for path in sorted(graph):
+        if path not in state:
+            visit(path, [path])
+    assert not circles, "import circles: " + "; ".join(circles)

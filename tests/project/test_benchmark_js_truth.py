@@ -3,7 +3,9 @@ acorn and @babel/parser over a real one-commit repository find calls, ``obj.name
 ``new``, ``.call`` and callbacks (TypeScript too; declaration files are not read), credit each
 to its nearest named definition (the enclosing ones kept for the lenient score), leave out
 references that are not calls, read tracked files only, and count what they cannot parse. The
-lenient score accepts an enclosing definition but not the module for a nested site."""
+lenient score accepts an enclosing definition but not the module for a nested site. For
+benchmarks/tasks.py the same walk records each spelling's role, definition ranges and the names
+a file binds to a package."""
 
 from __future__ import annotations
 
@@ -95,3 +97,39 @@ def test_lenient_score_accepts_an_enclosing_definition_only(tmp_path: Path, cach
     assert (found, right) == (2, 2)  # inner (via outer) and user; the module claim is rejected
     assert context._unit("lib/util.js", "lib/util.js") == context._unit("util.js", "lib/util.js") == (
         "lib/util.js", "<module>")
+
+
+ROLES = """\
+const send = require('send');
+const { helper: assist } = require('./util.js');
+class Base { run() { return 1; } }
+class Child extends Base {
+  run() {
+    try { send(); assist(); } catch (error) { if (error instanceof Oops) throw new Oops('again'); }
+    return new Base();
+  }
+}
+class Oops extends Error {}
+"""
+
+
+def test_roles_ranges_and_package_bindings_for_tasks(tmp_path: Path, cache: Path) -> None:
+    """The walk benchmarks/tasks.py reads: each spelling's role and enclosing definitions, each
+    definition's range and class, and the names a file binds to a package (not its own code)."""
+    repo = _repo(tmp_path)
+    (repo / "lib" / "roles.js").write_text(ROLES)
+    subprocess.run(["git", "-C", str(repo), "add", "lib/roles.js"], check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid",
+                    "commit", "-q", "-m", "roles"], check=True)
+    truth = js_truth.parse_checkout(repo, cache)
+    mine = {(line, name, role): chain for path, line, name, role, _, chain in truth.occurrences
+            if path == "lib/roles.js"}
+    assert mine[(6, "Oops", "except")] == ("<module>", "Child", "run")
+    assert (6, "Oops", "raise") in mine and (7, "Base", "instantiation") in mine
+    assert (4, "Base", "inherit") in mine and (2, "helper", "import") in mine
+    assert (6, "assist", "call") in mine and (6, "send", "call") in mine
+    assert ("lib/roles.js", "send") in truth.externals and ("lib/roles.js", "assist") not in truth.externals
+    ranges = {(name, kind, cls): (start, end) for path, name, start, end, kind, cls, _ in truth.ranges
+              if path == "lib/roles.js"}
+    assert ranges[("run", "method", "Child")] == (5, 8) and ranges[("Child", "class", None)] == (4, 9)
+    assert [sup for path, name, *_, sup in truth.ranges if path == "lib/roles.js" and name == "Child"] == ["Base"]

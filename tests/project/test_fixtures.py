@@ -8,8 +8,13 @@ import json
 import re
 from pathlib import Path
 
-from ..support.damaged import INVALID_JSON, damaged_documents
+from cm_graph.context.intents import INTENT_NAMES
+from cm_graph.query.questions import QUESTION_NAMES
+
+from ..support.damaged import RECIPES
+from ..support.fixturecases import CASES_DIR, CODE_CONTEXT_ANSWERS, DAMAGED, GOLDEN_PACKETS, KINDS
 from ..support.g0 import G0_FIXTURE, g0_graph, make_g0_repo, read_fixture_files
+from ..support.golden import case_input
 from ..support.helpers import git
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -60,8 +65,33 @@ def test_every_fixture_is_described_in_the_readme() -> None:
     readme = (FIXTURES / "README.md").read_text(encoding="utf-8")
     described = set(re.findall(r"^## `([^`]+)`", readme, re.M))
     assert described == {path.name + ("/" if path.is_dir() else "") for path in FIXTURES.iterdir()} - {"README.md"}
+    kinds = set(re.findall(r"^### `cases/([^`]+)/`", readme, re.M))
+    assert kinds == {kind.path for kind in KINDS}
 
 
-def test_the_generated_damaged_graphs_are_their_recipes() -> None:
-    assert damaged_documents("invalid-json") == {name: recipe() for name, recipe in INVALID_JSON.items()}
-    assert len(damaged_documents("structure")) == 18
+def test_every_case_folder_is_of_a_kind_a_test_runs() -> None:
+    """Under ``cases/`` there is nothing but the kinds' directories and what leads to them, so no
+    folder of cases sits where no test looks."""
+    kind_dirs = [kind.directory for kind in KINDS]
+    for path in CASES_DIR.rglob("*"):
+        placed = [d for d in kind_dirs if path == d or d in path.parents or path in d.parents]
+        assert placed, f"{path}: not under a kind of tests/support/fixturecases.py"
+
+
+def test_the_generated_damaged_cases_are_their_recipes() -> None:
+    for name, recipe in RECIPES.items():
+        folder = DAMAGED.directory / name
+        assert (folder / "graph.json").read_bytes() == recipe.document(), name
+        assert (folder / "README").read_text(encoding="utf-8") == recipe.readme + "\n", name
+    generated = {folder.name for folder in DAMAGED.folders()
+                 if "(generated: " in (folder / "README").read_text(encoding="utf-8")}
+    assert generated == set(RECIPES), "python -m tests.support.damaged writes a recipe's folder"
+    # The hand-written ones were 18 files before they became folders (issue 26): one lost is a lost case.
+    assert len(DAMAGED.folders()) - len(RECIPES) >= 18
+
+
+def test_the_golden_cases_ask_every_question_and_every_intent() -> None:
+    """The reference's worked example asks each question once over G0 (§3 A); code_context has
+    one answer per intent."""
+    assert {case_input(folder)[0] for folder in GOLDEN_PACKETS.folders()} == set(QUESTION_NAMES)
+    assert {case_input(folder)[0] for folder in CODE_CONTEXT_ANSWERS.folders()} == set(INTENT_NAMES)

@@ -2,8 +2,9 @@
 
 ``helpers`` makes the real parts (git repositories, the pinned provider's output, published
 generations);
-``g0`` is the reference's common fixture G0, read from ``fixtures/g0/``; ``golden`` and ``damaged``
-read (and regenerate) the golden packets and the named damaged graphs of ``fixtures/``;
+``g0`` is the reference's common fixture G0, read from ``fixtures/g0/``; ``fixturecases`` finds and
+reads the case folders of ``fixtures/cases/``, ``golden`` and ``damaged`` regenerate their golden
+answers and named damaged graphs;
 ``askkit``, ``contextkit``, ``fleetkit``, ``surfacekit`` and ``documentkit`` set up one surface's
 questions (``documentkit``: the ``tests/index/test_document_*.py`` files); ``cli`` invokes the
 typer application in process; ``files`` reads what a command left on disk; ``cases`` is the G0

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cm_graph.context.run import code_context
-from cm_graph.context.shape import dumps
+from cm_graph.base.jsonio import dumps_wire
+from cm_graph.context.from_workspace import code_context
 from cm_graph.generation.layout import Workspace
 
 from .helpers import publish
@@ -31,5 +31,5 @@ def mention_lines(document: dict[str, Any]) -> list[tuple[str, int]]:
 
 def masked(document: dict[str, Any]) -> str:
     """The answer's bytes with this publish's generation id (and the digest over it) masked."""
-    text = dumps(document).replace(document["graph"]["generation"], "<generation>")
+    text = dumps_wire(document).replace(document["graph"]["generation"], "<generation>")
     return text.replace(document["answer_id"], "<answer_id>")

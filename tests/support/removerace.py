@@ -33,7 +33,7 @@ from pathlib import Path
 
 from cm_graph.base.errors import Refusal
 from cm_graph.cli.app import app
-from cm_graph.context.run import code_context
+from cm_graph.context.from_workspace import code_context
 from cm_graph.evidence.ask import ask
 from cm_graph.generation.layout import Workspace
 from cm_graph.generation.status import graph_status
@@ -48,7 +48,7 @@ DAMAGE = ("corrupt", "invalid", "oversized", "unreadable", "internal", "read_onl
 READERS = ("status", "context", "packet", "ask")
 EXTRA_READERS = ("mcp", "impact", "history", "fleet")
 # A break reported to the lead, in code being restructured elsewhere (``Tally.known``).
-HISTORY_WRITER_KNOWN = ("reported: `context history` (context/run.py build_history_for) writing while its "
+HISTORY_WRITER_KNOWN = ("reported: `context history` (context/from_workspace.py build_history_for) writing while its "
                         "generation is removed says unreadable, corrupt, read_only or missing, never absent")
 ROOT = Path(__file__).resolve().parents[2]
 

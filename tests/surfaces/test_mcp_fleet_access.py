@@ -113,7 +113,7 @@ async def test_ask_commit_report_records_the_feedback(tmp_path: Path) -> None:
         again = await call(client, "code_context", {"target": "helper", "intent": "usage"})
         assert again["answer_id"] == context["answer_id"]
         assert again["freshness"]["state"] == "stale" and again["freshness"]["fleet"] == {
-            "fleet": "deps", "stale": ["acme/app", "acme/lib"]}
+            "fleet": "deps", "state": "stale", "stale": ["acme/app", "acme/lib"]}
         assert (await call(client, "cross_repo_usages", {"symbol": "helper"}))["answer_id"] == usages["answer_id"]
 
 

@@ -52,12 +52,23 @@ async def test_every_answer_carries_the_cli_ids_and_feedback_records_what_report
         unknown = await call(client, "ask", {"question": "symbol", "target": "no_such_symbol"})
         [cli_unknown] = cli_json(served, "ask", "symbol", "no_such_symbol")["answers"]
         assert unknown["status"] == "unavailable" and unknown["answer_id"] == cli_unknown["answer_id"]
+        # One target grammar (issue 26 item 3): the spelling code_context offers is an ask answer, on
+        # both surfaces alike, ids included; each suggestion of an unresolved one is an ask call.
+        qualified = await call(client, "ask", {"question": "impact", "target": "example_pkg/config.py::parse_config"})
+        [cli_qualified] = cli_json(served, "ask", "impact", "example_pkg/config.py::parse_config")["answers"]
+        assert qualified["status"] == "answered" and qualified["documents"]["total"] == asked["documents"]["total"]
+        assert qualified["answer_id"] == cli_qualified["answer_id"] and cli_qualified["resolved"]
+        near = await call(client, "ask", {"question": "impact", "target": "parse_confg"})
+        assert near["next_actions"][0] == {
+            "why": "a similar name", "command": "cm-graph ask impact parse_config", "tool": "ask",
+            "arguments": {"question": "impact", "target": "parse_config"}}, near
         status = await call(client, "graph_status", {})
         assert status["capability_id"] == f"cmg:graph_status:checkout:{CONNECTION}"
         assert status["answer_id"].startswith("sha256:")
         nofleet = await call(client, "cross_repo_usages", {"symbol": "parse_config"})
         assert (nofleet["status"], nofleet["reason"]) == ("unavailable", "not_configured")
-        assert nofleet["capability_id"] and nofleet["answer_id"] and "fleet add" in nofleet["next_actions"][0]
+        assert nofleet["capability_id"] and nofleet["answer_id"]
+        assert nofleet["next_actions"][0]["command"].startswith("cm-graph fleet add ")
 
         report = {"reads_avoided": 3, "files_read": 0, "correct": True}
         first = await call(client, "graph_feedback", {**_ids(context), **report})

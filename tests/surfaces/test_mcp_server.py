@@ -102,7 +102,7 @@ async def test_stdio_lists_calls_and_serves_a_refresh_without_restart(tmp_path: 
         assert moved["freshness"] == {"state": "stale", "head": head}
         stale = await client.call_tool("ask", {"question": "impact", "target": "parse_config"})
         assert stale.is_error is False and structured(stale)["reason"] == "stale"
-        assert "cm-graph refresh" in structured(stale)["next_actions"][0]
+        assert structured(stale)["next_actions"][0]["command"] == "cm-graph refresh"
         bound = first["ask"]["graph"]["commit"]
         assert structured(stale)["freshness"] == {"state": "stale", "head": head, "commit": bound,
                                                   "generation": generation}
@@ -182,7 +182,7 @@ async def test_a_missing_index_is_reported_and_never_built_in_the_call(tmp_path:
             assert answer["reason"] == "index_missing", answer
             if name == "graph_status":
                 assert answer["index"] == "missing" and answer["graph"]["state"] == "current", answer
-            assert any("cm-graph index" in action for action in answer["next_actions"])
+            assert [action["command"] for action in answer["next_actions"]] == ["cm-graph index"], answer
     assert not index_dir.exists() or not any(index_dir.glob("*.sqlite"))
 
 
@@ -217,7 +217,7 @@ async def test_a_hub_answer_stays_within_the_cap_by_whole_items(tmp_path: Path) 
         answer = structured(asked)
         assert len(asked.content[0].text) <= 4000
         documents = answer["documents"]
-        assert documents["shown"] == len(documents["items"]) < documents["total"] and answer["truncated"]
+        assert documents["shown"] == len(documents["items"]) < documents["total"] and answer["bounds"]["truncated"]
 
 
 async def test_streamable_http_with_the_sdk_client_and_the_token(tmp_path: Path) -> None:

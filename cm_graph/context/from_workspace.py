@@ -1,0 +1,112 @@
+"""``code_context`` from a workspace: settle the graph's usability, bind the current generation
+and its change-coupling history, compose (and ``context history``: build that history).
+
+A graph that is current for HEAD answers with ``freshness.state = current``. One bound to an
+older commit still answers (every citation is checked against the commit it is bound to, so
+the claims stay true of that commit) but says ``stale`` and names ``cm-graph refresh`` first;
+every other state (absent, partial, corrupt, ...) is a refusal with the lifecycle's reason.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from ..base.errors import INDEX_DAMAGED, InvalidInput, Refusal
+from ..base.git import GitFailure, resolve_revision
+from ..fleet.members import MemberAccess
+from ..fleet.usages import own_definition_usages
+from ..generation.layout import Workspace
+from ..generation.scratch import scratch_owner
+from ..generation.status import GraphStatus, graph_status
+from ..generation.store import Generation
+from ..index.ensure import open_current_index, open_index_for
+from .budget import check_max_chars
+from .compose import compose
+from .coupling import build_history, history_path, open_history
+from .intents import INTENT_NAMES
+
+ANSWERABLE = ("current", "stale")
+
+
+def code_context(
+    workspace: Workspace, intent: str, target: Any, *, max_chars: Any = None, derive: bool = True,
+    fleet_access: MemberAccess | None = None,
+) -> dict[str, Any]:
+    """The composed answer; ``derive=False`` refuses (``index_missing``) rather than derive an index.
+    ``fleet_access`` says which fleet members' evidence the ``cross_repo`` section may carry (an
+    agent surface passes its recipient's rule, ``fleet.members.member_authorizes``; None, the
+    local operator's CLI: every member)."""
+    if intent not in INTENT_NAMES:
+        raise InvalidInput(f"The intent must be one of: {', '.join(INTENT_NAMES)}.")
+    budget = check_max_chars(max_chars)
+    judged: list[GraphStatus] = []
+
+    def answerable() -> Generation:
+        status = graph_status(workspace, "HEAD", trust_seal=True)
+        if status.state not in ANSWERABLE or status.generation is None:
+            raise Refusal(status.detail, reason=status.state)
+        judged.append(status)
+        return status.generation
+
+    generation, connection = open_current_index(workspace, answerable, derive=derive)
+    history = None
+    try:
+        status = judged[-1]
+        manifest = generation.manifest
+        head: str | None = manifest.commit  # current: the status just resolved HEAD to this commit
+        if status.state != "current":
+            try:
+                head = resolve_revision(workspace.checkout, "HEAD").commit
+            except GitFailure:
+                head = None
+        graph = {"generation": generation.id, "commit": manifest.commit, "tree": manifest.tree,
+                 "provider": manifest.provider.requirement, "built_at": manifest.built_at}
+        freshness = {"state": status.state, "head": head}
+        history = _open_history(workspace.index_path(generation.id))
+
+        def fleet(label: str, max_items: int, max_chars: int) -> dict[str, Any] | None:
+            return own_definition_usages(workspace.root, workspace.checkout, label, fleet_access, max_items, max_chars)
+
+        return compose(connection, intent, target, graph, freshness, budget, history, fleet)
+    except apsw.Error:
+        raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
+    finally:
+        connection.close()
+        if history is not None:
+            history.close()
+
+
+def _open_history(index_path: Path) -> apsw.Connection | None:
+    """The generation's change-coupling history when it was built (never built here: a question
+    does not wait for git history); an unreadable one counts as not built."""
+    path = history_path(index_path)
+    if not path.is_file():
+        return None
+    try:
+        return open_history(path)
+    except Refusal:
+        return None
+
+
+def build_history_for(workspace: Workspace) -> dict[str, Any]:
+    """``cm-graph context history``: derive the current generation's change-coupling file."""
+    status = graph_status(workspace, "HEAD", trust_seal=True)
+    if status.state not in ANSWERABLE or status.generation is None:
+        raise Refusal(status.detail, reason=status.state)
+    generation = status.generation
+    connection = open_index_for(generation)
+    started = time.perf_counter()
+    try:
+        with scratch_owner(workspace) as token:
+            report = build_history(workspace.checkout, generation.manifest.commit, connection,
+                                   history_path(workspace.index_path(generation.id)), token=token)
+    finally:
+        connection.close()
+    return {"status": "built", "generation": generation.id, "commit": generation.manifest.commit,
+            "commits_read": report.commits, "commits_reused": report.reused,
+            "changesets_dropped": report.dropped, "shallow": report.shallow,
+            "elapsed_seconds": round(time.perf_counter() - started, 3)}

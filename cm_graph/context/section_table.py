@@ -1,0 +1,101 @@
+"""The one table of ``code_context`` sections: a section is a row, and an intent shows the rows
+that name it, in table order.
+
+A row says everything about its section in one place: the intents that show it, the primitive
+it runs, its composer (``composers.py``), the sentence the prose says of it, why it is empty and
+why it is unavailable, and the walk it runs (direction, the provider's relation words, depth:
+``relations.py`` says why each word is followed). A new section is one row here, at the place in
+the order its intents show it, plus its composer; a new intent is one row of ``intents.py`` and
+its name in the rows it shows. ``used_relations`` and ``used_primitives`` are read from the rows
+an answer ran, so they cannot disagree with what it did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .composers import (
+    concept_markers,
+    coupled_files,
+    fleet_usages,
+    hidden_coupled_files,
+    mention_lines,
+    rationale,
+    similar_by_callees,
+    test_mention_lines,
+    tests_reached,
+    walked,
+    walked_by_hop,
+)
+from .intents import INTENT_NAMES
+from .relations import CALLS, DEFINES, IMPACTS, INCOMING, OUTGOING, REACHES_TESTS, REFERENCES, WalkSpec
+from .sections import Section
+from .sentences import by_hop, count, coupled, listing, marked_concepts, mentioned, quotes, used_in_fleet
+
+DYNAMIC = "the provider does not extract dynamic calls, so this is not proof of no use"
+HISTORY = "run `cm-graph context history`."
+
+SECTIONS: tuple[Section, ...] = (
+    Section("calls", ("how",), "dependency", walked, lambda s: f"It calls {count(s)}: {listing(s)}.",
+            empty=("no_callee_within_depth", "It calls nothing within depth {depth} in this graph; " + DYNAMIC + "."),
+            walk=WalkSpec(OUTGOING, CALLS, 2)),
+    Section("defines", ("how",), "symbol", walked, lambda s: f"It defines {count(s)}: {listing(s)}.",
+            empty=("defines_nothing", "The graph records nothing it defines or contains."),
+            walk=WalkSpec(OUTGOING, DEFINES, 1)),
+    Section("rationale", ("how",), "rationale", rationale, quotes,
+            empty=("no_rationale", "The provider recorded no docstring or NOTE/WHY/HACK-style comment for it.")),
+    Section("concepts", ("how",), "rationale", concept_markers, marked_concepts,
+            empty=("no_concept_marker", "None of its docstrings or rationale comments starts with CONCEPT:.")),
+    Section("callers", ("usage",), "impact", walked,
+            lambda s: f"Used by {s['shown']} of {count(s)} caller(s): {listing(s)}.",
+            empty=("no_caller_within_depth",
+                   "No caller reaches it within depth {depth} in this graph; " + DYNAMIC + "."),
+            walk=WalkSpec(INCOMING, CALLS, 1)),
+    Section("references", ("usage",), "impact", walked, lambda s: f"Referenced by {count(s)}: {listing(s)}.",
+            empty=("no_reference", "Nothing imports, references, subclasses or re-exports it in this graph."),
+            walk=WalkSpec(INCOMING, REFERENCES, 1)),
+    Section("callers_by_hop", ("impact",), "impact", walked_by_hop, by_hop,
+            empty=("no_caller_within_depth", "Nothing reaches it within depth {depth} in this graph; " + DYNAMIC + "."),
+            walk=WalkSpec(INCOMING, IMPACTS, 3)),
+    Section("mentions", ("usage", "impact"), "text_mentions", mention_lines, lambda s: mentioned(s, False),
+            empty=("no_mention", "No line of commit {commit} uses `{name}` by name outside the graph's relationships."),
+            textual=True),
+    Section("tests", ("usage", "impact", "tests"), "related_tests", tests_reached,
+            lambda s: f"{count(s)} test(s) reach it: {listing(s)}.",
+            empty=("no_test_within_depth", "No test reaches it within depth {depth} in this graph; " + DYNAMIC + "."),
+            walk=WalkSpec(INCOMING, REACHES_TESTS, 2)),
+    Section("test_mentions", ("tests",), "text_mentions", test_mention_lines, lambda s: mentioned(s, True),
+            empty=("no_test_mention", "No test file of commit {commit} uses `{name}` by name outside the graph's "
+                   "relationships."),
+            textual=True),
+    Section("similar", ("usage",), "similar_by_callees", similar_by_callees,
+            lambda s: f"Structurally similar (shared callees): {listing(s)}.",
+            empty=("no_similar_code", "No other code shares at least two callees and half its callee set with it.")),
+    Section("cross_repo", ("usage",), "cross_repo_usages", fleet_usages, used_in_fleet,
+            empty=("no_cross_repo_usage", "No other repository of the fleet {fleet} imports or calls it by an "
+                   "anchor stronger than its name{unsearched}."),
+            unavailable=("fleet_not_configured", "No fleet of repositories is configured; only this repository is "
+                         "indexed.")),
+    Section("change_coupling", ("impact",), "change_coupling", coupled_files, lambda s: coupled(s, False),
+            unavailable=("history_not_built", "Change coupling is not built for this generation: " + HISTORY)),
+    Section("hidden_coupling", ("impact",), "change_coupling", hidden_coupled_files, lambda s: coupled(s, True),
+            unavailable=("history_not_built", "Coupled files without a graph path need the change-coupling history: "
+                         + HISTORY)),
+    Section("routes", ("how", "usage"), None, None,
+            unavailable=("provider_does_not_extract", "The pinned provider emits no route relation.")),
+)
+BY_NAME = {row.name: row for row in SECTIONS}
+SECTIONS_OF = {intent: tuple(row for row in SECTIONS if intent in row.intents) for intent in INTENT_NAMES}
+
+
+def used_relations(rows: Iterable[Section]) -> dict[str, dict[str, object]]:
+    """The declared map of the walks among ``rows``, in their order."""
+    direction = {OUTGOING: "along", INCOMING: "against"}
+    return {row.name: {"direction": direction[row.walk.direction], "depth": row.walk.depth,
+                       "relations": list(row.walk.relations)}
+            for row in rows if row.walk is not None}
+
+
+def used_primitives(ran: Iterable[Section]) -> list[str]:
+    """The primitives of the rows an answer filled (an unavailable section ran nothing), sorted."""
+    return sorted({row.primitive for row in ran if row.primitive is not None})

@@ -1,0 +1,89 @@
+"""The sentences the prose says of a section that holds items: fixed templates, every name with
+the citation id its table row shows.
+
+Each section's row (``section_table.py``) names its sentence; the simple ones are written in the
+row, the ones here are shared by several rows or say more than one line can.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..fleet.usages import unsearched_members
+from .sections import HOP_GROUPS
+from .shape import listed, shown_cite, tag
+from .textual import homonym_note
+
+
+def names(section: dict[str, Any]) -> list[str]:
+    """Each item's name with the id its table row shows (``shown_cite``), so prose and table agree."""
+    return [tag(item["label"], shown_cite(item)) for item in section["items"]]
+
+
+def count(section: dict[str, Any]) -> str:
+    """The section's total as the prose may state it: a walk cut at its read bound counted only
+    what it read, so its total is a lower bound."""
+    return f"at least {section['total']}" if section.get("reason") == "read_limit" else str(section["total"])
+
+
+def listing(section: dict[str, Any], parts: list[str] | None = None) -> str:
+    """The section's items for the prose ("…and N more", "at least" at the read bound)."""
+    return listed(names(section) if parts is None else parts, section["total"],
+                  at_least=section.get("reason") == "read_limit")
+
+
+def by_hop(section: dict[str, Any]) -> str:
+    groups = []
+    for hop, group in HOP_GROUPS.items():
+        members = [item for item in section["items"] if item["hop"] == hop]
+        if members:
+            named = [tag(i["label"], shown_cite(i)) for i in members]
+            groups.append(f"{group.replace('_', ' ')} (hop {hop}): {listed(named, len(named))}")
+    return f"Changing it reaches {count(section)} node(s) — " + "; ".join(groups) + "."
+
+
+def quotes(section: dict[str, Any]) -> str:
+    quoted = [f"“{item['text']}”" + (f" [{item['cite']}]" if item["cite"] else "") for item in section["items"]]
+    return f"It says about itself ({count(section)}): {listing(section, quoted)}."
+
+
+def marked_concepts(section: dict[str, Any]) -> str:
+    return "Concept markers: " + listing(section, [f"“{i['text']}” [{i['cite']}]" for i in section["items"]]) + "."
+
+
+def mentioned(section: dict[str, Any], tests: bool) -> str:
+    """The textual uses, never worded as calls unless they are: ``calls`` counts the lines whose
+    form is a call (``name(``, ``x.name(``); the rest (import lists, ``x.name``, a bare name)
+    are other references."""
+    if section["reason"] == "common_name":
+        return section["detail"]
+    if tests:
+        text = f"{section['total']} test(s) use it by name, not in the graph (textual): {listing(section)}."
+    else:
+        calls, others = section["calls"], section["total"] - section["calls"]
+        text = (f"{section['total']} more line(s) use it by name, not in the graph (textual; {calls} call(s), "
+                f"{others} other reference(s)): {listing(section)}.")
+    elsewhere = sum(1 for item in section["items"] if "linked_to" in item)
+    if elsewhere:
+        text += (f" The graph links {elsewhere} of those shown to another definition of the name (linked_to), "
+                 "not to this one.")
+    note = homonym_note(section["homonyms"])
+    return text if note is None else f"{text} {note}"
+
+
+def coupled(section: dict[str, Any], hidden: bool) -> str:
+    parts = [f"{tag(i['label'], i['cite'])} in {i['shared']} commits ({i['degree']}%)" for i in section["items"]]
+    tail = ", with no graph path between them" if hidden else ""
+    return f"Changed together with {listed(parts, section['total'])}{tail}."
+
+
+def used_in_fleet(section: dict[str, Any]) -> str:
+    parts = [f"{i['repository']} {i['citation']}" for i in section["items"]]
+    return (f"Used from other repositories of the fleet {section['fleet']} ({section['total']}): "
+            + listing(section, parts) + unsearched_note(section["coverage"]) + ".")
+
+
+def unsearched_note(cover: dict[str, Any]) -> str:
+    """``; not searched: a (unauthorized), b (absent)``, or nothing when every member was searched."""
+    missing = unsearched_members(cover)
+    return f"; not searched: {', '.join(missing)}" if missing else ""
