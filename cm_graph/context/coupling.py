@@ -67,23 +67,27 @@ def is_filtered(path: str) -> bool:
 
 
 def read_log(checkout: Path, revisions: list[str], limit: int) -> list[tuple[str, tuple[str, ...]]]:
-    """(sha, changed paths) newest first, for the commits ``revisions`` select (no merges)."""
+    """(sha, changed paths) newest first, for the commits ``revisions`` select (no merges).
+
+    Read as ``--raw -z``, so the output's shape is fixed whatever a name holds (any byte but NUL):
+    a commit's id, then for each changed file a status record (``:``, modes, ids, letter) and its
+    name. A name is only ever the token after a status record, so none can pass for a commit."""
     done = run_git(
-        checkout, "log", "--no-merges", "--no-renames", "-z", "--name-only", "--format=%x01%H",
+        checkout, "log", "--no-merges", "--no-renames", "-z", "--raw", "--no-abbrev", "--format=%H",
         f"--max-count={limit}", *revisions, "--",
     )
-    commits = []
-    for chunk in done.stdout.split(b"\x01")[1:]:
-        sha, _, rest = chunk.partition(b"\0")
-        names = []
-        for raw in rest.lstrip(b"\n").split(b"\0"):
-            if raw:
-                try:
-                    names.append(raw.decode("utf-8"))
-                except UnicodeDecodeError:
-                    continue  # a name the census (UTF-8 text) cannot hold either
-        commits.append((sha.decode("ascii"), tuple(sorted(set(names)))))
-    return commits
+    commits: list[tuple[str, set[str]]] = []
+    tokens = iter(done.stdout.split(b"\0"))
+    for token in tokens:
+        if token.startswith((b":", b"\n:")):
+            raw = next(tokens, b"")
+            try:
+                commits[-1][1].add(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                continue  # a name the census (UTF-8 text) cannot hold either
+        elif token:
+            commits.append((token.decode("ascii"), set()))
+    return [(sha, tuple(sorted(names))) for sha, names in commits]
 
 
 def is_shallow(checkout: Path) -> bool:

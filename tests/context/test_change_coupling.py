@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cm_graph.context.coupling import history_path
+from cm_graph.context.coupling import history_path, read_log
 from cm_graph.context.from_workspace import build_history_for
 from cm_graph.generation.layout import Workspace
 from cm_graph.generation.store import read_current
@@ -157,3 +157,16 @@ def test_a_history_writer_killed_mid_write_is_swept_and_a_live_ones_file_is_not(
     assert run_installed("status", *where, cwd=workspace.checkout).returncode == 0
     assert _history_scratch(workspace) == [], "the killed writer's temp file and journal outlived it"
     assert os.listdir(workspace.directory / "owners") == [], "and its owner record"
+
+
+def test_the_log_reader_keeps_every_name_whatever_bytes_it_holds(tmp_path: Path) -> None:
+    """Issue 25 sweep (history): ``read_log`` split git's output on \\x01, which a tracked name may
+    hold: a name ``a\\x01<ASCII>`` became a commit of its own (a name not UTF-8 after it crashed
+    ``context history``). Each commit and each of its names must come back as git recorded them."""
+    names = ["notes/a\x01deadbeef.txt", "notes/\x01" + "0" * 40, "\n:100644 M", ":lead", "plain.txt"]
+    repo = make_repo(tmp_path / "repo", {names[0]: "1\n"})
+    first = git(repo, "rev-parse", "HEAD")
+    write_files(repo, {name: "2\n" for name in names})
+    second = commit_all(repo, "every name at once")
+    empty = commit_all(repo, "nothing")
+    assert read_log(repo, ["HEAD"], 10) == [(empty, ()), (second, tuple(sorted(names))), (first, (names[0],))]
