@@ -170,3 +170,28 @@ def test_the_log_reader_keeps_every_name_whatever_bytes_it_holds(tmp_path: Path)
     second = commit_all(repo, "every name at once")
     empty = commit_all(repo, "nothing")
     assert read_log(repo, ["HEAD"], 10) == [(empty, ()), (second, tuple(sorted(names))), (first, (names[0],))]
+
+
+def test_a_history_writer_whose_generation_is_removed_meanwhile_says_absent_not_damaged(
+        tmp_path: Path, state_dir: Path) -> None:
+    """Issue 25 sweep (concurrency): ``context history`` writing while ``remove`` took its
+    generation said unreadable, read_only or missing (damage that is not there). A writer whose
+    generation stopped being current meanwhile answers as every reader does: the graph changed."""
+    workspace = published(_history_repo(tmp_path / "repo"), state_dir, _graph())
+    ensure_index(workspace)
+    where = ["--repo-path", str(workspace.checkout), "--state-dir", str(state_dir)]
+    writer = subprocess.Popen([sys.executable, "-c", FROZEN_IN_ITS_WRITE, *where],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _, status = os.waitpid(writer.pid, os.WUNTRACED)
+        assert os.WIFSTOPPED(status), "the writer ended instead of stopping inside its write"
+        removed = run_installed("remove", *where, cwd=workspace.checkout)
+        assert removed.returncode == 0, removed.stderr
+        writer.send_signal(signal.SIGCONT)
+        _, stderr = writer.communicate(timeout=120)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.wait()
+    assert stderr.strip().startswith("cm-graph: absent: The graph was being replaced or removed"), stderr
+    assert writer.returncode == 1, stderr
