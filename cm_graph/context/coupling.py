@@ -32,6 +32,7 @@ from ..base.records import record
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows, fetch_value
 from ..index.format import configure
+from ..index.seal import derived_is_sealed, write_derived_seal
 
 WINDOW_COMMITS = 5000
 MAX_CHANGESET = 30
@@ -139,6 +140,7 @@ def build_history(
         "filter": "lockfiles, generated files, paths outside the bound commit's census",
     }
     _write(owned_sibling(destination, token), destination, params, commits, kept_changes, revs, pairs)
+    write_derived_seal(destination, _sealed_subject(destination), token=token)
     return HistoryReport(destination, len(commits), dropped, reused, shallow)
 
 
@@ -203,7 +205,17 @@ def _reusable_history(
     return best
 
 
+def _sealed_subject(path: Path) -> str:
+    """What a history file's seal names: the generation it was built for (from its file name),
+    so another generation's file and seal renamed into place are not this one's."""
+    return path.name.removesuffix(".history.sqlite")
+
+
 def open_history(path: Path) -> apsw.Connection:
+    """The history file at ``path``, read only while its bytes are the ones its seal describes:
+    an edited one (counts, a text no longer UTF-8) is ``unreadable``, never answered."""
+    if not derived_is_sealed(path, _sealed_subject(path)):
+        raise Refusal("The history file is not the one cm-graph wrote.", reason="unreadable")
     try:
         connection = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_NOFOLLOW)
         if fetch_value(connection.execute("PRAGMA application_id"), int) != HISTORY_APPLICATION_ID:

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import apsw
+
 from cm_graph.context.coupling import history_path, read_log
 from cm_graph.context.from_workspace import build_history_for
 from cm_graph.generation.layout import Workspace
@@ -128,7 +130,8 @@ main()
 
 
 def _history_scratch(workspace: Workspace) -> list[str]:
-    return sorted(name for name in os.listdir(workspace.indexes_dir) if ".history.sqlite." in name)
+    return sorted(name for name in os.listdir(workspace.indexes_dir)
+                  if ".history.sqlite." in name and not name.endswith(".history.sqlite.seal"))
 
 
 def test_a_history_writer_killed_mid_write_is_swept_and_a_live_ones_file_is_not(
@@ -195,3 +198,19 @@ def test_a_history_writer_whose_generation_is_removed_meanwhile_says_absent_not_
             writer.wait()
     assert stderr.strip().startswith("cm-graph: absent: The graph was being replaced or removed"), stderr
     assert writer.returncode == 1, stderr
+
+
+def test_a_history_file_edited_after_it_was_written_is_not_answered(tmp_path: Path, state_dir: Path) -> None:
+    """Issue 25 sweep (history): the history file had no seal, so counts edited in it were
+    answered as git's, and a text byte flipped in it crashed ``context impact`` (UnicodeDecodeError).
+    An edited history counts as not built (its remedy, ``context history``, writes it again)."""
+    workspace = published(_history_repo(tmp_path / "repo"), state_dir, _graph())
+    build_history_for(workspace)
+    path = history_path(workspace.index_path(read_current(workspace).id))
+    edited = apsw.Connection(str(path))
+    edited.execute("UPDATE pairs SET shared = shared + 3")
+    edited.close()
+    section = ask_context(workspace, "impact", "a")["sections"]["change_coupling"]
+    assert (section["reason"], section["shown"], section["items"]) == ("history_not_built", 0, []), section
+    build_history_for(workspace)
+    assert ask_context(workspace, "impact", "a")["sections"]["change_coupling"]["items"][0]["shared"] == 8
