@@ -40,6 +40,8 @@ STORE_DAMAGED = (f"The outcome store ({STORE_FILE}) is damaged: SQLite cannot re
                  "what can be salvaged; the next `cm-graph feedback record` starts a new one.")
 STORE_FOREIGN = (f"The outcome store ({STORE_FILE}) was not written by cm-graph. Move it aside; the next "
                  "`cm-graph feedback record` starts a new one.")
+STORE_BUSY = ("The outcome store is being written by another process; record again once it is done "
+              "(nothing is damaged).")
 STORE_FULL = "The outcome store could not be written: the disk is full. Free some space and record again."
 STORE_UNWRITABLE = ("The outcome store could not be written (SQLite could not open its journal or write its "
                     "pages: a full disk or a state directory it cannot write). Free some space or fix the state "
@@ -195,14 +197,17 @@ def _case(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def store_refusal(error: apsw.Error, *, writing: bool) -> Refusal:
-    """The outcome store's own refusal for what SQLite said: a full disk, a journal or page it
-    could not write (while writing), or a file it cannot read as a database (damaged). SQLite
-    rolls a transaction back itself on a full disk, so the rollback of ``with connection:`` then
-    fails too: the error it raised first is the one that says what happened."""
+    """The outcome store's own refusal for what SQLite said: a full disk, another writer still
+    holding it after the busy wait, a journal or page it could not write (while writing), or a
+    file it cannot read as a database (damaged). SQLite rolls a transaction back itself on a full
+    disk, so the rollback of ``with connection:`` then fails too: the error it raised first is the
+    one that says what happened."""
     while isinstance(error.__context__, apsw.Error):
         error = error.__context__
     if isinstance(error, apsw.FullError):
         return Refusal(STORE_FULL, reason="disk_full")
+    if isinstance(error, apsw.BusyError | apsw.LockedError):  # another writer, past the busy wait
+        return Refusal(STORE_BUSY, reason="busy")
     if isinstance(error, apsw.ReadOnlyError):
         return refusal_for_sqlite_error(error)
     if writing and isinstance(error, apsw.CantOpenError | apsw.IOError):

@@ -17,6 +17,7 @@ import pytest
 from typer.testing import Result
 
 from cm_graph.feedback.outcomes import (
+    STORE_BUSY,
     STORE_DAMAGED,
     STORE_FOREIGN,
     STORE_FULL,
@@ -98,6 +99,22 @@ def test_a_store_whose_journal_cannot_be_made_says_so_and_the_fix_mends_it(recor
     for result in (recorder.record(), invoke("feedback", "purge", *recorder.where)):
         assert_one_line_refusal(result, "io", STORE_UNWRITABLE)
     journal.rmdir()
+    assert recorder.record().exit_code == 0
+
+
+def test_a_store_another_process_is_writing_is_busy_never_damaged(recorder: Recorder) -> None:
+    """Issue 25 sweep (feedback store): 40 recorders at once on a loaded machine, and one waited
+    past SQLite's busy timeout: it was told the store is damaged and to move it aside. A store
+    another writer holds is ``busy``; once that writer is done, recording works again."""
+    holder = apsw.Connection(str(recorder.store))
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        for result in (recorder.record(), invoke("feedback", "purge", *recorder.where)):
+            assert_one_line_refusal(result, "busy", STORE_BUSY)
+        assert invoke("feedback", "report", *recorder.where).exit_code == 0  # a reader still reads
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
     assert recorder.record().exit_code == 0
 
 
