@@ -44,7 +44,7 @@ from pathlib import Path
 
 from .errors import GitFailure, Oversized
 from .records import record
-from .rules import PRIVATE_ROOTS, is_bounded_text, is_object_name
+from .rules import PRIVATE_ROOTS, is_bounded_text, is_object_name, text_checkout
 
 MAX_TRACKED_FILES = 50_000
 MAX_TRACKED_BYTES = 512 * 1024 * 1024
@@ -242,12 +242,13 @@ def _read_until_eof(fd: int, deadline: float) -> bytes:
 
 
 def checkout_root(directory: Path) -> Path | None:
-    """The resolved top level of the work tree holding ``directory``, or None outside one."""
+    """The resolved top level of the work tree holding ``directory``, or None outside one;
+    refused (``rules.text_checkout``) when its path is not UTF-8 text."""
     done = run_git(Path(directory), "rev-parse", "--show-toplevel", check=False)
     if done.returncode != 0:
         return None
     top = done.stdout.decode("utf-8", "surrogateescape").strip()
-    return Path(os.path.realpath(top)) if top else None
+    return text_checkout(Path(os.path.realpath(top))) if top else None
 
 
 def changed_tracked_files(checkout: Path) -> int:

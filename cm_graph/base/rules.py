@@ -66,6 +66,21 @@ def exact_int(value: Any, what: str, low: int, high: int, error: type[Refusal] =
     return value
 
 
+NOT_TEXT_CHECKOUT = ("The checkout's path is not UTF-8 text; move or rename it to a UTF-8 path (cm-graph names "
+                     "the checkout in its state and its answers).")
+
+
+def text_checkout(path: Any) -> Any:
+    """``path`` (a checkout's top level) when its name is UTF-8 text, else refused: the
+    workspace id, the connection and fleet files and every answer write it as text. (Bytes that
+    are not UTF-8 in a file name reach Python as lone surrogates, which no UTF-8 text holds.)"""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(NOT_TEXT_CHECKOUT) from None
+    return path
+
+
 def is_generation_id(value: Any) -> bool:
     return isinstance(value, str) and bool(_HEX32.fullmatch(value))
 

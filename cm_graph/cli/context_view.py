@@ -43,14 +43,16 @@ def print_context(out: Console, document: dict[str, Any]) -> None:
             table.add_column(column, overflow="fold")
         for item in section["items"]:
             how = item.get("relation") or (f"{item['form']}, {item['confidence']}" if "form" in item else
-                                            f"shares {item['jaccard']}" if "jaccard" in item else "says")
+                                            f"shares {item['jaccard']}" if "jaccard" in item else
+                                            f"[{item['anchor']}] {item['via']}" if "anchor" in item else "says")
             chosen = item.get("linked_to")
             if chosen:
                 where_chosen = f"{chosen['path']}#L{chosen['line']}" if chosen["line"] else chosen["path"]
                 how += f"; graph links it to {chosen['label']} at {where_chosen}"
             if "hop" in item:
                 how += f", hop {item['hop']}"
-            name = item.get("label") or item["text"]
+            # a cross_repo row names the repository that uses the definition (it has no label)
+            name = item.get("label") or item.get("text") or item["repository"]
             where, cite = _where(item)
             table.add_row(*(literal(cell) for cell in (cite, name, where, how)))
         out.print(table)

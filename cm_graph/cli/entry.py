@@ -85,8 +85,19 @@ def _converted(raw: str, kind: str) -> object | None:
     return Path(raw) if kind == "path" else raw
 
 
+NOT_TEXT_ARGUMENT = ("An argument is not UTF-8 text; pass names and paths as UTF-8 (cm-graph writes them into "
+                     "its files and answers). (see cm-graph --help)")
+
+
 def main() -> None:
     try:
+        try:  # bytes that are not UTF-8 reach sys.argv as lone surrogates, which no text can hold
+            "\0".join(sys.argv[1:]).encode("utf-8")
+        except UnicodeEncodeError:
+            from .boundary import print_refusal
+
+            print_refusal(reason="usage", message=NOT_TEXT_ARGUMENT)
+            sys.exit(2)
         _fast_or_typer(sys.argv[1:])
     except KeyboardInterrupt:
         from .boundary import INTERRUPTED, print_refusal

@@ -32,6 +32,7 @@ from ..base.records import record
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows, fetch_value
 from ..index.format import configure
+from ..index.seal import derived_is_sealed, write_derived_seal
 
 WINDOW_COMMITS = 5000
 MAX_CHANGESET = 30
@@ -67,23 +68,27 @@ def is_filtered(path: str) -> bool:
 
 
 def read_log(checkout: Path, revisions: list[str], limit: int) -> list[tuple[str, tuple[str, ...]]]:
-    """(sha, changed paths) newest first, for the commits ``revisions`` select (no merges)."""
+    """(sha, changed paths) newest first, for the commits ``revisions`` select (no merges).
+
+    Read as ``--raw -z``, so the output's shape is fixed whatever a name holds (any byte but NUL):
+    a commit's id, then for each changed file a status record (``:``, modes, ids, letter) and its
+    name. A name is only ever the token after a status record, so none can pass for a commit."""
     done = run_git(
-        checkout, "log", "--no-merges", "--no-renames", "-z", "--name-only", "--format=%x01%H",
+        checkout, "log", "--no-merges", "--no-renames", "-z", "--raw", "--no-abbrev", "--format=%H",
         f"--max-count={limit}", *revisions, "--",
     )
-    commits = []
-    for chunk in done.stdout.split(b"\x01")[1:]:
-        sha, _, rest = chunk.partition(b"\0")
-        names = []
-        for raw in rest.lstrip(b"\n").split(b"\0"):
-            if raw:
-                try:
-                    names.append(raw.decode("utf-8"))
-                except UnicodeDecodeError:
-                    continue  # a name the census (UTF-8 text) cannot hold either
-        commits.append((sha.decode("ascii"), tuple(sorted(set(names)))))
-    return commits
+    commits: list[tuple[str, set[str]]] = []
+    tokens = iter(done.stdout.split(b"\0"))
+    for token in tokens:
+        if token.startswith((b":", b"\n:")):
+            raw = next(tokens, b"")
+            try:
+                commits[-1][1].add(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                continue  # a name the census (UTF-8 text) cannot hold either
+        elif token:
+            commits.append((token.decode("ascii"), set()))
+    return [(sha, tuple(sorted(names))) for sha, names in commits]
 
 
 def is_shallow(checkout: Path) -> bool:
@@ -135,6 +140,7 @@ def build_history(
         "filter": "lockfiles, generated files, paths outside the bound commit's census",
     }
     _write(owned_sibling(destination, token), destination, params, commits, kept_changes, revs, pairs)
+    write_derived_seal(destination, _sealed_subject(destination), token=token)
     return HistoryReport(destination, len(commits), dropped, reused, shallow)
 
 
@@ -199,7 +205,17 @@ def _reusable_history(
     return best
 
 
+def _sealed_subject(path: Path) -> str:
+    """What a history file's seal names: the generation it was built for (from its file name),
+    so another generation's file and seal renamed into place are not this one's."""
+    return path.name.removesuffix(".history.sqlite")
+
+
 def open_history(path: Path) -> apsw.Connection:
+    """The history file at ``path``, read only while its bytes are the ones its seal describes:
+    an edited one (counts, a text no longer UTF-8) is ``unreadable``, never answered."""
+    if not derived_is_sealed(path, _sealed_subject(path)):
+        raise Refusal("The history file is not the one cm-graph wrote.", reason="unreadable")
     try:
         connection = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_NOFOLLOW)
         if fetch_value(connection.execute("PRAGMA application_id"), int) != HISTORY_APPLICATION_ID:

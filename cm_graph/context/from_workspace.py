@@ -15,15 +15,15 @@ from typing import Any
 
 import apsw
 
-from ..base.errors import INDEX_DAMAGED, InvalidInput, Refusal
+from ..base.errors import INDEX_DAMAGED, Absent, InvalidInput, Refusal
 from ..base.git import GitFailure, resolve_revision
 from ..fleet.members import MemberAccess
 from ..fleet.usages import own_definition_usages
 from ..generation.definitions import recorded_gaps
 from ..generation.layout import Workspace
 from ..generation.scratch import scratch_owner
-from ..generation.status import GraphStatus, graph_status
-from ..generation.store import Generation
+from ..generation.status import GRAPH_CHANGED, GraphStatus, graph_status
+from ..generation.store import Generation, still_current
 from ..index.ensure import open_current_index, open_index_for
 from .budget import check_max_chars
 from .compose import compose
@@ -94,19 +94,28 @@ def _open_history(index_path: Path) -> apsw.Connection | None:
 
 
 def build_history_for(workspace: Workspace) -> dict[str, Any]:
-    """``cm-graph context history``: derive the current generation's change-coupling file."""
+    """``cm-graph context history``: derive the current generation's change-coupling file.
+
+    It takes no lock, as readers take none: when the write fails because the generation stopped
+    being current meanwhile (a removal or a refresh took it), nothing is damaged, and the answer
+    is the readers' one, the graph changed (``GRAPH_CHANGED``)."""
     status = graph_status(workspace, "HEAD", trust_seal=True)
     if status.state not in ANSWERABLE or status.generation is None:
         raise Refusal(status.detail, reason=status.state)
     generation = status.generation
-    connection = open_index_for(generation)
     started = time.perf_counter()
     try:
-        with scratch_owner(workspace) as token:
-            report = build_history(workspace.checkout, generation.manifest.commit, connection,
-                                   history_path(workspace.index_path(generation.id)), token=token)
-    finally:
-        connection.close()
+        connection = open_index_for(generation)
+        try:
+            with scratch_owner(workspace) as token:
+                report = build_history(workspace.checkout, generation.manifest.commit, connection,
+                                       history_path(workspace.index_path(generation.id)), token=token)
+        finally:
+            connection.close()
+    except (Refusal, OSError, apsw.Error):
+        if not still_current(workspace, generation.id):
+            raise Absent(GRAPH_CHANGED) from None
+        raise
     return {"status": "built", "generation": generation.id, "commit": generation.manifest.commit,
             "commits_read": report.commits, "commits_reused": report.reused,
             "changesets_dropped": report.dropped, "shallow": report.shallow,

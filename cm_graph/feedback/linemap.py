@@ -10,7 +10,9 @@ citation whose cited lines the diff touches is not moved, so it matches only a n
 the very same place, and a deleted file's citations match nothing.
 
 When git cannot diff the two commits (the recorded one is gone), citations are compared as
-recorded: no worse than before, never an invented match.
+recorded: no worse than before, never an invented match. Only full object names are given to
+git: a recorded commit is read from a file anyone with the state can edit, and ``git diff``
+would take ``--output=FILE`` in its place as an option.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from ..base.errors import GitFailure
 from ..base.git import run_git
+from ..base.rules import is_object_name
 
 _CITATION = re.compile(r"(?P<path>[^#]+)(?:#L(?P<start>[0-9]+)(?:-L(?P<end>[0-9]+))?)?")
 _HUNK = re.compile(rb"^@@ -(?P<a>[0-9]+)(?:,(?P<b>[0-9]+))? \+(?P<c>[0-9]+)(?:,(?P<d>[0-9]+))? @@", re.M)
@@ -30,7 +33,7 @@ Hunk = tuple[int, int, int]  # old start, old count, new count
 def map_citations(checkout: Path, old_commit: str, new_commit: str, citations: Iterable[str]) -> dict[str, str]:
     """Each recorded citation, as the new commit would write it (itself when it cannot move)."""
     citations = sorted(set(citations))
-    if old_commit == new_commit or not citations:
+    if old_commit == new_commit or not citations or not (is_object_name(old_commit) and is_object_name(new_commit)):
         return {c: c for c in citations}
     try:
         renamed, changed = _changed_paths(checkout, old_commit, new_commit)

@@ -10,7 +10,6 @@ stored: the target comes from the repository's own graph and a note is kept only
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,10 @@ from typing import Any
 import apsw
 
 from ..base.errors import Refusal
-from ..base.jsonio import dumps_canonical
+from ..base.jsonio import dumps_canonical, loads_strict
 from ..base.privfs import check_private_dir, create_exclusive, ensure_private_dir, open_private_read
 from ..base.refusals import refusal_for_os_error, refusal_for_sqlite_error
+from ..base.rules import is_object_name
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_value
 from ..index.format import configure
@@ -40,6 +40,8 @@ STORE_DAMAGED = (f"The outcome store ({STORE_FILE}) is damaged: SQLite cannot re
                  "what can be salvaged; the next `cm-graph feedback record` starts a new one.")
 STORE_FOREIGN = (f"The outcome store ({STORE_FILE}) was not written by cm-graph. Move it aside; the next "
                  "`cm-graph feedback record` starts a new one.")
+STORE_BUSY = ("The outcome store is being written by another process; record again once it is done "
+              "(nothing is damaged).")
 STORE_FULL = "The outcome store could not be written: the disk is full. Free some space and record again."
 STORE_UNWRITABLE = ("The outcome store could not be written (SQLite could not open its journal or write its "
                     "pages: a full disk or a state directory it cannot write). Free some space or fix the state "
@@ -129,6 +131,8 @@ class OutcomeStore:
             return self._connection.execute(query_sql(name), bindings).fetchall()
         except apsw.Error as error:
             raise store_refusal(error, writing=False) from None
+        except UnicodeDecodeError:  # a flipped byte inside a stored text: the page reads, its text does not
+            raise Refusal(STORE_DAMAGED, reason="unreadable") from None
 
     def append(self, outcome: dict[str, Any], case: dict[str, Any] | None) -> tuple[bool, int]:
         """Append ``outcome`` (and, for a correct one, its eval ``case``) unless this client already
@@ -156,16 +160,14 @@ class OutcomeStore:
         return [dict(zip(OUTCOME_FIELDS, row, strict=True)) | {"correct": bool(row[12])} for row in rows]
 
     def cases(self, workspace: str) -> list[dict[str, Any]]:
+        """The eval cases, each in the shape ``append`` writes; a row in any other shape (edited
+        by hand: arguments that are not a JSON object, a cited set that is not a list of
+        citations, a commit that is not a full object name, which ``git diff`` would read as an
+        option) is a store cm-graph did not write, refused as such, never handed on."""
         if self._connection is None:
             return []
         rows = self._rows("feedback_select_cases", {"workspace": workspace})
-        out = []
-        for row in rows:
-            case = dict(zip(CASE_FIELDS, row, strict=True))
-            case["arguments"] = json.loads(case["arguments"])
-            case["cited"] = json.loads(case["cited"])
-            out.append(case)
-        return out
+        return [_case(dict(zip(CASE_FIELDS, row, strict=True))) for row in rows]
 
     def purge_connection(self, connection: str) -> int:
         """Forget the outcomes recorded through ``connection`` (and cases no outcome backs)."""
@@ -181,15 +183,31 @@ class OutcomeStore:
                             ("feedback_delete_orphan_cases", {})])[0]
 
 
+def _case(case: dict[str, Any]) -> dict[str, Any]:
+    try:
+        case["arguments"], case["cited"] = loads_strict(case["arguments"].encode(), "A case"), \
+            loads_strict(case["cited"].encode(), "A case")
+    except Refusal:
+        raise Refusal(STORE_FOREIGN, reason="unreadable") from None
+    cited = case["cited"]
+    if not (isinstance(case["arguments"], dict) and isinstance(cited, list)
+            and all(isinstance(citation, str) for citation in cited) and is_object_name(case["commit"])):
+        raise Refusal(STORE_FOREIGN, reason="unreadable")
+    return case
+
+
 def store_refusal(error: apsw.Error, *, writing: bool) -> Refusal:
-    """The outcome store's own refusal for what SQLite said: a full disk, a journal or page it
-    could not write (while writing), or a file it cannot read as a database (damaged). SQLite
-    rolls a transaction back itself on a full disk, so the rollback of ``with connection:`` then
-    fails too: the error it raised first is the one that says what happened."""
+    """The outcome store's own refusal for what SQLite said: a full disk, another writer still
+    holding it after the busy wait, a journal or page it could not write (while writing), or a
+    file it cannot read as a database (damaged). SQLite rolls a transaction back itself on a full
+    disk, so the rollback of ``with connection:`` then fails too: the error it raised first is the
+    one that says what happened."""
     while isinstance(error.__context__, apsw.Error):
         error = error.__context__
     if isinstance(error, apsw.FullError):
         return Refusal(STORE_FULL, reason="disk_full")
+    if isinstance(error, apsw.BusyError | apsw.LockedError):  # another writer, past the busy wait
+        return Refusal(STORE_BUSY, reason="busy")
     if isinstance(error, apsw.ReadOnlyError):
         return refusal_for_sqlite_error(error)
     if writing and isinstance(error, apsw.CantOpenError | apsw.IOError):

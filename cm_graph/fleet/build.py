@@ -25,6 +25,7 @@ from ..base.errors import GitFailure, Refusal
 from ..base.git import BlobReader
 from ..base.jsonio import dumps_canonical
 from ..base.privfs import create_exclusive, fsync_dir, temp_sibling
+from ..base.refusals import refusal_for_os_error
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..evidence.documents import CitationChecker
@@ -177,6 +178,8 @@ def _derive(path: Path, name: str, digest: str, judged: list[MemberJudgement]) -
         fsync_dir(path.parent)
     except apsw.FullError:
         raise Refusal("The disk is full; the fleet index was not written.", reason="disk_full") from None
+    except OSError as error:  # a directory where the file belongs, a read-only state: every surface refuses
+        raise refusal_for_os_error(error) from None
     finally:
         try:
             os.unlink(temp)

@@ -44,15 +44,18 @@ MemberAccess = Callable[[Member], bool]  # may this member's evidence go to the 
 
 def member_authorizes(store: ConnectionStore, member: Member, recipient: str) -> bool:
     """The one per-member rule for evidence that goes to an agent surface's recipient: a member
-    that joined by a connection must still have it verified and naming ``recipient`` (read now,
-    never cached); a member added by its checkout path has no connection to ask, and the local
-    user who put it in a fleet with the caller's checkout decided. ``cross_repo_usages`` and a
-    fleet's ``graph_status`` refuse a whole call on a member this refuses; ``code_context``
-    leaves its evidence out and lists it as ``unauthorized``."""
+    that joined by a connection must still have it verified, naming ``recipient`` and covering
+    the member's checkout (read now, never cached: a connection disconnected and connected again
+    to another checkout approves that one, not the checkout the member reads); a member added by
+    its checkout path has no connection to ask, and the local user who put it in a fleet with
+    the caller's checkout decided. ``cross_repo_usages`` and a fleet's ``graph_status`` refuse a
+    whole call on a member this refuses; ``code_context`` leaves its evidence out and lists it as
+    ``unauthorized``."""
     if member.connection is None:
         return True
     found = store.read(member.connection)
-    return found is not None and found.state == "verified" and recipient in found.recipients
+    return (found is not None and found.state == "verified" and recipient in found.recipients
+            and found.repository_root == member.checkout)
 
 
 def state_root(state_dir: Path) -> Path:

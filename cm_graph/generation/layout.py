@@ -15,6 +15,7 @@ from pathlib import Path
 from ..base.errors import Unsafe
 from ..base.git import checkout_root
 from ..base.records import record
+from ..base.rules import text_checkout
 
 STATE_ENV = "CM_GRAPH_HOME"
 
@@ -30,7 +31,7 @@ def resolve_checkout(repo_path: Path | None) -> Path:
     """The checkout's resolved top level (or the resolved directory when Git has no answer)."""
     directory = Path(repo_path) if repo_path is not None else Path.cwd()
     top = checkout_root(directory)
-    return top if top is not None else Path(os.path.realpath(directory))
+    return top if top is not None else text_checkout(Path(os.path.realpath(directory)))
 
 
 def workspace_id(checkout: Path) -> str:

@@ -111,10 +111,11 @@ def index_is_sealed(generation: Generation, index: Path, *, full: bool) -> bool:
 DERIVED = "-"  # the source field of a file derived from other sealed files, not from one graph.bin
 
 
-def write_derived_seal(path: Path, subject: str) -> None:
+def write_derived_seal(path: Path, subject: str, *, token: str | None = None) -> None:
     """Seal a derived file that has no graph.bin of its own (the fleet index: ``subject`` is the
-    digest of the member generations it was derived from), in the same line as an index's."""
-    _write(path, subject, file_sha256(path), DERIVED, None)
+    digest of the member generations it was derived from; a change-coupling history: its
+    generation), in the same line as an index's; ``token`` as for ``write_seal``."""
+    _write(path, subject, file_sha256(path), DERIVED, token)
 
 
 def derived_is_sealed(path: Path, subject: str) -> bool:

@@ -27,7 +27,7 @@ from ..base.errors import ConnectionRefusal, Refusal, Remedy
 from ..fleet.build import open_fleet
 from ..fleet.doctor import fleet_doctor, member_actions
 from ..fleet.members import fleets_of, read_members, state_root
-from ..fleet.usages import USAGES_KIND, USAGES_SCHEMA, cross_repo_usages
+from ..fleet.usages import USAGES_KIND, USAGES_SCHEMA, cross_repo_usages, split_symbol
 from ..generation.layout import Workspace
 from ..query.answerids import stamp_ids
 from .authority import Caller, approved_workspace, fleet_access
@@ -68,6 +68,7 @@ def authorized_fleet(caller: Caller, fleet: str | None) -> tuple[Workspace, Path
 
 def cross_repo_usages_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
     symbol = arguments["symbol"]
+    split_symbol(symbol)  # the symbol rule holds before any answer echoes it, "no fleet" included
     _, root, fleet, why = authorized_fleet(caller, arguments.get("fleet"))
     if fleet is None:
         return stamp_ids(reply(

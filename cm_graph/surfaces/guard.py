@@ -4,7 +4,11 @@ The SDK's DNS-rebinding check covers only its own endpoint; a REST route mounted
 answers a rebound page unless something checks every request. This is a pure ASGI middleware
 (Starlette's ``BaseHTTPMiddleware`` buffers responses and would break MCP's event stream).
 A request is refused unless its Host names a loopback address (with the bound port on TCP),
-its Origin is absent or loopback, and, on TCP, it carries the server's bearer token.
+its Origin is absent or loopback, and, on TCP, it carries the server's bearer token; and its body
+is at most 64 KiB however it is framed: a declared ``Content-Length`` is judged first, and the
+body itself is read here, counted, before any route sees it (a chunked body declares no length,
+and the SDK's ``/mcp`` would otherwise read up to its own, far larger, limit). A body that fits is
+handed to the route as it was received.
 """
 
 from __future__ import annotations
@@ -76,11 +80,40 @@ class Guard:
             return
         verdict = self.verdict(scope)
         if verdict is None:
-            await self.app(scope, receive, send)
-            return
+            received = await _body_within_limit(receive)
+            if received is not None:
+                await self.app(scope, _replay(received, receive), send)
+                return
+            verdict = 413, refusal("The request body exceeds 64 KiB.", reason="too_large")
         status, payload = verdict
         body = wire_bytes(payload)
         await send({"type": "http.response.start", "status": status, "headers": [
             (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
         ]})
         await send({"type": "http.response.body", "body": body})
+
+
+async def _body_within_limit(receive: Callable[[], Awaitable[Any]]) -> list[Any] | None:
+    """Every message of the request body (and a disconnect, if one came), or None as soon as the
+    body passes ``MAX_BODY_BYTES``."""
+    messages, size = [], 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages
+        size += len(message.get("body", b""))
+        if size > MAX_BODY_BYTES:
+            return None
+        if not message.get("more_body", False):
+            return messages
+
+
+def _replay(messages: list[Any], receive: Callable[[], Awaitable[Any]]) -> Callable[[], Awaitable[Any]]:
+    """The ``receive`` a route is given: the messages already read, then the connection's own."""
+    pending = list(messages)
+
+    async def replayed() -> Any:
+        return pending.pop(0) if pending else await receive()
+
+    return replayed

@@ -1,10 +1,11 @@
 """The REST twin: each tool of the table at its route, answering the same bytes MCP sends.
 
-``POST`` routes take the tool's arguments as one JSON object (at most 64 KiB); ``GET`` routes
-take none. The body of every answer is ``dispatch.call_tool``'s compact JSON, byte for byte the
-MCP text content (and equal, parsed, to its ``structuredContent``). Answers, including "the
-graph cannot answer" ones, are 200; refusals carry a 4xx code and the refusal object, faults
-500. ``/openapi.json`` is built from the same table, so its schemas are the MCP schemas.
+``POST`` routes take the tool's arguments as one JSON object (at most 64 KiB, no key repeated);
+``GET`` routes take them as query parameters, none repeated. The body of every answer is
+``dispatch.call_tool``'s compact JSON, byte for byte the MCP text content (and equal, parsed, to
+its ``structuredContent``). Answers, including "the graph cannot answer" ones, are 200; refusals
+carry a 4xx code and the refusal object, faults 500. ``/openapi.json`` is built from the same
+table, so its schemas are the MCP schemas.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ def tool_route(caller: Caller, tool: Tool) -> Route:
     async def endpoint(request: Request) -> Response:
         if tool.method == "GET":
             arguments: Any = dict(request.query_params)
+            if len(arguments) != len(request.query_params.multi_items()):  # as a body may not repeat a key
+                return response(Reply(refusal("A query parameter is repeated.", reason="invalid"), True))
         else:
             try:
                 arguments = await read_arguments(request)

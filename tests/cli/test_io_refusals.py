@@ -396,3 +396,42 @@ def test_wrong_json_types_in_the_connection_store(tmp_path: Path, damage: str) -
     done = _fetch(world, handle)
     assert_reasoned(done)
     assert "#L" not in done.stdout
+
+
+def _console(args: list[bytes], cwd: Path, state: Path) -> subprocess.CompletedProcess[bytes]:
+    env = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "LINES")}
+    return subprocess.run([bytes(CM_GRAPH), *args], cwd=cwd, env=env | {"CM_GRAPH_HOME": str(state)},
+                          capture_output=True, stdin=subprocess.DEVNULL, timeout=120, check=False)
+
+
+@pytest.mark.parametrize("argument", [b"/nonexistent\xff", b"caf\xe9", b"\xed\xa0\x80", b"a\xc3"])
+def test_an_argument_that_is_not_utf8_is_a_usage_error(tmp_path: Path, argument: bytes) -> None:
+    """The shell can hand over bytes no text holds (a latin-1 file name): every name and path
+    cm-graph takes is text it writes into files and answers, so such an argument is refused in
+    one line, whichever command and position it is in, before anything is read."""
+    repo = make_g0_repo(tmp_path / "repo")
+    for args in ([b"status", b"--repo-path", argument], [b"remove", b"--repo-path", argument],
+                 [b"ask", b"impact", argument], [b"query", b"--question", b"impact", b"--target", argument,
+                                                  b"--authorization", b"a.json", b"--packet-out", b"p.json"],
+                 [b"auth", b"init", b"--connection", argument, b"--repository", b"a", b"--recipient", b"b"]):
+        done = _console(args, repo, tmp_path / "state")
+        stderr = done.stderr.decode()
+        assert done.returncode == 2 and done.stdout == b"", (args, stderr)
+        assert stderr.startswith("cm-graph: usage: ") and len(stderr.splitlines()) == 1, (args, stderr)
+        assert "Traceback" not in stderr and "not UTF-8" in stderr, (args, stderr)
+
+
+def test_a_checkout_whose_path_is_not_utf8_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    """A checkout unpacked under a directory name that is not UTF-8 (from cwd, never an
+    argument): the workspace id, the connection file and every answer name its path as text, so
+    each command refuses it in one sentence that says so, never with a traceback."""
+    repo = make_g0_repo(Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9")))
+    for args in ([b"status"], [b"ask", b"impact", b"parse_config"], [b"context", b"usage", b"parse_config"],
+                 [b"build", b"--from-graph", b"/nonexistent"], [b"remove"],
+                 [b"connect", b"--connection", b"latin", b"--repository", b"o/r", b"--recipient", b"claude:builder"],
+                 [b"fleet", b"add", b"latin", b"--repo-path", b"."]):
+        done = _console(args, repo, tmp_path / "state")
+        stderr = done.stderr.decode()
+        assert done.returncode == 1 and "Traceback" not in stderr, (args, stderr)
+        assert stderr == "cm-graph: invalid: The checkout's path is not UTF-8 text; move or rename it to a UTF-8 " \
+                         "path (cm-graph names the checkout in its state and its answers).\n", (args, stderr)

@@ -99,3 +99,23 @@ def test_ask_prints_odd_names_literally(tmp_path: Path, state_dir: Path) -> None
     assert f"impact {ODD_LABEL}: 1 relationship" in result.stdout
     assert f"main calls {ODD_LABEL}" in result.stdout and f"{ODD_PATH}#L3" in result.stdout
     assert "⚠" not in result.stdout
+
+
+def test_a_cross_repo_section_with_usages_is_drawn_as_a_table(tmp_path: Path) -> None:
+    """``context usage`` in a fleet checkout another member imports from: the cross_repo rows
+    (repository, citation, anchor; no label of their own) are drawn, not a traceback."""
+    from cm_graph.fleet.members import add_member, member_from
+
+    from ..support.fleetkit import make_fleet_repos
+
+    state = tmp_path / "state"
+    repos = make_fleet_repos(tmp_path, state)
+    for name in ("lib", "app"):
+        add_member(state, "deps", member_from(state, connection=None, repo_path=repos[name], repository=None))
+    result = CliRunner().invoke(app, ["context", "usage", "helper", "--repo-path", str(repos["lib"]),
+                                      "--state-dir", str(state)], env={"COLUMNS": "200"})
+    assert result.exception is None, repr(result.exception)
+    assert result.exit_code == 0, result.output
+    [row] = [line.split("\u2502") for line in result.stdout.splitlines() if line.startswith("\u2502 ")
+             and "app/main.py#L1" in line]
+    assert [cell.strip() for cell in row[2:5]] == ["app", "app/main.py#L1", "[package] import from lib_pkg.core"]

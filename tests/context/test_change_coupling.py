@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cm_graph.context.coupling import history_path
+import apsw
+
+from cm_graph.context.coupling import history_path, read_log
 from cm_graph.context.from_workspace import build_history_for
 from cm_graph.generation.layout import Workspace
 from cm_graph.generation.store import read_current
@@ -128,7 +130,8 @@ main()
 
 
 def _history_scratch(workspace: Workspace) -> list[str]:
-    return sorted(name for name in os.listdir(workspace.indexes_dir) if ".history.sqlite." in name)
+    return sorted(name for name in os.listdir(workspace.indexes_dir)
+                  if ".history.sqlite." in name and not name.endswith(".history.sqlite.seal"))
 
 
 def test_a_history_writer_killed_mid_write_is_swept_and_a_live_ones_file_is_not(
@@ -157,3 +160,57 @@ def test_a_history_writer_killed_mid_write_is_swept_and_a_live_ones_file_is_not(
     assert run_installed("status", *where, cwd=workspace.checkout).returncode == 0
     assert _history_scratch(workspace) == [], "the killed writer's temp file and journal outlived it"
     assert os.listdir(workspace.directory / "owners") == [], "and its owner record"
+
+
+def test_the_log_reader_keeps_every_name_whatever_bytes_it_holds(tmp_path: Path) -> None:
+    """Issue 25 sweep (history): ``read_log`` split git's output on \\x01, which a tracked name may
+    hold: a name ``a\\x01<ASCII>`` became a commit of its own (a name not UTF-8 after it crashed
+    ``context history``). Each commit and each of its names must come back as git recorded them."""
+    names = ["notes/a\x01deadbeef.txt", "notes/\x01" + "0" * 40, "\n:100644 M", ":lead", "plain.txt"]
+    repo = make_repo(tmp_path / "repo", {names[0]: "1\n"})
+    first = git(repo, "rev-parse", "HEAD")
+    write_files(repo, {name: "2\n" for name in names})
+    second = commit_all(repo, "every name at once")
+    empty = commit_all(repo, "nothing")
+    assert read_log(repo, ["HEAD"], 10) == [(empty, ()), (second, tuple(sorted(names))), (first, (names[0],))]
+
+
+def test_a_history_writer_whose_generation_is_removed_meanwhile_says_absent_not_damaged(
+        tmp_path: Path, state_dir: Path) -> None:
+    """Issue 25 sweep (concurrency): ``context history`` writing while ``remove`` took its
+    generation said unreadable, read_only or missing (damage that is not there). A writer whose
+    generation stopped being current meanwhile answers as every reader does: the graph changed."""
+    workspace = published(_history_repo(tmp_path / "repo"), state_dir, _graph())
+    ensure_index(workspace)
+    where = ["--repo-path", str(workspace.checkout), "--state-dir", str(state_dir)]
+    writer = subprocess.Popen([sys.executable, "-c", FROZEN_IN_ITS_WRITE, *where],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _, status = os.waitpid(writer.pid, os.WUNTRACED)
+        assert os.WIFSTOPPED(status), "the writer ended instead of stopping inside its write"
+        removed = run_installed("remove", *where, cwd=workspace.checkout)
+        assert removed.returncode == 0, removed.stderr
+        writer.send_signal(signal.SIGCONT)
+        _, stderr = writer.communicate(timeout=120)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.wait()
+    assert stderr.strip().startswith("cm-graph: absent: The graph was being replaced or removed"), stderr
+    assert writer.returncode == 1, stderr
+
+
+def test_a_history_file_edited_after_it_was_written_is_not_answered(tmp_path: Path, state_dir: Path) -> None:
+    """Issue 25 sweep (history): the history file had no seal, so counts edited in it were
+    answered as git's, and a text byte flipped in it crashed ``context impact`` (UnicodeDecodeError).
+    An edited history counts as not built (its remedy, ``context history``, writes it again)."""
+    workspace = published(_history_repo(tmp_path / "repo"), state_dir, _graph())
+    build_history_for(workspace)
+    path = history_path(workspace.index_path(read_current(workspace).id))
+    edited = apsw.Connection(str(path))
+    edited.execute("UPDATE pairs SET shared = shared + 3")
+    edited.close()
+    section = ask_context(workspace, "impact", "a")["sections"]["change_coupling"]
+    assert (section["reason"], section["shown"], section["items"]) == ("history_not_built", 0, []), section
+    build_history_for(workspace)
+    assert ask_context(workspace, "impact", "a")["sections"]["change_coupling"]["items"][0]["shared"] == 8

@@ -17,6 +17,7 @@ import pytest
 from typer.testing import Result
 
 from cm_graph.feedback.outcomes import (
+    STORE_BUSY,
     STORE_DAMAGED,
     STORE_FOREIGN,
     STORE_FULL,
@@ -101,6 +102,22 @@ def test_a_store_whose_journal_cannot_be_made_says_so_and_the_fix_mends_it(recor
     assert recorder.record().exit_code == 0
 
 
+def test_a_store_another_process_is_writing_is_busy_never_damaged(recorder: Recorder) -> None:
+    """Issue 25 sweep (feedback store): 40 recorders at once on a loaded machine, and one waited
+    past SQLite's busy timeout: it was told the store is damaged and to move it aside. A store
+    another writer holds is ``busy``; once that writer is done, recording works again."""
+    holder = apsw.Connection(str(recorder.store))
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        for result in (recorder.record(), invoke("feedback", "purge", *recorder.where)):
+            assert_one_line_refusal(result, "busy", STORE_BUSY)
+        assert invoke("feedback", "report", *recorder.where).exit_code == 0  # a reader still reads
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert recorder.record().exit_code == 0
+
+
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Tmpfs]:
     mounted = mount_tmpfs(tmp_path / "tmpfs", 2 * 1024 * 1024)
@@ -121,3 +138,63 @@ def test_a_full_disk_says_so_and_freeing_space_mends_it(g0_repo: Path, small_dis
     os.unlink(filler)
     assert recorder.record().exit_code == 0
     assert invoke("feedback", "report", *recorder.where).exit_code == 0
+
+
+def _forge(recorder: Recorder, statement: str, *bindings: object) -> None:
+    """Change the store's rows by hand, as anyone who can write the file could."""
+    connection = apsw.Connection(str(recorder.store))
+    try:
+        connection.execute(statement, bindings)
+    finally:
+        connection.close()
+
+
+def _later_generation(recorder: Recorder, repo: Path, state: Path) -> None:
+    """A commit and its generation after the case was recorded: ``eval run`` now carries the
+    case's citations from its commit to the new one through ``git diff``."""
+    from ..support.helpers import commit_all, write_files
+
+    loader = repo / "example_pkg/loader.py"
+    write_files(repo, {"example_pkg/loader.py": "# a line above\n" + loader.read_text()})
+    commit_all(repo, "a line above everything")
+    publish(repo, state, g0_graph())
+    recorder.answer = json.loads(invoke("context", "how", "load", "--json", *recorder.where).stdout)  # reportable now
+
+
+def test_a_case_commit_forged_into_a_git_option_writes_nothing(recorder: Recorder, g0_repo: Path, state_dir: Path,
+                                                               tmp_path: Path) -> None:
+    """A case's commit is handed to ``git diff``: one forged into ``--output=<file>`` must never
+    reach git as an option (it would write that file)."""
+    _later_generation(recorder, g0_repo, state_dir)
+    target = tmp_path / "written-by-git"
+    _forge(recorder, "UPDATE cases SET commit_sha = ?", f"--output={target}")
+    result = invoke("eval", "run", *recorder.where)
+    assert not target.exists(), "a forged case made git write a file"
+    assert result.exit_code == 1
+    assert result.stderr.strip() == f"cm-graph: unreadable: {STORE_FOREIGN}"
+
+
+@pytest.mark.parametrize("forgery", [
+    ("arguments", "not json"), ("arguments", "[1]"), ("arguments", '"an object"'),
+    ("cited", '{"a": 1}'), ("cited", '[1, null, "x#L1"]'), ("cited", "[[]]"), ("commit_sha", "../../HEAD"),
+])
+def test_a_case_row_cm_graph_did_not_write_is_the_foreign_stores_refusal(
+    recorder: Recorder, g0_repo: Path, state_dir: Path, forgery: tuple[str, str],
+) -> None:
+    """Rows edited by hand into shapes cm-graph never writes: each command that reads cases
+    refuses in the store's own words, never a traceback; moving the store aside mends it."""
+    _later_generation(recorder, g0_repo, state_dir)
+    column, value = forgery
+    _forge(recorder, f"UPDATE cases SET {column} = ?", value)
+    results = [invoke(*args, *recorder.where) for args in (["eval", "run"], ["feedback", "export"])]
+    _refused_in_its_own_words(results, "unreadable", STORE_FOREIGN)
+    _move_aside(recorder)
+
+
+def test_text_a_flipped_byte_left_undecodable_is_the_damaged_stores_refusal(recorder: Recorder) -> None:
+    """A byte flipped inside a stored text value (not UTF-8 any more): SQLite reads the page,
+    the text cannot be decoded; that is a damaged store, said in its own words."""
+    _forge(recorder, "UPDATE outcomes SET target = CAST(X'6c6fee6164' AS TEXT)")
+    results = [invoke(*args, *recorder.where) for args in (["feedback", "report"], ["feedback", "export"])]
+    _refused_in_its_own_words(results, "unreadable", STORE_DAMAGED)
+    _move_aside(recorder)

@@ -95,3 +95,16 @@ def test_a_file_citation_at_line_1_still_matches_after_lines_are_inserted_above_
     now = {"a.py#L1", "a.py#L4"}  # the file's own citation stays at line 1; the definition moved
     assert _as_cited_now(moved, now) == {"a.py#L1": "a.py#L1", "a.py#L3": "a.py#L4"}
     assert _as_cited_now(moved, {"a.py#L2", "a.py#L4"}) == moved
+
+
+@pytest.mark.parametrize("forged", ["--output={target}", "--ext-diff", "HEAD~1", "-"])
+def test_a_commit_that_is_not_an_object_name_reaches_no_git_command(tmp_path: Path, forged: str) -> None:
+    """Whatever holds a case's commit, only a full object name is given to ``git diff``: an
+    option (``--output=FILE`` would write FILE) or a revision expression maps nothing."""
+    repo = make_repo(tmp_path / "repo", {"a.py": BODY})
+    write_files(repo, {"a.py": "# inserted\n" + BODY})
+    after = commit_all(repo, "shift a.py")
+    target = tmp_path / "written-by-git"
+    for old, new in ((forged.format(target=target), after), (after, forged.format(target=target))):
+        assert map_citations(repo, old, new, ["a.py#L1"]) == {"a.py#L1": "a.py#L1"}
+    assert not target.exists()

@@ -158,3 +158,28 @@ def test_a_member_the_access_refuses_is_not_read(fleet: tuple[Path, dict[str, Pa
     assert withheld["coverage"]["missing"] == [{"repository": "other", "state": "unauthorized"}]
     assert withheld["usages_by_repository"]["app"]["items"][0]["definition"] == "lib:src/lib_pkg/core.py#L5"
     assert no_app["name_matches_by_repository"] == {} and "app/main.py" not in json.dumps(no_app)
+
+
+def test_a_directory_where_the_fleet_index_belongs_is_a_refusal_on_every_surface(
+    fleet: tuple[Path, dict[str, Path]],  # noqa: F811
+) -> None:
+    """Nothing may be renamed over a directory the operator left at the index's path: the fleet
+    commands and code_context's cross_repo section (on an agent surface too) refuse in one
+    sentence, never fail inside."""
+    from cm_graph.connections.store import ConnectionStore, connect
+    from cm_graph.surfaces.authority import Caller
+    from cm_graph.surfaces.dispatch import call_tool
+    from cm_graph.surfaces.tools import BY_NAME
+
+    state, repos = fleet
+    index = open_fleet(state, "deps")
+    index.close()
+    path = index.path
+    path.unlink()
+    path.mkdir(mode=0o700)
+    connect(ConnectionStore(state), "local-graph", repos["lib"], ["acme/lib"], ["claude:builder"])
+    reply = call_tool(Caller(state, "local-graph", "claude:builder"), BY_NAME["code_context"],
+                      {"target": "helper", "intent": "usage"})
+    assert reply.payload.get("reason") != "internal", reply.payload
+    ran = RUNNER.invoke(app, ["fleet", "usages", "deps", "helper", "--state-dir", str(state)])
+    assert ran.exit_code == 1 and ran.stderr.startswith("cm-graph: not_a_file: "), ran.output

@@ -14,6 +14,10 @@ scanner is held to; ``network`` asks once whether the npm registry can be reache
 from it skip otherwise); ``adversarial`` is issue 12's sweep (``python -m tests.support.adversarial``);
 ``hostilenames`` the repository whose names hold terminal escapes, and what output may hold;
 ``removerace`` races readers against a ``remove`` + ``build`` loop in real processes
-(``python -m tests.support.removerace``).
+(``python -m tests.support.removerace``); ``adversarial2`` is issue 25's sweep
+(``python -m tests.support.adversarial2``), one module per category: ``sweep_fleet``,
+``sweep_feedback``, ``sweep_surfaces`` (MCP/REST and the bearer token), ``sweep_history``,
+``sweep_terminal`` and ``sweep_git`` (programs a repository configures), with ``removerace`` for
+the readers; ``hostile`` arms a repository with every program git can run.
 ``tests/project/test_support.py`` holds that no helper is written twice.
 """

@@ -48,7 +48,10 @@ RUNNER = CliRunner()
 
 @dataclass
 class Tally:
-    """tried / held / broke for one category, with the first few ways it broke."""
+    """tried / held / broke for one category, with the first few ways it broke. A trial that
+    broke in a way already reported, whose fix is assigned elsewhere (``known``: where it is
+    reported), counts as ``known`` instead, listed with its reference, so it is neither hidden
+    nor failing the run."""
 
     tried: int = 0
     held: int = 0
@@ -56,11 +59,19 @@ class Tally:
     skipped: str = ""
     examples: list[str] = field(default_factory=list)
     killed_mid_run: int = 0  # kill categories: trials whose SIGKILL landed before the command ended
+    known: int = 0
+    known_examples: list[str] = field(default_factory=list)
 
-    def judge(self, problem: str | None, case: str) -> None:
+    def judge(self, problem: str | None, case: str, known: str | None = None) -> None:
         self.tried += 1
         if problem is None:
             self.held += 1
+            return
+        if known is not None:
+            self.known += 1
+            line = f"{case}: {problem} [{known}]"
+            if len(self.known_examples) < 5 and line not in self.known_examples:
+                self.known_examples.append(line)
             return
         self.broke += 1
         if len(self.examples) < 5:
@@ -765,13 +776,16 @@ def run_sweep(base: Path, sizes: Sizes, seed: int) -> dict[str, Tally]:
 
 
 def report(tallies: dict[str, Tally]) -> str:
-    lines = [f"{'category':<18} {'tried':>6} {'held':>6} {'broke':>6}"]
+    known = any(tally.known for tally in tallies.values())
+    lines = [f"{'category':<18} {'tried':>6} {'held':>6} {'broke':>6}" + (f" {'known':>6}" if known else "")]
     for name, tally in tallies.items():
         note = f"  (skipped: {tally.skipped})" if tally.skipped else ""
         if tally.killed_mid_run:
             note += f"  ({tally.killed_mid_run} killed mid-run)"
-        lines.append(f"{name:<18} {tally.tried:>6} {tally.held:>6} {tally.broke:>6}{note}")
+        counts = f"{tally.tried:>6} {tally.held:>6} {tally.broke:>6}" + (f" {tally.known:>6}" if known else "")
+        lines.append(f"{name:<18} {counts}{note}")
         lines.extend(f"    broke {example}" for example in tally.examples)
+        lines.extend(f"    known {example}" for example in tally.known_examples)
     return "\n".join(lines)
 
 

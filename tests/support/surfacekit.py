@@ -1,12 +1,15 @@
 """Shared set-up for the agent-surface tests: a connected, indexed checkout and real servers.
 
 The server is always the installed ``cm-graph mcp`` in a subprocess, driven by the MCP SDK's own
-client (stdio, or streamable HTTP over loopback TCP) or by plain HTTP for the REST twin.
+client (stdio, or streamable HTTP over loopback TCP) or by plain HTTP for the REST twin; for what
+no SDK client sends (malformed lines, raw HTTP bytes) by ``LineClient`` and ``raw_http``.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import select
 import socket
 import subprocess
 import tempfile
@@ -102,3 +105,85 @@ def stop(process: subprocess.Popen[bytes]) -> int:
             process.kill()
             process.wait()
     return process.returncode
+
+
+class LineClient:
+    """``cm-graph mcp`` over stdio driven a line at a time, for what an SDK client never sends:
+    malformed messages, a line of any size, a stream closed mid-call. Its stderr goes to a file,
+    read once the server has stopped (``close``)."""
+
+    def __init__(self, served: Served, recipient: str = RECIPIENT) -> None:
+        self.log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen([str(CM_GRAPH), *served.args(recipient)], env=served.env(), cwd=served.repo,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)
+        self.pending = b""
+        self.next_id = 0
+        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "line", "version": "1"}}})
+        if self.receive() is None:
+            raise AssertionError(f"cm-graph mcp did not answer initialize: {self.close()[1][-400:]}")
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: Any) -> None:
+        """One message (a value is sent as its JSON, bytes as they are) and its newline."""
+        data = message if isinstance(message, bytes) else json.dumps(message).encode()
+        assert self.process.stdin is not None
+        self.process.stdin.write(data + b"\n")
+        self.process.stdin.flush()
+
+    def receive(self, seconds: float = 60) -> dict[str, Any] | None:
+        """The next message the server writes, or None when it writes none for ``seconds``."""
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        deadline = time.monotonic() + seconds
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(fd, 1 << 20) if ready else b""
+            if not chunk:
+                return None
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        return dict(json.loads(line))
+
+    def call(self, name: str, arguments: Any, seconds: float = 60) -> dict[str, Any] | None:
+        """One tools/call: its result, or None when no reply with its id came."""
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
+                   "params": {"name": name, "arguments": arguments}})
+        while (reply := self.receive(seconds)) is not None:
+            if reply.get("id") == self.next_id:
+                return reply
+        return None
+
+    def close(self) -> tuple[int, str]:
+        """Close stdin (the client is done) and return the exit code and the server's stderr."""
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.close()
+        except BrokenPipeError:
+            pass
+        code = _wait_then_stop(self.process)
+        self.log.seek(0)
+        return code, self.log.read().decode(errors="replace")
+
+
+def _wait_then_stop(process: subprocess.Popen[bytes]) -> int:
+    """The exit code of a server whose client closed its stream (stopped if it outlives 60 s)."""
+    try:
+        return process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        return stop(process)
+
+
+def raw_http(address: Path | tuple[str, int], request: bytes, *, read: bool = True, seconds: float = 60) -> bytes:
+    """``request`` written as it is on a Unix socket or loopback TCP, and what comes back until
+    the server closes (nothing read when ``read`` is false: the client hangs up at once)."""
+    family = socket.AF_UNIX if isinstance(address, Path) else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as connection:
+        connection.settimeout(seconds)
+        connection.connect(str(address) if isinstance(address, Path) else address)
+        connection.sendall(request)
+        received = b""
+        while read and (chunk := connection.recv(65536)):
+            received += chunk
+    return received

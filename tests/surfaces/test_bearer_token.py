@@ -113,3 +113,12 @@ def test_a_made_token_has_256_bits_and_is_read_back_as_made(tmp_path: Path) -> N
     assert bearer_token(run) == legacy
     (run / "token").write_bytes(GOOD.rstrip(b"\n"))  # no newline: an operator's own `echo -n`
     assert bearer_token(run) == GOOD.rstrip(b"\n").decode()
+
+
+def test_first_starts_at_once_all_serve_the_token_the_file_holds(tmp_path: Path) -> None:
+    """Servers started together before any token exists (an agent host starting two): each must
+    serve the one token the file ends up holding, or a client reading the file cannot reach it."""
+    from ..support.sweep_surfaces import token_race
+
+    broke = [problem for number in range(8) if (problem := token_race(tmp_path, number, processes=4))]
+    assert broke == [], broke

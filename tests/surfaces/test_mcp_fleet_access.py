@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("mcp", reason="the optional extra mcp is not installed (pip install -e '.[mcp]')")
 
-from cm_graph.connections.store import ConnectionStore, connect  # noqa: E402
+from cm_graph.connections.store import ConnectionStore, connect, disconnect  # noqa: E402
 from cm_graph.fleet.members import add_member, member_from  # noqa: E402
 from cm_graph.generation.layout import Workspace  # noqa: E402
 from cm_graph.index.ensure import ensure_index  # noqa: E402
@@ -115,3 +115,22 @@ async def test_ask_commit_report_records_the_feedback(tmp_path: Path) -> None:
         assert again["freshness"]["state"] == "stale" and again["freshness"]["fleet"] == {
             "fleet": "deps", "state": "stale", "stale": ["acme/app", "acme/lib"]}
         assert (await call(client, "cross_repo_usages", {"symbol": "helper"}))["answer_id"] == usages["answer_id"]
+
+
+@pytest.mark.parametrize("to", ["other", "lib"])
+async def test_a_member_connection_pointed_at_another_checkout_no_longer_lets_its_old_checkout_through(
+    tmp_path: Path, to: str,
+) -> None:
+    """Between two calls of one server, app's connection is disconnected and connected again to
+    another checkout, now naming the server's recipient. The member still reads app's checkout,
+    which no connection naming this recipient covers: its evidence stays withheld everywhere."""
+    served = fleet_of_three(tmp_path, app_by_connection=True)
+    store = ConnectionStore(served.state)
+    async with stdio(served) as client:
+        assert_app_withheld(await call(client, "code_context", {"target": "helper", "intent": "usage"}))
+        disconnect(store, "app-graph")
+        connect(store, "app-graph", served.repo.parent / to, [f"acme/{to}"], [RECIPIENT])
+        assert_app_withheld(await call(client, "code_context", {"target": "helper", "intent": "usage"}))
+        for tool, arguments in (("cross_repo_usages", {"symbol": "helper"}), ("graph_status", {"fleet": "deps"})):
+            refused = await call(client, tool, arguments, error=True)
+            assert refused["reason"] == "unauthorized" and APP_EVIDENCE not in json.dumps(refused)

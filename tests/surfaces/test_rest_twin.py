@@ -195,3 +195,55 @@ def test_bad_flags_are_refused_before_anything_is_served(tmp_path: Path) -> None
         assert done.returncode == code and said in done.stderr, (flags, done.stderr)
         assert "Traceback" not in done.stderr and done.stdout == ""
     assert not (served.state / "run" / "token").exists()
+
+
+def test_the_body_limit_holds_on_mcp_however_the_body_is_framed(tmp_path: Path) -> None:
+    """64 KiB is the limit on every route: a chunked body to the SDK's own /mcp (no
+    Content-Length for the door to read) is refused as too_large like one that declares its
+    length, and one under the limit still answers."""
+    served = connected(tmp_path)
+    path, ready = serving(served)
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25",
+               "Content-Type": "application/json"}
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+
+    def chunks(data: bytes) -> Iterator[bytes]:
+        for start in range(0, len(data), 8192):
+            yield data[start:start + 8192]
+
+    with http_server(served, ready=ready), uds_client(path) as client:
+        big = json.dumps({**listing, "params": {"pad": "x" * 70_000}}).encode()
+        for content in (chunks(big), big):
+            refused = client.post("/mcp", content=content, headers=headers)
+            assert refused.status_code == 413 and refused.json()["reason"] == "too_large", refused.text[:200]
+        small = client.post("/mcp", content=chunks(json.dumps(listing).encode()), headers=headers)
+        assert small.status_code == 200 and "tools" in small.json()["result"], small.text[:200]
+
+
+def test_a_repeated_query_parameter_is_refused_as_a_repeated_body_key_is(tmp_path: Path) -> None:
+    """``GET /graph/status?fleet=a&fleet=b`` names two fleets; taking the last (or the first)
+    would let a proxy that checked the other one pass a different request: refused, as a body
+    repeating a key is."""
+    served = connected(tmp_path)
+    path, ready = serving(served)
+    with http_server(served, ready=ready), uds_client(path) as client:
+        for query in ("fleet=a&fleet=b", "fleet=a&fleet=a"):
+            refused = client.get(f"/graph/status?{query}")
+            assert refused.status_code == 400 and refused.json()["reason"] == "invalid", refused.text[:200]
+        assert client.post("/graph/ask", content=b'{"question":"impact","question":"impact"}').status_code == 400
+        assert client.get("/graph/status?fleet=nosuch").json()["reason"] == "not_configured"
+
+
+def test_a_lone_surrogate_in_any_argument_is_refused_never_a_fault(tmp_path: Path) -> None:
+    r"""JSON may spell a lone surrogate (``"\ud800"``), which no UTF-8 text holds: every POST
+    route refuses it as invalid, the fleet tool too when the checkout is in no fleet (its answer
+    would echo the symbol and could not be written)."""
+    served = connected(tmp_path)
+    path, ready = serving(served)
+    bodies = {"/graph/analyze/code-context": b'{"target": "\\ud800"}',
+              "/graph/ask": b'{"question": "impact", "target": "a\\udfffb"}',
+              "/graph/analyze/cross-repo-usages": b'{"symbol": "\\ud800"}'}
+    with http_server(served, ready=ready), uds_client(path) as client:
+        for route, body in bodies.items():
+            refused = client.post(route, content=body)
+            assert refused.status_code == 400 and refused.json()["reason"] == "invalid", (route, refused.text[:200])
