@@ -236,8 +236,9 @@ class Unsafe(Refusal):
 
 
 class UnsafeStateRoot(Unsafe):
-    """The state root (or its ``graph/`` directory) is not an owner-only real directory: no
-    build would be accepted there, so the remedy is the directory, not a rebuild."""
+    """The state root (or a private directory under it) is not an owner-only real directory: no
+    build would be accepted there, so the remedy is the directory, not a rebuild. One the user
+    made themselves is named with its ``chmod 700`` (``base/privfs.py``)."""
 
 
 class UnsafeDestination(Refusal):
