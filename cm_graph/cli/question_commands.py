@@ -17,6 +17,7 @@ from ..base.git import changed_tracked_files
 from ..generation.layout import Workspace
 from ..generation.status import require_current
 from ..index.ensure import open_current_index
+from ..query.targets import path_spelling
 from .boundary import print_json, print_refusal
 from .command_kit import (
     AnswerRevision,
@@ -166,7 +167,7 @@ def _repository_paths(checkout: Path, given: str) -> list[str]:
     """The repository-relative spellings a user's path can mean, in order: as written (``./``,
     ``..`` and slashes normalised), then from the current directory (an absolute path, or a
     path typed inside a subdirectory of the checkout)."""
-    spellings = [os.path.normpath(given.strip("/") or ".")]
+    spellings = [path_spelling(given.strip("/"))]
     try:
         spellings.append(Path(os.path.abspath(given)).relative_to(checkout).as_posix())
     except ValueError:
