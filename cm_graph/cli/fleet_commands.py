@@ -70,11 +70,32 @@ def fleet_remove_command(
 
 
 @fleet_app.command("list")
-def fleet_list_command(name: FleetName, state_dir: StateDir = None, json_output: Json = False) -> None:
-    """List the fleet's members."""
-    from ..fleet.members import listing, read_members
+def fleet_list_command(
+    name: Annotated[str | None, typer.Argument(help="A fleet's name; without one, every fleet.")] = None,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """List the fleet's members, or every fleet with no name."""
+    from ..fleet.members import all_fleets, listing, read_members
 
+    if name is None:
+        exit_refusing(lambda: _print_fleets(all_fleets(_root(state_dir)), json_output), json_output)
+        return
     exit_refusing(lambda: _print_members(listing(name, read_members(_root(state_dir), name)), json_output), json_output)
+
+
+def _print_fleets(fleets: dict[str, Any], json_output: bool) -> None:
+    from ..base.errors import remedy
+    from .render import console, print_mapping
+
+    if json_output:
+        print_json(fleets)
+    elif not fleets["fleets"]:
+        typer.echo(f"No fleet is configured; add one: {remedy('no_members').command}")
+    else:
+        rows = {f["fleet"]: f["refused"] if f["members"] is None
+                else f"{f['members']} member{'s' if f['members'] != 1 else ''}" for f in fleets["fleets"]}
+        print_mapping(console(), f"{len(rows)} fleets", rows)
 
 
 @fleet_app.command("usages")

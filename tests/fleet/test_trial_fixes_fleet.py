@@ -3,6 +3,7 @@ defined there), and ``doctor --fleet`` gives an ``ok`` member behind HEAD its re
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from typer.testing import CliRunner
 
 from cm_graph.cli.app import app
 from cm_graph.fleet.doctor import fleet_doctor, member_actions
+from cm_graph.fleet.members import add_member, member_from
 
 from ..support.helpers import commit_all, write_files
 from .test_fleet import _usages, fleet  # noqa: F401  (the fixture)
@@ -65,3 +67,19 @@ def test_the_fleet_doctor_gives_an_agent_each_members_command(tmp_path: Path) ->
         {"why": "gone: the member's checkout is gone", "command": f"cm-graph fleet remove f {gone}"},
         {"why": "one-after: behind HEAD within the thresholds", "command": f"cm-graph refresh --repo-path {behind}"},
     ], actions
+
+
+def test_fleet_list_without_a_name_lists_the_fleets(fleet: tuple[Path, dict[str, Path]], tmp_path: Path) -> None:  # noqa: F811
+    """Issue 32 item 4: ``fleet list`` with no name lists every fleet and its member count (it was
+    a usage error); with none configured it says how to add one, exit 0 both."""
+    state, repos = fleet
+    add_member(state, "apps", member_from(state, connection=None, repo_path=repos["app"], repository=None))
+    ran = CliRunner().invoke(app, ["fleet", "list", "--state-dir", str(state), "--json"])
+    assert (ran.exit_code, ran.stderr) == (0, ""), ran.output
+    assert json.loads(ran.stdout) == {"schema": "cm_graph.fleets.v1", "fleets": [
+        {"fleet": "apps", "members": 1}, {"fleet": "deps", "members": 3}]}
+    table = CliRunner().invoke(app, ["fleet", "list", "--state-dir", str(state)], env={"COLUMNS": "200"})
+    assert table.exit_code == 0 and "apps" in table.stdout and "3 members" in table.stdout, table.output
+    empty = CliRunner().invoke(app, ["fleet", "list", "--state-dir", str(tmp_path / "empty")])
+    assert (empty.exit_code, empty.stdout) == (0, "No fleet is configured; add one: cm-graph fleet add FLEET "
+                                                   "--repo-path PATH\n"), empty.output
