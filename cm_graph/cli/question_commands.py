@@ -135,6 +135,7 @@ def symbols_command(
     json_output: Json = False,
 ) -> None:
     from ..base.rules import is_bounded_text
+    from ..evidence.documents import CitationChecker
     from ..query.suggest import suggestions
     from ..query.symbols import file_symbols
     from .render import console, print_symbols
@@ -146,16 +147,21 @@ def symbols_command(
         workspace, lambda: require_current(workspace, revision, require_complete=not allow_partial))
     try:
         listed: list[dict[str, object]] = []
-        for candidate in _repository_paths(workspace.checkout, path):
+        spellings = _repository_paths(workspace.checkout, path)
+        for candidate in spellings:
             listed = file_symbols(connection, candidate)
             if listed:
                 path = candidate
                 break
         near = [] if listed else [str(item["text"]) for item in suggestions(connection, path) if item["why"] == "path"]
+        census = CitationChecker(connection)  # the bound commit's tracked files
+        tracked = bool(listed) or any(census.confirms(candidate, None) for candidate in spellings)
     finally:
         connection.close()
     if not listed:
         hint = f" Did you mean: {'; '.join(near)}?" if near else ""
+        if not tracked:
+            raise Refusal(f"No such tracked file at the graph's commit: {path}.{hint}", reason="unresolved")
         raise Refusal(f"The graph has no definition in that file.{hint}", reason="unresolved")
     if json_output:
         print_json({"schema": "cm_graph.symbols.v1", "path": path, "symbols": listed})

@@ -53,6 +53,12 @@ def lines(parts: list[str]) -> Text:
     return Text("\n".join(printable(part) for part in parts))
 
 
+def print_command(out: Console, command: str) -> None:
+    """A command the reader is told to run, on its own line and whole at any width (never
+    wrapped by words nor cut by a table's column): what they copy is what runs."""
+    out.print(literal(f"  {command}"), soft_wrap=True, overflow="ignore", crop=False)
+
+
 def _row(*cells: str | Text) -> list[Text]:
     return [literal(cell) for cell in cells]
 
@@ -328,6 +334,8 @@ def print_answer_data(out: Console, data: dict[str, Any]) -> None:
         say("No relationship of this question's kinds was found within the bounds.")
     for cut in data["bounds_hit"]:
         say(f"truncated: {cut['text']}")
+        if (cut["remedy"] or "").startswith("cm-graph "):
+            print_command(out, cut["remedy"])
     if data["undeclared_endpoints"]:
         shown = ", ".join(data["undeclared_endpoints"])
         say(

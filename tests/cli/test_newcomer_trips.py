@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ..support.cli import invoke, where
-from ..support.g0 import g0_graph
-from ..support.helpers import publish
+from ..support.cli import WIDE, invoke, where
+from ..support.g0 import g0_graph, node
+from ..support.helpers import make_repo, publish
 
 
 @pytest.fixture
@@ -36,3 +36,40 @@ def test_a_path_spelled_as_a_shell_completes_it_resolves_as_written_plainly(g0: 
         else:
             assert [s["label"] for s in got["answers"][0]["seeds"]] == [
                 s["label"] for s in expected["answers"][0]["seeds"]]
+
+
+BIG = "pkg/big.py"
+
+
+@pytest.fixture
+def big_file(tmp_path: Path, state_dir: Path) -> list[str]:
+    """A file of twelve definitions: more than the seed bound (8) keeps for a path target."""
+    source = "".join(f"def f{n}():\n    return {n}\n\n" for n in range(12))
+    repo = make_repo(tmp_path / "repo", {BIG: source, "README.md": "read me\n"})
+    nodes = [node("file", "big.py", BIG, "L1")] + [node(f"f{n}", f"f{n}()", BIG, f"L{1 + 3 * n}") for n in range(12)]
+    publish(repo, state_dir, {"nodes": nodes, "edges": []})
+    return where(repo, state_dir)
+
+
+def test_ask_about_a_path_past_the_seed_bound_says_how_to_see_the_rest(big_file: list[str]) -> None:
+    """Item 9: the cut names ``cm-graph symbols PATH`` (every definition of the file) and the
+    ``PATH::name`` spelling that asks about one, instead of ``--in PATH``, which cannot narrow a
+    path; the view prints that command whole, on its own line."""
+    (data,) = json.loads(invoke("ask", "impact", BIG, *big_file, "--json").stdout)["answers"]
+    [cut] = [cut for cut in data["bounds_hit"] if cut["bound"] == "seeds"]
+    assert (cut["matched"], cut["remedy"]) == (13, f"cm-graph symbols {BIG}"), cut
+    assert f"ask about one as {BIG}::NAME" in cut["text"] and "--in PATH" not in cut["text"], cut
+    shown = invoke("ask", "impact", BIG, *big_file, env={"COLUMNS": "80"}).stdout.splitlines()
+    assert f"  cm-graph symbols {BIG}" in shown, shown
+    named = json.loads(invoke("ask", "impact", "f1", *big_file, "--json").stdout)["answers"][0]
+    assert named["bounds_hit"] == [] or all("symbols" not in cut["text"] for cut in named["bounds_hit"])
+
+
+def test_symbols_of_a_file_that_is_not_tracked_says_so(big_file: list[str]) -> None:
+    """Item 9: a path the bound commit does not track is "no such tracked file"; a tracked file
+    the graph holds no definition of keeps its own sentence."""
+    missing = invoke("symbols", "pkg/bog.py", *big_file, env=WIDE)
+    assert missing.exit_code == 1 and missing.stderr.startswith(
+        "cm-graph: unresolved: No such tracked file at the graph's commit: pkg/bog.py."), missing.stderr
+    readme = invoke("symbols", "README.md", *big_file)
+    assert readme.exit_code == 1 and "The graph has no definition in that file." in readme.stderr, readme.stderr
