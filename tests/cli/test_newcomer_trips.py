@@ -11,7 +11,7 @@ import pytest
 
 from ..support.cli import WIDE, invoke, where
 from ..support.g0 import g0_graph, node
-from ..support.helpers import make_repo, publish
+from ..support.helpers import git, make_repo, publish
 
 
 @pytest.fixture
@@ -73,3 +73,24 @@ def test_symbols_of_a_file_that_is_not_tracked_says_so(big_file: list[str]) -> N
         "cm-graph: unresolved: No such tracked file at the graph's commit: pkg/bog.py."), missing.stderr
     readme = invoke("symbols", "README.md", *big_file)
     assert readme.exit_code == 1 and "The graph has no definition in that file." in readme.stderr, readme.stderr
+
+
+GONE = ("a build or refresh keeps only the newest generation unless run with --keep-previous, so run the next one "
+        "as `cm-graph refresh --keep-previous` to keep the one it replaces.")
+
+
+@pytest.mark.provider
+def test_diff_of_a_generation_a_plain_refresh_pruned_says_why_and_how_to_keep_the_next(tmp_path: Path) -> None:
+    """Item 2: both forms of a side (a generation id, a revision) say why the old generation is
+    gone and how to keep the next one; the id form said only "no such generation"."""
+    repo = make_repo(tmp_path / "repo", {"pkg/a.py": "def f():\n    return 1\n"})
+    places = where(repo, tmp_path / "state")
+    old = json.loads(invoke("build", "--sandbox", "off", *places, "--json").stdout)["generation"]
+    (repo / "pkg" / "b.py").write_text("def g():\n    return 2\n")
+    git(repo, "add", "pkg/b.py")
+    git(repo, "commit", "-q", "-m", "two")
+    new = json.loads(invoke("refresh", "--sandbox", "off", *places, "--json").stdout)["generation"]
+    for sides in ((old, new), ("HEAD~1", "HEAD")):
+        diffed = invoke("diff", *sides, *places)
+        assert diffed.exit_code == 1 and GONE in diffed.stderr, (sides, diffed.stderr)
+        assert diffed.stderr.count("\n") == 1, diffed.stderr
