@@ -11,8 +11,9 @@ from typing import Annotated, Any
 
 import typer
 
+from ..base.errors import EXIT_CODES
 from ..base.printable import printable
-from .boundary import print_json
+from .boundary import print_json, print_refusal
 from .command_kit import Json, StateDir, exit_refusing, state_root
 
 fleet_app = typer.Typer(help="A named set of checkouts and cross-repository usages over them.", no_args_is_help=True)
@@ -121,6 +122,9 @@ def fleet_usages_command(
             print_json(answer)
         else:
             _print_usages(answer)
+        if answer["status"] != "ok":  # no such name, several, or no member: exits as context's does
+            print_refusal(answer.get("reason") or answer["status"], answer["answer"])
+            raise typer.Exit(EXIT_CODES["refused" if answer["status"] == "unavailable" else "unresolved"])
 
     exit_refusing(body, json_output)
 

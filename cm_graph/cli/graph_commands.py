@@ -23,7 +23,7 @@ from ..generation.layout import Workspace
 from ..generation.status import graph_status
 from ..generation.store import read_current, read_generation, remove_graph_state
 from ..index.ensure import ensure_index, index_for, search_readiness
-from .boundary import print_json, print_refusal
+from .boundary import INTERRUPTED_EXIT, print_json, print_refusal
 from .command_kit import (
     Json,
     RepoPath,
@@ -155,7 +155,7 @@ def _run_build(
                 )
         except KeyboardInterrupt:
             print_refusal(reason="interrupted", message=_kept_after_interrupt(workspace, before))
-            raise typer.Exit(130) from None
+            raise typer.Exit(INTERRUPTED_EXIT) from None
         summary = _build_summary(result.manifest, result.coverage, result.index)
         summary["contained"] = result.run.contained
         summary["extract_seconds"] = round(result.run.seconds, 3)

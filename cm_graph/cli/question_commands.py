@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..base.errors import Refusal
+from ..base.errors import EXIT_CODES, Refusal
 from ..base.git import changed_tracked_files
 from ..generation.layout import Workspace
 from ..generation.status import require_current
@@ -122,7 +122,7 @@ def _print_answers(answers: list[dict[str, Any]], json_output: bool, changed: in
             f"labels it or a repository-relative path.{hint}"
         ))
     if unresolved:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_CODES["unresolved"])
 
 
 @refusals_exit

@@ -36,7 +36,7 @@ def test_not_found_names_the_members_it_could_not_search(fleet: tuple[Path, dict
                       "arguments": {"fleet": "deps"}}
 
     ran = CliRunner().invoke(app, ["fleet", "usages", "deps", "helper", "--state-dir", str(state)])
-    assert ran.exit_code == 0 and f"next: cm-graph doctor --fleet deps  ({why})" in ran.stdout
+    assert ran.exit_code == 1 and f"next: cm-graph doctor --fleet deps  ({why})" in ran.stdout
 
 
 def test_an_ok_member_behind_head_gets_its_refresh_command(tmp_path: Path) -> None:
