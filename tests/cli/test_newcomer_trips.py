@@ -94,3 +94,20 @@ def test_diff_of_a_generation_a_plain_refresh_pruned_says_why_and_how_to_keep_th
         diffed = invoke("diff", *sides, *places)
         assert diffed.exit_code == 1 and GONE in diffed.stderr, (sides, diffed.stderr)
         assert diffed.stderr.count("\n") == 1, diffed.stderr
+
+
+def test_status_counts_changed_files_as_git_diff_stat_does(g0_repo: Path, state_dir: Path) -> None:
+    """Item 6: every tracked path that differs from HEAD, staged or not, a rename as its two
+    paths (the old one is gone, the new one is new: answers know neither), as ``git diff --stat
+    --no-renames HEAD`` lists them; untracked files are not tracked. ``git status --porcelain``
+    gave a staged rename one line."""
+    publish(g0_repo, state_dir, g0_graph())
+    git(g0_repo, "mv", "example_pkg/report.py", "example_pkg/summary.py")  # staged rename: two paths
+    with (g0_repo / "example_pkg" / "config.py").open("a") as handle:  # unstaged edit
+        handle.write("# edited\n")
+    (g0_repo / "notes.txt").write_text("untracked\n")
+    stat = git(g0_repo, "diff", "--stat", "--no-renames", "HEAD").splitlines()
+    assert stat[-1].strip().startswith("3 files changed"), stat
+    value = json.loads(invoke("status", *where(g0_repo, state_dir), "--json").stdout)
+    assert value["cm_graph"]["changed_tracked_files"] == 3, value["cm_graph"]
+    assert value["cm_graph"]["working_tree"].startswith("3 tracked files changed since the bound commit")
