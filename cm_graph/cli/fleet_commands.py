@@ -168,18 +168,23 @@ def run_fleet_doctor(
 def _print_fleet_doctor(report: dict[str, Any]) -> None:
     from rich.table import Table
 
-    from .render import console, literal
+    from .render import console, literal, print_command
 
     table = Table(title=literal(f"cm-graph doctor --fleet {report['fleet']}: {report['verdict']}"),
                   title_justify="left")
-    for column in ("repository", "verdict", "state", "behind", "ahead", "dirty", "age (days)", "next action"):
+    for column in ("repository", "verdict", "state", "behind", "ahead", "dirty", "age (days)", "detail"):
         table.add_column(column)
     for m in report["members"]:
         cells = (m["repository"], m["verdict"], m["state"], *(str(m[k]) if m[k] is not None else "-"
-                 for k in ("behind", "ahead", "dirty", "commit_age_days")), m["next_action"] or m["detail"] or "")
+                 for k in ("behind", "ahead", "dirty", "commit_age_days")), m["detail"] or "")
         table.add_row(*(literal(cell) for cell in cells))
     out = console()
     out.print(table)
+    # A command to copy is never a table cell (a narrow terminal folds or cuts it): its own line.
+    for m in report["members"]:
+        if m["next_action"]:
+            out.print(literal(f"{m['repository']}:"))
+            print_command(out, m["next_action"])
     s = report["summary"]
     out.print(literal(f"{s['ok']} ok, {s['warn']} warn, {s['fail']} fail of {s['total']}; "
                       f"coverage {s['coverage_pct']}%"))

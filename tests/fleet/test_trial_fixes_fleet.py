@@ -83,3 +83,16 @@ def test_fleet_list_without_a_name_lists_the_fleets(fleet: tuple[Path, dict[str,
     empty = CliRunner().invoke(app, ["fleet", "list", "--state-dir", str(tmp_path / "empty")])
     assert (empty.exit_code, empty.stdout) == (0, "No fleet is configured; add one: cm-graph fleet add FLEET "
                                                    "--repo-path PATH\n"), empty.output
+
+
+def test_doctor_fleet_prints_each_command_whole_at_80_columns(tmp_path: Path) -> None:
+    """Issue 32 item 12: the refresh command a member needs is printed whole, on its own line,
+    at 80 columns (the table's "next action" cell cut or folded it); the table keeps the rest."""
+    state = tmp_path / "a-state-root-with-a-rather-long-name" / "state"
+    behind = _member(tmp_path / "checkouts-under-a-long-directory-name", state, "one-after")
+    _commits(behind, 1)
+    ran = CliRunner().invoke(app, ["doctor", "--fleet", "f", "--state-dir", str(state)], env={"COLUMNS": "80"})
+    command = f"cm-graph refresh --repo-path {behind}"
+    assert len(command) > 80 and ran.exit_code == 0, ran.output
+    assert f"  {command}" in ran.stdout.splitlines(), ran.stdout
+    assert "one-after:" in ran.stdout.splitlines() and "next action" not in ran.stdout
