@@ -230,7 +230,7 @@ def status_command(
     state_dir: StateDir = None,
     json_output: Json = False,
 ) -> None:
-    from .render import console, print_status
+    from .render import console, print_command, print_status
 
     workspace = Workspace.locate(repo_path, state_dir)
     status = graph_status(workspace, revision, require_complete=not allow_partial)
@@ -243,7 +243,11 @@ def status_command(
     if json_output:
         print_json(value)
     else:
-        print_status(console(), value)
+        out = console()
+        print_status(out, value)
+        found = status.next_remedy  # the command the next action names, whole on its own line
+        if found is not None and found.command:
+            print_command(out, found.command)
     raise typer.Exit(0 if status.usable and value["search"] == "available" else 1)
 
 

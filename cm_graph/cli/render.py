@@ -185,6 +185,10 @@ def print_doctor(out: Console, report: dict[str, Any]) -> None:
     for check in report["checks"]:
         table.add_row(*_row(check["check"], check["status"], check["message"], check.get("remediation", "")))
     out.print(table)
+    for check in report["checks"]:  # the commands to run, whole, each on its own line
+        if check.get("command"):
+            out.print(literal(f"{check['check']}:"))
+            print_command(out, check["command"])
 
 
 def print_audit(out: Console, report: dict[str, Any]) -> None:

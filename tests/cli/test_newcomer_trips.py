@@ -111,3 +111,19 @@ def test_status_counts_changed_files_as_git_diff_stat_does(g0_repo: Path, state_
     value = json.loads(invoke("status", *where(g0_repo, state_dir), "--json").stdout)
     assert value["cm_graph"]["changed_tracked_files"] == 3, value["cm_graph"]
     assert value["cm_graph"]["working_tree"].startswith("3 tracked files changed since the bound commit")
+
+
+def test_status_and_doctor_print_the_command_to_run_whole_at_80_columns(g0_repo: Path, state_dir: Path) -> None:
+    """Item 12: the command a stale graph's next action names is printed on its own line, whole,
+    below the table (in a cell at 80 columns it is wrapped with the sentence around it)."""
+    publish(g0_repo, state_dir, g0_graph())
+    (g0_repo / "NEWS").write_text("moved on\n")
+    git(g0_repo, "add", "NEWS")
+    git(g0_repo, "commit", "-q", "-m", "after the build")
+    narrow = {"COLUMNS": "80"}
+    status = invoke("status", *where(g0_repo, state_dir), env=narrow)
+    assert status.exit_code == 1 and status.stdout.splitlines()[-1] == "  cm-graph refresh", status.stdout
+    doctor = invoke("doctor", *where(g0_repo, state_dir), env=narrow).stdout.splitlines()
+    assert doctor[doctor.index("generation:") + 1] == "  cm-graph refresh", doctor
+    checks = json.loads(invoke("doctor", *where(g0_repo, state_dir), "--json").stdout)["checks"]
+    assert [c.get("command") for c in checks if c["check"] == "generation"] == ["cm-graph refresh"]
