@@ -17,7 +17,7 @@ from typing import Any
 
 import apsw
 
-from ..base.errors import InvalidInput, Refusal
+from ..base.errors import Absent, Refusal
 from ..base.git import resolve_revision
 from ..base.rules import is_generation_id
 from ..base.sqlfiles import query_sql
@@ -47,6 +47,11 @@ SECTIONS = {
 }
 
 
+# Why a side's generation is gone, and how to keep the next one: the same for both forms of a side.
+KEEP_PREVIOUS = ("a build or refresh keeps only the newest generation unless run with --keep-previous, so run the "
+                 "next one as `cm-graph refresh --keep-previous` to keep the one it replaces.")
+
+
 def resolve_side(workspace: Workspace, spec: str) -> Path:
     """An index file for a diff side: a path to an index, a generation id, or a revision."""
     if spec.endswith(".sqlite") and os.path.isfile(spec):
@@ -59,7 +64,10 @@ def side_generation(workspace: Workspace, spec: str) -> Generation:
     """The generation a diff side names: a generation id, or a revision (the current one wins a
     tie between generations bound to that commit)."""
     if is_generation_id(spec):
-        return read_generation(workspace, spec)
+        try:
+            return read_generation(workspace, spec)
+        except Absent:
+            raise Absent(f"This checkout has no such generation; {KEEP_PREVIOUS}") from None
     commit = resolve_revision(workspace.checkout, spec).commit
     try:
         current = [read_current(workspace)]
@@ -68,10 +76,7 @@ def side_generation(workspace: Workspace, spec: str) -> Generation:
     for generation in current + list_generations(workspace):
         if generation.manifest.commit == commit:
             return generation
-    raise InvalidInput(
-        "No published generation of this checkout is bound to that revision: a build keeps only the "
-        "newest one; build with --keep-previous to keep the one a diff compares against."
-    )
+    raise Absent(f"No generation of this checkout bound to that revision is kept; {KEEP_PREVIOUS}")
 
 
 def operator_exclusions(workspace: Workspace, spec: str) -> list[str] | None:

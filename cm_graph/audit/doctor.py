@@ -32,11 +32,14 @@ class Check:
     status: str
     message: str
     remediation: str = ""
+    command: str | None = None  # the remedy's shell command, where one does it (printed whole, own line)
 
     def to_json(self) -> dict[str, str]:
         value = {"check": self.check, "status": self.status, "message": self.message}
         if self.remediation:
             value["remediation"] = self.remediation
+        if self.command:
+            value["command"] = self.command
         return value
 
 
@@ -162,14 +165,16 @@ def run_doctor(workspace: Workspace, revision: str = "HEAD") -> dict[str, Any]:
     status = graph_status(workspace, revision)
     found = status.next_remedy  # a judgement's own remedy first (no work tree, a revision git cannot resolve)
     if status.state == "absent" and status.remedy:  # no work tree, or no commit: nothing to build yet
-        checks.append(Check("generation", "fail", status.detail, status.remedy.text))
+        checks.append(Check("generation", "fail", status.detail, status.remedy.text, status.remedy.command))
     elif status.state == "absent":
-        checks.append(Check("generation", "skip", "No graph has been built for this checkout.", remedy("absent").text))
+        checks.append(Check("generation", "skip", "No graph has been built for this checkout.", remedy("absent").text,
+                            remedy("absent").command))
     elif status.usable:
         checks.append(Check("generation", "pass", "The current generation is usable for this revision."))
     else:
         checks.append(
-            Check("generation", "fail", f"The graph is {status.state}: {status.detail}", found.text if found else "")
+            Check("generation", "fail", f"The graph is {status.state}: {status.detail}", found.text if found else "",
+                  found.command if found else None)
         )
     coverage_check = _coverage_check(status)
     if coverage_check is not None:

@@ -150,6 +150,21 @@ REMEDIES: dict[str, Remedy] = {
 }
 REASONS = frozenset(REMEDIES)
 
+# The one exit code of each outcome, the same on every command (docs/cli.md's table is this one:
+# tests/cli/test_exit_codes.py holds the two equal). An answer that names nothing or several
+# (``unresolved``, ``ambiguous``, a fleet's ``not_found``) exits like a refusal, whichever command
+# asked: the answer is printed, the reason on stderr.
+EXIT_CODES: dict[str, int] = {
+    "answered": 0,  # what was asked was done (also an optional_unavailable: work continues)
+    "refused": 1,  # a refusal of any reason above, a required_unavailable, a status that is not usable
+    "unresolved": 1,  # no such name, or several without a pick: ask, context, symbols, fleet usages
+    "usage": 2,  # the command line is not one cm-graph takes
+    "warnings": 3,  # doctor --fleet: warnings only, no failure
+    "interrupted": 130,  # Ctrl-C
+}
+# The answer statuses that are "no such name" (or several), on any surface that prints one.
+UNRESOLVED_STATUSES = frozenset({"unresolved", "ambiguous", "not_found"})
+
 
 def remedy(reason: str) -> Remedy:
     """The remedy of ``reason`` (every reason has one: tests/base/test_vocabulary.py)."""
@@ -236,8 +251,9 @@ class Unsafe(Refusal):
 
 
 class UnsafeStateRoot(Unsafe):
-    """The state root (or its ``graph/`` directory) is not an owner-only real directory: no
-    build would be accepted there, so the remedy is the directory, not a rebuild."""
+    """The state root (or a private directory under it) is not an owner-only real directory: no
+    build would be accepted there, so the remedy is the directory, not a rebuild. One the user
+    made themselves is named with its ``chmod 700`` (``base/privfs.py``)."""
 
 
 class UnsafeDestination(Refusal):

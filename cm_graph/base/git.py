@@ -252,12 +252,16 @@ def checkout_root(directory: Path) -> Path | None:
 
 
 def changed_tracked_files(checkout: Path) -> int:
-    """How many tracked files of the work tree differ from HEAD (staged or not): the graph is
-    of the commit, so these are edits no answer knows about. 0 when git cannot say."""
-    done = run_git(checkout, "status", "--porcelain", "--untracked-files=no", check=False)
+    """How many tracked paths of the work tree differ from HEAD (staged or not): the graph is
+    of the commit, so these are edits no answer knows about. Counted as ``git diff --stat
+    --no-renames HEAD`` lists them, a rename as its two paths (answers know neither the new path
+    nor that the old one is gone; ``git status`` gives a staged rename one line); untracked
+    files are not counted. Names only (and ``diff`` runs no diff program: ``SUBCOMMANDS``). 0 when git
+    cannot say (no commit yet)."""
+    done = run_git(checkout, "diff", "--name-only", "-z", "--no-renames", "HEAD", "--", check=False)
     if done.returncode != 0:
         return 0
-    return sum(1 for line in done.stdout.splitlines() if line.strip())
+    return sum(1 for name in done.stdout.split(b"\0") if name)
 
 
 def has_commit(checkout: Path) -> bool:

@@ -7,10 +7,11 @@ on every read, because a file we made 0600 can have been replaced, hard-linked o
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 from pathlib import Path
 
-from .errors import Unsafe, UnsafeDestination
+from .errors import Unsafe, UnsafeDestination, UnsafeStateRoot
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -26,12 +27,24 @@ def _check_private_stat(st: os.stat_result, *, is_dir: bool) -> None:
         raise Unsafe("Private state file has more than one link.")
 
 
+def _check_private_dir_stat(path: Path, st: os.stat_result) -> None:
+    """Refuse a directory of private state that is not owner-only. One the user made themselves
+    (``mkdir -p D``: theirs, but 0755) is named with the command that fixes it: cm-graph never
+    chmods a directory it did not create, and the path is the one the operator chose."""
+    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and st.st_mode & 0o077:
+        raise UnsafeStateRoot(
+            f"The private state directory {path} is mode {stat.S_IMODE(st.st_mode):04o}, not owner-only; "
+            f"run `chmod 700 {shlex.quote(str(path))}`, or point CM_GRAPH_HOME or --state-dir at another directory."
+        )
+    _check_private_stat(st, is_dir=True)
+
+
 def check_private_dir(path: Path) -> None:
     try:
         st = os.lstat(path)
     except OSError:
         raise Unsafe("Private state directory is unavailable.") from None
-    _check_private_stat(st, is_dir=True)
+    _check_private_dir_stat(path, st)
 
 
 def ensure_private_dir(path: Path, *, private_from: Path) -> None:
@@ -57,7 +70,7 @@ def ensure_private_dir(path: Path, *, private_from: Path) -> None:
                 os.chmod(directory, DIR_MODE)
                 continue
         if inside:
-            _check_private_stat(st, is_dir=True)
+            _check_private_dir_stat(directory, st)
         elif not stat.S_ISDIR(st.st_mode):
             raise Unsafe("A parent of the private state directory is not a directory.")
 

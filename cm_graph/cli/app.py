@@ -16,7 +16,7 @@ import sys
 
 import typer
 
-from .boundary import INTERRUPTED, print_refusal
+from .boundary import INTERRUPTED, INTERRUPTED_EXIT, print_refusal
 from .command_table import COMMANDS, SUMMARY
 from .usage import OneLineUsageGroup
 
@@ -42,4 +42,4 @@ def main() -> None:
         app()
     except KeyboardInterrupt:
         print_refusal(reason="interrupted", message=INTERRUPTED)
-        sys.exit(130)
+        sys.exit(INTERRUPTED_EXIT)

@@ -1,7 +1,7 @@
 """The commands' one error boundary and the plain output every command needs, without typer or
 rich: JSON on stdout (``dumps_pretty``: no control character raw); a refusal becomes a reason code
 and one ``printable`` sentence on stderr (plus a JSON object on stdout with ``--json``) and exit
-code 1; a damaged index (``apsw.Error``) and an operating system
+code ``EXIT_CODES["refused"]`` (1); a damaged index (``apsw.Error``) and an operating system
 error become their refusals (``base/refusals.py``), never a traceback.
 
 Kept apart from ``render`` so that ``--json`` runs and refusals never pay for importing rich.
@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import apsw
 
-from ..base.errors import INDEX_DAMAGED, Refusal
+from ..base.errors import EXIT_CODES, INDEX_DAMAGED, Refusal
 from ..base.jsonio import dumps_pretty
 from ..base.printable import printable
 from ..base.refusals import refusal_for_os_error, refusal_for_sqlite_error
@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 INTERRUPTED = "The command was stopped before it finished."  # Ctrl-C, exit 130
-REFUSED = 1
+REFUSED = EXIT_CODES["refused"]
+INTERRUPTED_EXIT = EXIT_CODES["interrupted"]
 
 
 def print_json(value: Any) -> None:

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from ..base.errors import Refusal
+from ..base.errors import EXIT_CODES, UNRESOLVED_STATUSES, Refusal
 from ..base.refusals import refusal_for_os_error
 from ..context.intents import INTENTS
 from ..generation.layout import Workspace
@@ -59,7 +59,7 @@ def _context_command(intent: str, summary: str) -> None:
             print_context(console(), document)
         if document["status"] != "answered":
             print_refusal(document["status"], document["answer"])
-            raise typer.Exit(1)
+            raise typer.Exit(EXIT_CODES["unresolved" if document["status"] in UNRESOLVED_STATUSES else "refused"])
 
 
 @context_app.command("history")

@@ -100,10 +100,10 @@ def main() -> None:
             sys.exit(2)
         _fast_or_typer(sys.argv[1:])
     except KeyboardInterrupt:
-        from .boundary import INTERRUPTED, print_refusal
+        from .boundary import INTERRUPTED, INTERRUPTED_EXIT, print_refusal
 
         print_refusal(reason="interrupted", message=INTERRUPTED)
-        sys.exit(130)
+        sys.exit(INTERRUPTED_EXIT)
     except BrokenPipeError:
         # The reader went away (``| head``, ``| true``): nothing more can be said, and the
         # interpreter's last flush must not fail again; exit 1 as typer does.

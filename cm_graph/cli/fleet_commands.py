@@ -11,8 +11,9 @@ from typing import Annotated, Any
 
 import typer
 
+from ..base.errors import EXIT_CODES
 from ..base.printable import printable
-from .boundary import print_json
+from .boundary import print_json, print_refusal
 from .command_kit import Json, StateDir, exit_refusing, state_root
 
 fleet_app = typer.Typer(help="A named set of checkouts and cross-repository usages over them.", no_args_is_help=True)
@@ -70,11 +71,32 @@ def fleet_remove_command(
 
 
 @fleet_app.command("list")
-def fleet_list_command(name: FleetName, state_dir: StateDir = None, json_output: Json = False) -> None:
-    """List the fleet's members."""
-    from ..fleet.members import listing, read_members
+def fleet_list_command(
+    name: Annotated[str | None, typer.Argument(help="A fleet's name; without one, every fleet.")] = None,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """List the fleet's members, or every fleet with no name."""
+    from ..fleet.members import all_fleets, listing, read_members
 
+    if name is None:
+        exit_refusing(lambda: _print_fleets(all_fleets(_root(state_dir)), json_output), json_output)
+        return
     exit_refusing(lambda: _print_members(listing(name, read_members(_root(state_dir), name)), json_output), json_output)
+
+
+def _print_fleets(fleets: dict[str, Any], json_output: bool) -> None:
+    from ..base.errors import remedy
+    from .render import console, print_mapping
+
+    if json_output:
+        print_json(fleets)
+    elif not fleets["fleets"]:
+        typer.echo(f"No fleet is configured; add one: {remedy('no_members').command}")
+    else:
+        rows = {f["fleet"]: f["refused"] if f["members"] is None
+                else f"{f['members']} member{'s' if f['members'] != 1 else ''}" for f in fleets["fleets"]}
+        print_mapping(console(), f"{len(rows)} fleets", rows)
 
 
 @fleet_app.command("usages")
@@ -100,6 +122,9 @@ def fleet_usages_command(
             print_json(answer)
         else:
             _print_usages(answer)
+        if answer["status"] != "ok":  # no such name, several, or no member: exits as context's does
+            print_refusal(answer.get("reason") or answer["status"], answer["answer"])
+            raise typer.Exit(EXIT_CODES["refused" if answer["status"] == "unavailable" else "unresolved"])
 
     exit_refusing(body, json_output)
 
@@ -143,18 +168,23 @@ def run_fleet_doctor(
 def _print_fleet_doctor(report: dict[str, Any]) -> None:
     from rich.table import Table
 
-    from .render import console, literal
+    from .render import console, literal, print_command
 
     table = Table(title=literal(f"cm-graph doctor --fleet {report['fleet']}: {report['verdict']}"),
                   title_justify="left")
-    for column in ("repository", "verdict", "state", "behind", "ahead", "dirty", "age (days)", "next action"):
+    for column in ("repository", "verdict", "state", "behind", "ahead", "dirty", "age (days)", "detail"):
         table.add_column(column)
     for m in report["members"]:
         cells = (m["repository"], m["verdict"], m["state"], *(str(m[k]) if m[k] is not None else "-"
-                 for k in ("behind", "ahead", "dirty", "commit_age_days")), m["next_action"] or m["detail"] or "")
+                 for k in ("behind", "ahead", "dirty", "commit_age_days")), m["detail"] or "")
         table.add_row(*(literal(cell) for cell in cells))
     out = console()
     out.print(table)
+    # A command to copy is never a table cell (a narrow terminal folds or cuts it): its own line.
+    for m in report["members"]:
+        if m["next_action"]:
+            out.print(literal(f"{m['repository']}:"))
+            print_command(out, m["next_action"])
     s = report["summary"]
     out.print(literal(f"{s['ok']} ok, {s['warn']} warn, {s['fail']} fail of {s['total']}; "
                       f"coverage {s['coverage_pct']}%"))

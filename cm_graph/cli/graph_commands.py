@@ -24,7 +24,7 @@ from ..generation.layout import Workspace
 from ..generation.status import graph_status
 from ..generation.store import read_current, read_generation, remove_graph_state
 from ..index.ensure import ensure_index, index_for, search_readiness
-from .boundary import print_json, print_refusal
+from .boundary import INTERRUPTED_EXIT, print_json, print_refusal
 from .command_kit import (
     Json,
     RepoPath,
@@ -181,7 +181,7 @@ def _run_build(
                 )
         except KeyboardInterrupt:
             print_refusal(reason="interrupted", message=_kept_after_interrupt(workspace, before))
-            raise typer.Exit(130) from None
+            raise typer.Exit(INTERRUPTED_EXIT) from None
         summary = _build_summary(result.manifest, result.coverage, result.index)
         summary["contained"] = result.run.contained
         summary["extract_seconds"] = round(result.run.seconds, 3)
@@ -256,7 +256,7 @@ def status_command(
     state_dir: StateDir = None,
     json_output: Json = False,
 ) -> None:
-    from .render import console, print_status
+    from .render import console, print_command, print_status
 
     workspace = Workspace.locate(repo_path, state_dir)
     status = graph_status(workspace, revision, require_complete=not allow_partial)
@@ -269,7 +269,11 @@ def status_command(
     if json_output:
         print_json(value)
     else:
-        print_status(console(), value)
+        out = console()
+        print_status(out, value)
+        found = status.next_remedy  # the command the next action names, whole on its own line
+        if found is not None and found.command:
+            print_command(out, found.command)
     raise typer.Exit(0 if status.usable and value["search"] == "available" else 1)
 
 

@@ -12,12 +12,13 @@ from typing import Annotated, Any
 
 import typer
 
-from ..base.errors import Refusal
+from ..base.errors import EXIT_CODES, Refusal
 from ..base.git import changed_tracked_files
 from ..generation.definitions import recorded_gaps
 from ..generation.layout import Workspace
 from ..generation.status import require_current
 from ..index.ensure import open_current_index
+from ..query.targets import path_spelling
 from .boundary import print_json, print_refusal
 from .command_kit import (
     AnswerRevision,
@@ -124,7 +125,7 @@ def _print_answers(answers: list[dict[str, Any]], json_output: bool, changed: in
             f"labels it or a repository-relative path.{hint}"
         ))
     if unresolved:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_CODES["unresolved"])
 
 
 @refusals_exit
@@ -137,6 +138,7 @@ def symbols_command(
     json_output: Json = False,
 ) -> None:
     from ..base.rules import is_bounded_text
+    from ..evidence.documents import CitationChecker
     from ..query.suggest import suggestions
     from ..query.symbols import file_symbols
     from .render import console, print_symbols
@@ -148,16 +150,21 @@ def symbols_command(
         workspace, lambda: require_current(workspace, revision, require_complete=not allow_partial))
     try:
         listed: list[dict[str, object]] = []
-        for candidate in _repository_paths(workspace.checkout, path):
+        spellings = _repository_paths(workspace.checkout, path)
+        for candidate in spellings:
             listed = file_symbols(connection, candidate)
             if listed:
                 path = candidate
                 break
         near = [] if listed else [str(item["text"]) for item in suggestions(connection, path) if item["why"] == "path"]
+        census = CitationChecker(connection)  # the bound commit's tracked files
+        tracked = bool(listed) or any(census.confirms(candidate, None) for candidate in spellings)
     finally:
         connection.close()
     if not listed:
         hint = f" Did you mean: {'; '.join(near)}?" if near else ""
+        if not tracked:
+            raise Refusal(f"No such tracked file at the graph's commit: {path}.{hint}", reason="unresolved")
         raise Refusal(f"The graph has no definition in that file.{hint}", reason="unresolved")
     # What the text of the file defines and the graph lacks (extraction gaps): the list is not the file's whole.
     dropped = [{**item, "evidence": "textual"} for item in recorded_gaps(generation).get(path, [])]
@@ -172,7 +179,7 @@ def _repository_paths(checkout: Path, given: str) -> list[str]:
     """The repository-relative spellings a user's path can mean, in order: as written (``./``,
     ``..`` and slashes normalised), then from the current directory (an absolute path, or a
     path typed inside a subdirectory of the checkout)."""
-    spellings = [os.path.normpath(given.strip("/") or ".")]
+    spellings = [path_spelling(given.strip("/"))]
     try:
         spellings.append(Path(os.path.abspath(given)).relative_to(checkout).as_posix())
     except ValueError:

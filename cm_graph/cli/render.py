@@ -54,6 +54,12 @@ def lines(parts: list[str]) -> Text:
     return Text("\n".join(printable(part) for part in parts))
 
 
+def print_command(out: Console, command: str) -> None:
+    """A command the reader is told to run, on its own line and whole at any width (never
+    wrapped by words nor cut by a table's column): what they copy is what runs."""
+    out.print(literal(f"  {command}"), soft_wrap=True, overflow="ignore", crop=False)
+
+
 def _row(*cells: str | Text) -> list[Text]:
     return [literal(cell) for cell in cells]
 
@@ -191,6 +197,10 @@ def print_doctor(out: Console, report: dict[str, Any]) -> None:
     for check in report["checks"]:
         table.add_row(*_row(check["check"], check["status"], check["message"], check.get("remediation", "")))
     out.print(table)
+    for check in report["checks"]:  # the commands to run, whole, each on its own line
+        if check.get("command"):
+            out.print(literal(f"{check['check']}:"))
+            print_command(out, check["command"])
 
 
 def print_audit(out: Console, report: dict[str, Any]) -> None:
@@ -363,6 +373,8 @@ def print_answer_data(out: Console, data: dict[str, Any]) -> None:
         say("No relationship of this question's kinds was found within the bounds.")
     for cut in data["bounds_hit"]:
         say(f"truncated: {cut['text']}")
+        if (cut["remedy"] or "").startswith("cm-graph "):
+            print_command(out, cut["remedy"])
     if data["undeclared_endpoints"]:
         shown = ", ".join(data["undeclared_endpoints"])
         say(

@@ -19,7 +19,7 @@ from typer._click import exceptions as click  # typer >= 0.24 vendors click; the
 from typer.core import TyperGroup
 
 from ..base.printable import printable
-from .boundary import INTERRUPTED, print_refusal
+from .boundary import INTERRUPTED, INTERRUPTED_EXIT, print_refusal
 
 
 def usage_line(error: click.UsageError) -> str:
@@ -39,7 +39,7 @@ class OneLineUsageGroup(TyperGroup):
             return super().invoke(ctx)
         except KeyboardInterrupt:
             print_refusal(reason="interrupted", message=INTERRUPTED)
-            raise Exit(130) from None
+            raise Exit(INTERRUPTED_EXIT) from None
 
     def main(  # type: ignore[override]
         self, args: Sequence[str] | None = None, prog_name: str | None = None,

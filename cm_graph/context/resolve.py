@@ -23,7 +23,7 @@ from ..base.rules import is_bounded_text
 from ..base.sqlfiles import query_sql
 from ..query.questions import MAX_TARGET_CHARS
 from ..query.suggest import suggestions
-from ..query.targets import NAMES_READ, qualified_nodes
+from ..query.targets import NAMES_READ, path_spelling, qualified_nodes
 
 MAX_CANDIDATES = 12
 
@@ -52,6 +52,8 @@ def resolve(connection: apsw.Connection, target: object) -> Resolution:
             return _settle(files, "path")
         return _definitions_first(connection, exact, target)
     via, nodes = qualified_nodes(connection, target)
+    if via == "path":  # a path as a shell spells it (./pkg/mod.py): the file's own node, as above
+        nodes = _file_nodes(connection, nodes, path_spelling(target)) or nodes
     if nodes:
         return _settle(nodes, via)
     ranked = dict.fromkeys(str(item["target"]) for item in suggestions(connection, target))

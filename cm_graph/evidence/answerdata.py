@@ -11,6 +11,7 @@ name) ranked suggestions.
 from __future__ import annotations
 
 import json
+import shlex
 
 import apsw
 
@@ -19,6 +20,7 @@ from ..base.sqlfiles import query_sql
 from ..query.answer import Answer, Relation
 from ..query.questions import MAX_DEPTH, MAX_NODE_BUDGET, MAX_SEEDS
 from ..query.symbols import Endpoint, describe, matching_definitions, undeclared_near
+from ..query.targets import path_spelling
 from .documents import MAX_DOCUMENTS
 
 TYPE_CHECKING = False  # read as typing.TYPE_CHECKING by type checkers; typing stays unloaded
@@ -42,17 +44,24 @@ def _depth_frontier(connection: apsw.Connection, result: Answer) -> int:
     return int(row[0]) if row else 0
 
 
-def bounds_hit(result: Answer, matched: int, frontier: int) -> list[dict[str, Any]]:
-    """Each bound that cut the answer: its name, value, one sentence and the flag that lifts it."""
+def bounds_hit(result: Answer, matched: int, frontier: int, file: str | None = None) -> list[dict[str, Any]]:
+    """Each bound that cut the answer: its name, value, one sentence and the flag that lifts it.
+    A path target (``file``) cannot be narrowed with ``--in``: its cut names the command that
+    lists every definition of the file and the spelling that asks about one."""
     cuts: list[dict[str, Any]] = []
     if result.seed_overflow:
         more = "more than " if matched > 1000 else ""
+        kept = f"the seed bound ({MAX_SEEDS}) kept the first {MAX_SEEDS} and their neighbourhoods only"
+        if file is not None:
+            listing = f"cm-graph symbols {shlex.quote(file)}"
+            text = (f"the file holds {more}{matched:,} definitions; {kept}: see every one with {listing}, "
+                    f"then ask about one as {file}::NAME")
+        else:
+            listing = "--in PATH"
+            text = f"the name matches {more}{matched:,} definitions; {kept}: narrow it with --in PATH"
         cuts.append({
             "bound": "seeds", "value": MAX_SEEDS, "matched": matched,
-            "dropped": max(matched - MAX_SEEDS, 1),
-            "text": f"the name matches {more}{matched:,} definitions; the seed bound ({MAX_SEEDS}) kept "
-                    f"the first {MAX_SEEDS} and their neighbourhoods only: narrow it with --in PATH",
-            "remedy": "--in PATH",
+            "dropped": max(matched - MAX_SEEDS, 1), "text": text, "remedy": listing,
         })
     if result.over_budget:
         lifted = min(MAX_NODE_BUDGET, result.budget * 3)
@@ -96,6 +105,12 @@ def _relationship(relation: Relation, named: dict[int, Endpoint]) -> dict[str, A
     }
 
 
+def _file_target(target: str, matches: list[Endpoint]) -> str | None:
+    """The file a path target names (its own node is among the matches), else None."""
+    spelled = path_spelling(target)
+    return spelled if any(m.kind == "file" and m.path == spelled for m in matches) else None
+
+
 def answer_data(
     connection: apsw.Connection, result: Answer, within: str | None = None,
     suggestions: list[dict[str, Any]] | None = None,
@@ -121,7 +136,7 @@ def answer_data(
         "definitions": [m.to_json() for m in matches[:50]],
         "relationships": [_relationship(r, named) for r in result.relations],
         "truncated": result.truncated,
-        "bounds_hit": bounds_hit(result, matched, frontier),
+        "bounds_hit": bounds_hit(result, matched, frontier, _file_target(result.target, matches)),
         "omissions": result.omissions(),
         "undeclared_endpoints": undeclared_near(connection, touched, MAX_UNDECLARED_LISTED)
         if result.incomplete else [],

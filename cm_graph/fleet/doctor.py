@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.envelope import next_action, remedy_actions
+from ..base.errors import EXIT_CODES as OUTCOME_EXITS
 from ..base.errors import GitFailure, Refusal, remedy
 from ..base.git import run_git
 from ..base.printable import printable_prose
@@ -32,7 +33,7 @@ from .members import Member, read_members
 FLEET_DOCTOR_SCHEMA = "cm_graph.fleetDoctor.v1"
 DEFAULT_MAX_BEHIND = 50
 DEFAULT_MAX_AGE_DAYS = 7.0  # the seed's freshness SLA
-EXIT_CODES = {"ok": 0, "warn": 3, "fail": 1}
+EXIT_CODES = {"ok": OUTCOME_EXITS["answered"], "warn": OUTCOME_EXITS["warnings"], "fail": OUTCOME_EXITS["refused"]}
 
 
 def fleet_doctor(

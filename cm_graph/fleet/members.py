@@ -25,6 +25,7 @@ from ..connections.store import ConnectionStore
 from ..generation.layout import resolved_state_root
 
 FLEET_SCHEMA = "cm_graph.fleet.v1"
+FLEETS_SCHEMA = "cm_graph.fleets.v1"
 MAX_MEMBERS = 500
 MAX_FLEET_BYTES = 1 << 20
 
@@ -192,6 +193,18 @@ def fleets_of(root: Path, checkout: Path) -> list[tuple[str, Member]]:
             continue
         found += [(path.parent.name, m) for m in members if m.checkout == checkout]
     return found
+
+
+def all_fleets(root: Path) -> dict[str, Any]:
+    """Every fleet under the state root by name, with its member count (``fleet list`` with no
+    name); a fleet file this reader cannot use is listed with its refusal's sentence instead."""
+    fleets: list[dict[str, Any]] = []
+    for path in sorted((root / "fleet").glob("*/fleet.json")):
+        try:
+            fleets.append({"fleet": path.parent.name, "members": len(read_members(root, path.parent.name))})
+        except Refusal as refusal:
+            fleets.append({"fleet": path.parent.name, "members": None, "refused": refusal.message})
+    return {"schema": FLEETS_SCHEMA, "fleets": fleets}
 
 
 def listing(name: str, members: list[Member]) -> dict[str, Any]:

@@ -6,7 +6,8 @@ name, in ``ask`` and its JSON, never in ``query``'s metadata. Three kinds, in th
 - the method spelling: ``ensure_object`` or ``Context.ensure_object`` names the provider's
   ``.ensure_object()`` label, defined in ``Context``;
 - a file name: ``sessions.py`` names the paths that end with it;
-- spelling: labels within a small edit distance (``ecko`` -> ``echo()``);
+- spelling: labels within a small edit distance, a swap counting as one edit (``ecko`` -> ``echo()``,
+  ``Contxet`` -> ``Context``);
 - containing: labels and paths that contain the target (``parse`` -> ``parse_config``).
 """
 
@@ -23,18 +24,25 @@ SPELLING_CANDIDATES = 50_000  # names an edit-distance ranking reads at most
 
 
 def edit_distance(a: str, b: str, cap: int) -> int:
-    """Levenshtein distance of ``a`` and ``b``, or ``cap + 1`` once it must exceed ``cap``."""
+    """The optimal string alignment distance of ``a`` and ``b`` (Levenshtein's insert, delete and
+    substitute, plus a swap of two neighbouring characters as one edit: ``Clinet`` is one typo
+    from ``Client``, not two), or ``cap + 1`` once it must exceed ``cap``."""
     if abs(len(a) - len(b)) > cap:
         return cap + 1
+    before: list[int] = []
     previous = list(range(len(b) + 1))
     for i, char in enumerate(a, 1):
         current = [i]
         for j, other in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other)))
-        if min(current) > cap:
+            best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other))
+            if i > 1 and j > 1 and char == b[j - 2] and a[i - 2] == other:
+                best = min(best, before[j - 2] + 1)
+            current.append(best)
+        # A later row is reached from this one, or by a swap from the one before (+1).
+        if min(current) > cap and min(previous) >= cap:
             return cap + 1
-        previous = current
-    return previous[-1]
+        before, previous = previous, current
+    return min(previous[-1], cap + 1)
 
 
 def _methods(connection: apsw.Connection, target: str) -> list[dict[str, object]]:

@@ -15,6 +15,7 @@ with several (``ask`` seeds them all, ``code_context`` calls them ambiguous) is 
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from collections.abc import Iterator
 
@@ -24,6 +25,7 @@ from ..base.sqlfiles import query_sql
 from ..index.graphmodel import callable_base
 
 _LINE_SUFFIX = re.compile(r"(.+)#L([1-9][0-9]{0,8})", re.ASCII)
+_PATH_PART = re.compile(r"([^:#]*/[^:#]*)((?:::|#L).*)?", re.ASCII | re.DOTALL)
 NAMES_READ = 500  # definitions read per name: far past any seed or candidate bound
 
 
@@ -38,8 +40,26 @@ def qualified_nodes(connection: apsw.Connection, target: str, within: str | None
     return "none", []
 
 
+def path_spelling(target: str) -> str:
+    """``target`` with its path written as the graph records it: ``./``, ``//`` and ``dir/..``
+    folded (``./pkg/mod.py::load`` is ``pkg/mod.py::load``), as a shell's completion writes a
+    path; unchanged when it writes no path, or one that leaves the repository."""
+    spelled = _PATH_PART.fullmatch(target)
+    if not spelled:
+        return target
+    path = posixpath.normpath(spelled.group(1))
+    if path in (".", "") or path.startswith(("/", "../")) or path == "..":
+        return target
+    return path + (spelled.group(2) or "")
+
+
 def _readings(connection: apsw.Connection, target: str) -> Iterator[tuple[str, list[int]]]:
     """(via, nodes) for each qualified reading of the target, in the order they are tried."""
+    spelled = path_spelling(target)
+    if spelled != target:  # the seed's path tier, of the path as the graph records it
+        rows = connection.execute(query_sql("resolve_target"), {"target": spelled, "limit": NAMES_READ, "within": None})
+        yield "path", [row[0] for row in rows]
+        target = spelled
     located = _LINE_SUFFIX.fullmatch(target)
     if located:  # path::name#L<n> or path#L<n>: the definition at that line
         place, line = located.group(1), int(located.group(2))

@@ -54,12 +54,21 @@ def test_a_state_directory_that_is_not_owner_only_is_named_not_called_absent(tmp
         state.mkdir(mode=0o700)
         (state / "graph").mkdir(mode=0o700)
         (state if shape == "0755" else state / "graph").chmod(0o755)
+    # A directory the user made (theirs, 0755) is named with the command that fixes it (issue 32
+    # item 1); a file where the directory belongs keeps the plain sentence (chmod would not fix it).
+    sentence = OWNER_ONLY if shape == "a file" else not_owner_only(state if shape == "0755" else state / "graph")
     status = cli("status", *where(repo, state), "--json")
-    assert status.code == 1 and (status.out["state"], status.out["detail"]) == ("invalid", OWNER_ONLY), status.out
+    assert status.code == 1 and (status.out["state"], status.out["detail"]) == ("invalid", sentence), status.out
     assert "chmod 700" in status.out["next_action"] and "build" in status.out["next_action"]
     for asked in (("context", "how", "f"), ("ask", "impact", "f")):
         ran = cli(*asked, *where(repo, state))
-        assert ran.code == 1 and ran.err.startswith(f"cm-graph: invalid: {OWNER_ONLY}"), (asked, ran.err)
+        assert ran.code == 1 and ran.err.startswith(f"cm-graph: invalid: {sentence}"), (asked, ran.err)
+    assert shape == "a file" or state.stat().st_mode & 0o777 == (0o755 if shape == "0755" else 0o700), "never chmod-ed"
+
+
+def not_owner_only(directory: Path) -> str:
+    return (f"The private state directory {directory} is mode 0755, not owner-only; run `chmod 700 {directory}`, "
+            "or point CM_GRAPH_HOME or --state-dir at another directory.")
 
 
 @pytest.mark.provider
@@ -69,7 +78,10 @@ def test_refresh_refuses_a_state_directory_that_is_not_owner_only_with_the_same_
     state.mkdir(mode=0o755)
     state.chmod(0o755)
     ran = cli("refresh", "--sandbox", "off", *where(repo, state))
-    assert (ran.code, ran.err) == (1, f"cm-graph: invalid: {OWNER_ONLY}\n")
+    assert (ran.code, ran.err) == (1, f"cm-graph: invalid: {not_owner_only(state)}\n")
+    assert state.stat().st_mode & 0o777 == 0o755 and list(state.iterdir()) == [], "nothing chmod-ed, nothing made"
+    state.chmod(0o700)  # the command the sentence names is the whole fix
+    assert cli("refresh", "--sandbox", "off", *where(repo, state)).code == 0
 
 
 LONG_MODULE = "src/a_package_with_a_rather_long_name/and_a_module_whose_name_is_long_too.py"

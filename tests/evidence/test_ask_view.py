@@ -131,6 +131,8 @@ def test_methods_of_two_classes_are_told_apart(where: list[str]) -> None:
 
 @pytest.mark.parametrize(("typed", "expected"), [
     ("ecko", "echo()"),
+    ("Contxet", "Context"),  # a swap is one edit (issue 32 item 3): two under Levenshtein, past the cap of 1
+    ("Cotnext", "Context"),
     ("other.py", "pkg/other.py"),
 ])
 def test_an_unresolved_name_gets_ranked_suggestions(where: list[str], typed: str, expected: str) -> None:
@@ -202,6 +204,7 @@ def test_suggestions_on_a_graph_the_real_provider_built(tmp_path: Path) -> None:
     assert built.exit_code == 0, built.stderr
     for typed, expected in (
         ("ecko", "echo()"),
+        ("Contxet", "Context"),
         ("cli/main.py", "pkg/cli/main.py"),  # a path tail (a bare file name is the file node's label)
     ):
         (data,) = ask_json(where, "impact", typed)

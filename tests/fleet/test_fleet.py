@@ -176,7 +176,7 @@ def test_fleet_commands_and_their_refusals(fleet: tuple[Path, dict[str, Path]]) 
     used = RUNNER.invoke(app, ["fleet", "usages", "deps", "lib_pkg.core.helper", "--state-dir", str(state), "--json"])
     assert used.exit_code == 0 and json.loads(used.stdout)["usages_by_repository"]["app"]["total"] == 1
     text = RUNNER.invoke(app, ["fleet", "usages", "deps", "Client", "--state-dir", str(state)])
-    assert text.exit_code == 0 and "Client: ambiguous" in text.stdout and "app/main.py#L1  [package]" in text.stdout
+    assert text.exit_code == 1 and "Client: ambiguous" in text.stdout and "app/main.py#L1  [package]" in text.stdout
     twice = RUNNER.invoke(app, ["fleet", "add", "deps", "--repo-path", str(repos["lib"]), "--state-dir", str(state)])
     assert twice.exit_code == 1 and "cm-graph: invalid: That checkout is already a member" in twice.stderr
     missing = RUNNER.invoke(app, ["fleet", "usages", "nope", "X", "--state-dir", str(state), "--json"])

@@ -104,7 +104,7 @@ def test_an_empty_fleet_says_it_has_no_members(fleet: tuple[Path, dict[str, Path
     add_member(state, "empty", member_from(state, connection=None, repo_path=repos["lib"], repository=None))
     remove_member(state, "empty", "lib")
     ran = RUNNER.invoke(app, ["fleet", "usages", "empty", "helper", "--state-dir", str(state), "--json"])
-    assert ran.exit_code == 0, ran.output
+    assert ran.exit_code == 1 and ran.stderr.startswith("cm-graph: no_members: "), ran.output  # issue 32 item 5
     answer = json.loads(ran.stdout)
     assert answer["status"] == "unavailable" and "check the spelling" not in json.dumps(answer), answer
     assert answer["reason"] == "no_members"

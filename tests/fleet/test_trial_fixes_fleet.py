@@ -3,6 +3,7 @@ defined there), and ``doctor --fleet`` gives an ``ok`` member behind HEAD its re
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from typer.testing import CliRunner
 
 from cm_graph.cli.app import app
 from cm_graph.fleet.doctor import fleet_doctor, member_actions
+from cm_graph.fleet.members import add_member, member_from
 
 from ..support.helpers import commit_all, write_files
 from .test_fleet import _usages, fleet  # noqa: F401  (the fixture)
@@ -34,7 +36,7 @@ def test_not_found_names_the_members_it_could_not_search(fleet: tuple[Path, dict
                       "arguments": {"fleet": "deps"}}
 
     ran = CliRunner().invoke(app, ["fleet", "usages", "deps", "helper", "--state-dir", str(state)])
-    assert ran.exit_code == 0 and f"next: cm-graph doctor --fleet deps  ({why})" in ran.stdout
+    assert ran.exit_code == 1 and f"next: cm-graph doctor --fleet deps  ({why})" in ran.stdout
 
 
 def test_an_ok_member_behind_head_gets_its_refresh_command(tmp_path: Path) -> None:
@@ -65,3 +67,32 @@ def test_the_fleet_doctor_gives_an_agent_each_members_command(tmp_path: Path) ->
         {"why": "gone: the member's checkout is gone", "command": f"cm-graph fleet remove f {gone}"},
         {"why": "one-after: behind HEAD within the thresholds", "command": f"cm-graph refresh --repo-path {behind}"},
     ], actions
+
+
+def test_fleet_list_without_a_name_lists_the_fleets(fleet: tuple[Path, dict[str, Path]], tmp_path: Path) -> None:  # noqa: F811
+    """Issue 32 item 4: ``fleet list`` with no name lists every fleet and its member count (it was
+    a usage error); with none configured it says how to add one, exit 0 both."""
+    state, repos = fleet
+    add_member(state, "apps", member_from(state, connection=None, repo_path=repos["app"], repository=None))
+    ran = CliRunner().invoke(app, ["fleet", "list", "--state-dir", str(state), "--json"])
+    assert (ran.exit_code, ran.stderr) == (0, ""), ran.output
+    assert json.loads(ran.stdout) == {"schema": "cm_graph.fleets.v1", "fleets": [
+        {"fleet": "apps", "members": 1}, {"fleet": "deps", "members": 3}]}
+    table = CliRunner().invoke(app, ["fleet", "list", "--state-dir", str(state)], env={"COLUMNS": "200"})
+    assert table.exit_code == 0 and "apps" in table.stdout and "3 members" in table.stdout, table.output
+    empty = CliRunner().invoke(app, ["fleet", "list", "--state-dir", str(tmp_path / "empty")])
+    assert (empty.exit_code, empty.stdout) == (0, "No fleet is configured; add one: cm-graph fleet add FLEET "
+                                                   "--repo-path PATH\n"), empty.output
+
+
+def test_doctor_fleet_prints_each_command_whole_at_80_columns(tmp_path: Path) -> None:
+    """Issue 32 item 12: the refresh command a member needs is printed whole, on its own line,
+    at 80 columns (the table's "next action" cell cut or folded it); the table keeps the rest."""
+    state = tmp_path / "a-state-root-with-a-rather-long-name" / "state"
+    behind = _member(tmp_path / "checkouts-under-a-long-directory-name", state, "one-after")
+    _commits(behind, 1)
+    ran = CliRunner().invoke(app, ["doctor", "--fleet", "f", "--state-dir", str(state)], env={"COLUMNS": "80"})
+    command = f"cm-graph refresh --repo-path {behind}"
+    assert len(command) > 80 and ran.exit_code == 0, ran.output
+    assert f"  {command}" in ran.stdout.splitlines(), ran.stdout
+    assert "one-after:" in ran.stdout.splitlines() and "next action" not in ran.stdout
