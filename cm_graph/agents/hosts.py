@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .jsonsplice import SERVER_NAME
+from .jsonsplice import REGISTERED_NAME
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ HOSTS: dict[str, Host] = {host.name: host for host in (
 )}
 HOST_CHOICES = (*HOSTS, "all")
 
-INSTRUCTIONS = """\
+INSTRUCTIONS_BLOCK = """\
 ## Code graph: ask it before you grep
 
 This checkout's code graph is served by the `cm-graph` MCP server (a cited, offline index of the
@@ -91,5 +91,5 @@ def toml_table(entry: dict[str, Any]) -> str:
 
     args = ", ".join(string(arg) for arg in entry["args"])
     env = ", ".join(f"{name} = {string(value)}" for name, value in entry["env"].items())
-    return (f"[mcp_servers.{SERVER_NAME}]\ncommand = {string(entry['command'])}\nargs = [{args}]\n"
+    return (f"[mcp_servers.{REGISTERED_NAME}]\ncommand = {string(entry['command'])}\nargs = [{args}]\n"
             f"env = {{ {env} }}\n")

@@ -20,8 +20,8 @@ from typing import Any
 from ..base.errors import Refusal, UnparsableConfig
 from ..base.jsonio import loads_strict
 
-SERVER_NAME = "cm-graph"
-_KEY = json.dumps(SERVER_NAME) + ": "
+REGISTERED_NAME = "cm-graph"  # the key of the entry in every host config
+_KEY = json.dumps(REGISTERED_NAME) + ": "
 _MEMBER = "\n    " + _KEY            # our entry as the first member of an existing mcpServers
 _SERVERS = '\n  "mcpServers": {'  # our mcpServers as the first member of the document
 _SERVERS_CLOSE = "\n  }"
@@ -107,7 +107,7 @@ def _ours(text: str, where: str) -> tuple[str, int, int] | None:
     brace, servers = _servers(text)
     if servers is None:
         return None
-    entry = next((m for m in members(text, servers.value_start) if m.key == SERVER_NAME), None)
+    entry = next((m for m in members(text, servers.value_start) if m.key == REGISTERED_NAME), None)
     if entry is None:
         return None
     if (text[brace + 1:entry.value_start] == _SERVERS + _MEMBER
@@ -119,7 +119,7 @@ def _ours(text: str, where: str) -> tuple[str, int, int] | None:
     if text[servers.value_start + 1:entry.value_start] == _MEMBER:
         end = entry.value_end + (1 if text[entry.value_end:entry.value_end + 1] == "," else 0)
         return "member", servers.value_start + 1, end
-    raise UnparsableConfig(f"{where} already registers a server named {SERVER_NAME} that cm-graph agents did "
+    raise UnparsableConfig(f"{where} already registers a server named {REGISTERED_NAME} that cm-graph agents did "
                            "not write; remove that entry (or rename it), then run the command again.")
 
 
@@ -133,7 +133,7 @@ def place_entry(text: str | None, entry: dict[str, Any], where: str) -> str:
     if ours is not None:
         _, servers = _servers(text)
         assert servers is not None
-        old = next(m for m in members(text, servers.value_start) if m.key == SERVER_NAME)
+        old = next(m for m in members(text, servers.value_start) if m.key == REGISTERED_NAME)
         placed = text[:old.value_start] + value + text[old.value_end:]
     else:
         brace, servers = _servers(text)
@@ -144,7 +144,7 @@ def place_entry(text: str | None, entry: dict[str, Any], where: str) -> str:
             more = "," if members(text, servers.value_start) else ""
             at = servers.value_start + 1
             placed = text[:at] + _MEMBER + value + more + text[at:]
-    if _document(placed, where).get("mcpServers", {}).get(SERVER_NAME) != entry:
+    if _document(placed, where).get("mcpServers", {}).get(REGISTERED_NAME) != entry:
         raise UnparsableConfig(f"{where} could not take the entry without changing other text; "
                                "cm-graph agents leaves it as it is.")
     return placed

@@ -25,8 +25,8 @@ from ..connections.store import ConnectionStore, connect
 from ..generation.layout import Workspace, resolved_state_root
 from .blocks import MARKDOWN, TOML, place_block, take_out_block
 from .checkoutfs import delete_checkout_file, read_checkout_file, write_checkout_file
-from .hosts import HOSTS, INSTRUCTIONS, Host, chosen, server_entry, toml_table
-from .jsonsplice import SERVER_NAME, place_entry, take_out_entry
+from .hosts import HOSTS, INSTRUCTIONS_BLOCK, Host, chosen, server_entry, toml_table
+from .jsonsplice import REGISTERED_NAME, place_entry, take_out_entry
 
 AGENTS_SCHEMA = "cm_graph.agentsSetup.v1"
 
@@ -73,12 +73,12 @@ def _codex_config(before: str | None, entry: dict[str, Any], where: str) -> str:
     except tomllib.TOMLDecodeError as error:
         raise UnparsableConfig(f"{where} is not valid TOML ({error}); cm-graph agents leaves it as it is.") from None
     servers = existing.get("mcp_servers", {})
-    if not isinstance(servers, dict) or SERVER_NAME in servers:
-        raise UnparsableConfig(f"{where} already defines mcp_servers.{SERVER_NAME} (or mcp_servers is not a table) "
+    if not isinstance(servers, dict) or REGISTERED_NAME in servers:
+        raise UnparsableConfig(f"{where} already defines mcp_servers.{REGISTERED_NAME} (or mcp_servers is not a table) "
                                "outside cm-graph's block; remove that table, then run the command again.")
     placed = place_block(before, toml_table(entry), TOML, where)
     try:
-        written = tomllib.loads(placed)["mcp_servers"][SERVER_NAME]
+        written = tomllib.loads(placed)["mcp_servers"][REGISTERED_NAME]
     except (tomllib.TOMLDecodeError, KeyError, TypeError):
         written = None
     if written != entry:
@@ -93,7 +93,7 @@ def init_plan(workspace: Workspace, hosts: tuple[Host, ...], connection: str, pr
     changes: list[Change] = []
     for relative in dict.fromkeys(host.instructions for host in hosts):
         before = _read(checkout, relative)
-        changes.append(Change(relative, before, place_block(before, INSTRUCTIONS, MARKDOWN, relative)))
+        changes.append(Change(relative, before, place_block(before, INSTRUCTIONS_BLOCK, MARKDOWN, relative)))
     for host in hosts:
         before = _read(checkout, host.config)
         entry = server_entry(host, program, connection, root)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from cm_graph.agents.hosts import INSTRUCTIONS
+from cm_graph.agents.hosts import INSTRUCTIONS_BLOCK
 from cm_graph.cli.command_table import COMMANDS
 from cm_graph.connections.store import ConnectionStore
 
@@ -172,10 +172,32 @@ def test_the_instructions_name_only_tools_and_commands_that_exist() -> None:
     pytest.importorskip("jsonschema", reason="the optional extra mcp is not installed (pip install -e '.[mcp]')")
     from cm_graph.surfaces.tools import BY_NAME
 
-    tools = set(re.findall(r"`([a-z_]+)`(?: `\{| with|$| \|)", INSTRUCTIONS, re.M))
+    tools = set(re.findall(r"`([a-z_]+)`(?: `\{| with|$| \|)", INSTRUCTIONS_BLOCK, re.M))
     assert tools and tools <= set(BY_NAME), tools - set(BY_NAME)
     assert {"code_context", "ask", "cross_repo_usages", "graph_status", "graph_feedback"} <= tools | {"graph_feedback"}
-    commands = set(re.findall(r"`cm-graph ([a-z-]+)", INSTRUCTIONS))
+    commands = set(re.findall(r"`cm-graph ([a-z-]+)", INSTRUCTIONS_BLOCK))
     assert commands and commands <= {command.name for command in COMMANDS}, commands
-    for intent in re.findall(r"cm-graph context ([a-z]+)", INSTRUCTIONS):
+    for intent in re.findall(r"cm-graph context ([a-z]+)", INSTRUCTIONS_BLOCK):
         assert intent in ("how", "usage", "impact", "tests")
+
+
+@pytest.mark.anyio
+async def test_each_registration_starts_a_server_that_finds_its_connection(tmp_path: Path) -> None:
+    """Started exactly as the host would start it (the entry's command, args and env, and nothing
+    of this shell's environment but PATH), each host's server finds the connection init made at
+    the absolute state root: no graph is built yet, so ``graph_status`` answers ``absent``, and
+    never ``no_connection``."""
+    pytest.importorskip("mcp", reason="the optional extra mcp is not installed (pip install -e '.[mcp]')")
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    repo, state = checkout(tmp_path)
+    assert agents(repo, state, "init").returncode == 0
+    for host, entry in registrations(repo).items():
+        parameters = StdioServerParameters(command=entry["command"], args=entry["args"],
+                                           env={**entry["env"], "PATH": os.environ["PATH"]}, cwd=str(repo))
+        async with Client(parameters, read_timeout_seconds=60) as client:
+            result = await client.call_tool("graph_status", {})
+        reply = json.loads(result.content[0].text)
+        assert result.is_error is False and reply["reason"] == "absent", (host, reply)
+        assert reply["recipient"] == f"{host}:builder" and str(state.resolve()) in reply["answer"], host
