@@ -42,7 +42,11 @@ def _kind(directory: int, name: str) -> int | None:
 def _open_directory(checkout: Path, relative: str, *, create: bool) -> int | None:
     """A descriptor of the directory ``relative``'s file lives in (None when it does not exist and
     ``create`` is false), refusing a link or a non-directory on the way."""
-    directories, _ = _parts(relative)
+    return _open_directories(checkout, _parts(relative)[0], create=create)
+
+
+def _open_directories(checkout: Path, directories: list[str], *, create: bool) -> int | None:
+    """A descriptor of ``checkout/directories[0]/...``, walked one component at a time."""
     descriptor = os.open(checkout, _DIRECTORY_FLAGS)
     try:
         for walked, part in enumerate(directories, 1):
@@ -139,7 +143,7 @@ def delete_checkout_file(checkout: Path, relative: str) -> None:
     finally:
         os.close(directory)
     for depth in range(len(directories), 0, -1):
-        parent = _open_directory(checkout, "/".join([*directories[:depth - 1], "x"]), create=False)
+        parent = _open_directories(checkout, directories[:depth - 1], create=False)
         if parent is None:
             return
         try:

@@ -125,7 +125,7 @@ def _ours(text: str, where: str) -> tuple[str, int, int] | None:
 
 def place_entry(text: str | None, entry: dict[str, Any], where: str) -> str:
     """``text`` with ``entry`` as ``mcpServers["cm-graph"]`` (replacing ours, else inserted)."""
-    value = json.dumps(entry, ensure_ascii=False)
+    value = json.dumps(entry)  # ASCII: a path's bidi or control character is written as its escape
     if text is None:
         return "{" + _SERVERS + _MEMBER + value + _SERVERS_CLOSE + "\n}\n"
     _document(text, where)

@@ -152,9 +152,13 @@ def ensure_connection(
     """"existing" when the connection is verified and names every host's recipient; "created"
     (or "would create") when there was none, or only a disconnected one, naming every known
     host's recipient (so a later ``--host`` finds it ready); refused when it exists but leaves a
-    chosen host's recipient out (a connection is changed only by disconnecting it first)."""
+    chosen host's recipient out (a connection is changed only by disconnecting it first), and when
+    it is another checkout's (its server would answer about that checkout, not this one)."""
     store = ConnectionStore(workspace.root)
     found = store.read(connection)
+    if found is not None and found.state == "verified" and found.repository_root != workspace.checkout:
+        raise InvalidInput(f"The connection {connection} in this state root is another checkout's; name one for this "
+                           "checkout with --connection NAME (a lowercase identifier).")
     if found is not None and found.state == "verified":
         missing = [host.recipient for host in hosts if host.recipient not in found.recipients]
         if missing:

@@ -201,3 +201,17 @@ async def test_each_registration_starts_a_server_that_finds_its_connection(tmp_p
         reply = json.loads(result.content[0].text)
         assert result.is_error is False and reply["reason"] == "absent", (host, reply)
         assert reply["recipient"] == f"{host}:builder" and str(state.resolve()) in reply["answer"], host
+
+
+def test_a_connection_of_another_checkout_is_refused(tmp_path: Path) -> None:
+    """A state root serves many checkouts: the default connection name may already be another's,
+    and a registration naming it would answer about that checkout."""
+    repo, state = checkout(tmp_path)
+    other = make_repo(tmp_path / "other", {"b.py": "x = 1\n"})
+    assert agents(other, state, "init").returncode == 0
+    before = tree(repo)
+    refused = agents(repo, state, "init")
+    assert refused.returncode == 1 and "another checkout's" in refused.stderr, refused.stderr
+    assert tree(repo) == before
+    assert agents(repo, state, "init", "--connection", "shop").returncode == 0
+    assert registrations(repo)["claude"]["args"][2] == "shop"
