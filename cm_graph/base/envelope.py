@@ -11,8 +11,8 @@ refusal included, the same way, and the tools' output schemas say so (``output_s
 
 A next action is ``{why, command}``, plus ``tool`` and ``arguments`` when an MCP tool does the
 same, so an agent can call it instead of shelling out. The remedy of a reason (``base/errors.py``)
-is one; its placeholders (``TARGET``, ``PATH``, ``FLEET``, ``CONNECTION``) are filled here from
-what the caller knows, and a tool call left with a placeholder is not offered.
+is one; its placeholders (``TARGET``, ``PATH``, ``FLEET``, ``CONNECTION``, ``RECIPIENT``,
+``STATE``) are filled here from what the caller knows, and a tool call left with a placeholder is not offered.
 
 This sits in ``base/`` because every stage that answers an agent builds one: ``context/``,
 ``fleet/``, ``surfaces/``.
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 REFUSED_SCHEMA = "cm_graph.surfaceRefusal.v1"
 ENVELOPE_HEAD = ("schema", "status", "answer")
 ENVELOPE_TAIL = ("freshness", "bounds", "capability_id", "answer_id", "next_actions")
-PLACEHOLDERS = ("TARGET", "PATH", "FLEET", "CONNECTION")
+PLACEHOLDERS = ("TARGET", "PATH", "FLEET", "CONNECTION", "RECIPIENT", "STATE")
 # A refusal is given before, or instead of, judging the graph: its freshness says so, and names no
 # commit or generation (a recipient the connection does not name learns nothing about the checkout).
 NOT_JUDGED: dict[str, Any] = {"state": "not_checked", "head": None, "commit": None, "generation": None}
@@ -81,15 +81,19 @@ def reply(
             "next_actions": list(next_actions)}
 
 
-def refusal(detail: str, *, reason: str, connection: str | None = None) -> dict[str, Any]:
+def refusal(
+    detail: str, *, reason: str, connection: str | None = None, recipient: str | None = None,
+    state: str | None = None,
+) -> dict[str, Any]:
     """The one refusal reply of every surface (a tool's ``isError``, a REST 4xx, the HTTP door's).
 
     It carries every key of the envelope, ``freshness`` included, so a client that checks
     ``structuredContent`` against the schema on an ``isError`` reply too, as the TypeScript SDK
     does, shows the refusal rather than a schema error; its next action is the reason's remedy
-    (``connection``, the one a server was started for, fills its placeholder)."""
+    (the connection, recipient and state root a server was started for fill its placeholders)."""
+    actions = remedy_actions(reason, connection=connection, recipient=recipient, state=state)
     return reply(REFUSED_SCHEMA, "refused", detail, reason=reason, detail=detail, freshness=dict(NOT_JUDGED),
-                 bounds=dict(NOT_CUT), next_actions=remedy_actions(reason, connection=connection))
+                 bounds=dict(NOT_CUT), next_actions=actions)
 
 
 def next_action(
@@ -104,7 +108,8 @@ def next_action(
 
 def remedy_actions(reason: str | None, *, own: Remedy | None = None, **known: str | None) -> list[dict[str, Any]]:
     """The next action of ``reason``'s remedy (``own``: a judgement's more precise one), with the
-    placeholders filled from ``known`` (``target=``, ``path=``, ``fleet=``, ``connection=``);
+    placeholders filled from ``known`` (``target=``, ``path=``, ``fleet=``, ``connection=``,
+    ``recipient=``, ``state=``);
     none when there is no reason or the remedy names no command."""
     found = own or (remedy(reason) if reason is not None else None)
     if found is None or found.command is None:

@@ -1,7 +1,9 @@
 """Refusals: the one exception family every expected failure travels in.
 
 Each refusal carries a stable ``reason`` code a caller can branch on and one human sentence that
-names no local path and echoes no indexed content, so the CLI can print it verbatim and exit
+names no local path (but the state root and connection file an agent surface read, when it found
+no connection or no graph there: the operator's own configuration, which is what to fix) and
+echoes no indexed content, so the CLI can print it verbatim and exit
 non-zero without a traceback.
 """
 
@@ -19,7 +21,7 @@ class Remedy:
     person reads (a status's ``next_action``, a query's advice); ``command`` the shell command
     that does it, where one does; ``tool`` and ``arguments`` the MCP tool call that does the same,
     where one does. An upper-case word of a command or an argument (``TARGET``, ``PATH``,
-    ``FLEET``, ``CONNECTION``) is a placeholder the caller fills when it knows the value
+    ``FLEET``, ``CONNECTION``, ``RECIPIENT``, ``STATE``) is a placeholder the caller fills when it knows the value
     (``base/envelope.py``); a tool call with a placeholder left is never offered."""
 
     why: str
@@ -90,6 +92,13 @@ REMEDIES: dict[str, Remedy] = {
                        "cm-graph doctor"),
     "needs_attention": Remedy("something was left that needs attention", "See what needs attention: cm-graph doctor.",
                               "cm-graph doctor"),
+    "no_connection": Remedy("the server's state root has no connection of that name",
+                            "Connect the checkout in the state root the server reads (cm-graph connect --connection "
+                            "CONNECTION --repository OWNER/REPO --recipient RECIPIENT --state-dir STATE), or start "
+                            "the server on the root that has it: --state-dir DIR, or an env block with CM_GRAPH_HOME "
+                            "in the host's MCP config (cm-graph agents init writes one).",
+                            "cm-graph connect --connection CONNECTION --repository OWNER/REPO --recipient RECIPIENT "
+                            "--state-dir STATE"),
     "not_configured": Remedy("nothing of that name is configured",
                              "Configure it first: cm-graph connect for a connection, cm-graph fleet add for a fleet.",
                              "cm-graph fleet list"),
@@ -125,6 +134,13 @@ REMEDIES: dict[str, Remedy] = {
     "bad_token_file": Remedy("the bearer token file is not one cm-graph made",
                              "Delete the token file and start cm-graph mcp --http --port N again, which makes a "
                              "new one."),
+    # writing a checkout's agent instructions and host configs (agents/)
+    "linked_path": Remedy("a file cm-graph agents would write is a symlink, or under one",
+                          "Replace the symlink with a regular file or directory (or delete it), then run the "
+                          "command again; cm-graph never writes through a link in a checkout."),
+    "unparsable_config": Remedy("a host's config file is not valid JSON or TOML, or not in a shape cm-graph can "
+                                "add to", "Fix the file the sentence names (cm-graph agents never overwrites a file "
+                                "it cannot parse), then run the command again."),
     # feedback and the eval corpus (feedback/)
     "not_reproduced": Remedy("the answer id did not come back", "Ask again (the graph changed, or an argument differs "
                              "from the original call) and report the new answer's ids."),
@@ -274,6 +290,28 @@ class ConnectionRefusal(Unauthorized):
     """A connection cannot authorize this request (unknown, disconnected, or not covering it)."""
 
     reason = "unauthorized"
+
+
+class NoConnection(ConnectionRefusal):
+    """The state root a server reads has no connection of the name it serves: most often a host
+    that started the server without the operator's ``CM_GRAPH_HOME``, so the sentence names the
+    root and the file it read."""
+
+    reason = "no_connection"
+
+
+class LinkedPath(Refusal):
+    """A path ``cm-graph agents`` would read or write in a checkout is a symlink (or lies under
+    one): a repository may plant ``AGENTS.md -> ~/.bashrc``, so nothing is written through it."""
+
+    reason = "linked_path"
+
+
+class UnparsableConfig(Refusal):
+    """A host's config file is not valid JSON or TOML, or its servers are not a table cm-graph can
+    add to: it is refused and left as it is, never overwritten."""
+
+    reason = "unparsable_config"
 
 
 class BadTokenFile(Refusal):

@@ -71,6 +71,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("feedback", "Record whether an answer saved reads; report, export or purge the local outcomes.",
             "feedback_commands", "feedback_app"),
     Command("eval", "Re-ask the eval corpus (correct answers) and grade the answers.", "feedback_commands", "eval_app"),
+    Command("agents", "Tell agents to ask the graph first (AGENTS.md, CLAUDE.md) and register the MCP server per host.",
+            "agents_commands", "agents_app"),
 )
 
 

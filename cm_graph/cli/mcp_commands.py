@@ -51,9 +51,10 @@ def mcp_command(
         if not http and (socket_path is not None or port is not None):
             raise typer.BadParameter("--socket and --port need --http.")
         _require_extra()
+        from ..generation.layout import state_root_origin
         from ..surfaces.authority import Caller
 
-        caller = Caller(state_root(state_dir), connection, recipient)
+        caller = Caller(state_root(state_dir), connection, recipient, state_root_origin(state_dir))
         if http:
             from ..surfaces.serve import serve_http
 

@@ -27,6 +27,15 @@ def default_state_root() -> Path:
     return Path(data_home) / "cm-graph"
 
 
+def state_root_origin(state_dir: Path | None) -> str:
+    """Where a command's state root came from, as a refusal that names the root says it."""
+    if state_dir is not None:
+        return "--state-dir"
+    if os.environ.get(STATE_ENV):
+        return STATE_ENV
+    return f"the default: neither --state-dir nor {STATE_ENV} was given"
+
+
 def resolve_checkout(repo_path: Path | None) -> Path:
     """The checkout's resolved top level (or the resolved directory when Git has no answer)."""
     directory = Path(repo_path) if repo_path is not None else Path.cwd()

@@ -32,7 +32,7 @@ from ..generation.layout import Workspace
 from ..generation.status import STATUS_SCHEMA, GraphStatus, graph_status, reason_remedy
 from ..index.ensure import has_usable_index
 from ..query.answerids import capability_id, stamp_ids
-from .authority import Caller, approved_workspace, evidence_authorization, fleet_access, head_commit
+from .authority import Caller, approved_workspace, evidence_authorization, fleet_access, head_commit, located
 
 ASK_ANSWER_SCHEMA = "cm_graph.askAnswer.v1"
 SURFACE_STATUS_SCHEMA = "cm_graph.surfaceStatus.v1"
@@ -66,11 +66,12 @@ def code_context_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
     except Refusal as refusal:
         if _is_refusal(refusal):
             raise
+        detail, actions = located(caller, workspace, refusal.reason, refusal.message,
+                                  reason_actions(refusal.reason, target=target))
         return reply(
-            CODE_CONTEXT_SCHEMA, "unavailable", refusal.message, reason=refusal.reason, detail=refusal.message,
+            CODE_CONTEXT_SCHEMA, "unavailable", detail, reason=refusal.reason, detail=detail,
             intent=intent, target=target, freshness=freshness_now(workspace), bounds=asked_bounds(arguments),
-            **unanswered_ids("code_context", intent, target),
-            next_actions=reason_actions(refusal.reason, target=target),
+            **unanswered_ids("code_context", intent, target), next_actions=actions,
         )
 
 
@@ -91,7 +92,9 @@ def ask_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
     except Refusal as refusal:
         if _is_refusal(refusal):
             raise
-        return _ask_unavailable(arguments, refusal.reason, refusal.message, freshness_now(workspace))
+        detail, actions = located(caller, workspace, refusal.reason, refusal.message,
+                                  reason_actions(refusal.reason, target=target))
+        return _ask_unavailable(arguments, refusal.reason, detail, freshness_now(workspace), actions=actions)
     outcome = ask(workspace, question, target, authorization, revision="HEAD", depth=arguments.get("depth"),
                   node_budget=arguments.get("node_budget"), now=now, derive=False, status=status, qualified=True)
     summary, packet = outcome.summary, outcome.packet
@@ -140,11 +143,13 @@ def _ask_prose(question: str, target: str, summary: dict[str, Any], shown: int, 
 
 def _ask_unavailable(
     arguments: dict[str, Any], reason: str, detail: str, freshness: dict[str, Any], data: dict[str, Any] | None = None,
+    actions: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """``ask`` when the graph gives no packet. An unresolved target is still an answer (``ask
     --json`` gives it with its ids and suggestions, and an agent may report it unhelpful): ``data``,
     as ``evidence/ask.py`` gave it, so its ids are that answer's and each suggestion is a next
-    action; without it ``answer_id`` is None."""
+    action; without it ``answer_id`` is None. ``actions``: the reason's next actions, when the
+    caller has settled them already (``located``)."""
     question, target = arguments["question"], arguments["target"]
     ids = ({"capability_id": data["capability_id"], "answer_id": data["answer_id"]} if data is not None
            else unanswered_ids("question", question, target))
@@ -158,7 +163,7 @@ def _ask_unavailable(
     return reply(
         ASK_ANSWER_SCHEMA, "unavailable", detail, reason=reason, detail=detail, question=question, target=target,
         freshness=freshness, bounds=asked_bounds(arguments), **ids,
-        next_actions=similar or reason_actions(reason, target=target),
+        next_actions=similar or (actions if actions is not None else reason_actions(reason, target=target)),
     )
 
 
@@ -190,6 +195,7 @@ def graph_status_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
         prose = status.detail or f"The graph cannot answer yet ({reason})."
     actions = (remedy_actions(reason, own=status.next_remedy) if reason == status.state
                else reason_actions(reason))
+    prose, actions = located(caller, workspace, reason, prose, actions)
     return stamp_ids(reply(
         SURFACE_STATUS_SCHEMA, "ready" if reason is None else "unavailable", prose, reason=reason,
         connection=caller.connection, recipient=caller.recipient, repositories=list(repositories), index=index,

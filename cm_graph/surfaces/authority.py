@@ -8,12 +8,14 @@ restart. The consuming revision is the checkout's own HEAD, read per call for th
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import ConnectionRefusal
+from ..base.envelope import next_action
+from ..base.errors import ConnectionRefusal, NoConnection
 from ..base.git import resolve_revision
 from ..connections.store import ConnectionStore, authorize_judged
 from ..evidence.authorization import POLICY_SCHEMA, Authorization, parse_policy
@@ -30,11 +32,14 @@ SURFACE_MAX_DOCUMENTS = 16
 
 @dataclass(frozen=True)
 class Caller:
-    """The server's identity: a state root, the connection it serves and the recipient it is."""
+    """The server's identity: a state root, the connection it serves and the recipient it is, and
+    where the root came from (``generation.layout.state_root_origin``), which a reply that found
+    nothing there names."""
 
     state_root: Path
     connection: str
     recipient: str
+    state_origin: str = "--state-dir"
 
     @property
     def store(self) -> ConnectionStore:
@@ -47,12 +52,48 @@ def approved_workspace(caller: Caller) -> tuple[Workspace, tuple[str, ...]]:
     store = caller.store
     connection = store.read(caller.connection)
     if connection is None:
-        raise ConnectionRefusal("No local graph connection of that name is configured; run `cm-graph connect`.")
+        raise NoConnection(f"No local graph connection {caller.connection} is configured here. "
+                           + where_it_looked(caller))
     if connection.state != "verified":
         raise ConnectionRefusal("The connection is disconnected.")
     if caller.recipient not in connection.recipients:
         raise ConnectionRefusal("The connection does not name this recipient; evidence goes only where it says.")
     return Workspace(connection.repository_root, store.root), connection.repositories
+
+
+def where_it_looked(caller: Caller, workspace: Workspace | None = None) -> str:
+    """The sentence a reply that found no connection or no graph ends with: the state root the
+    server read and where that root came from, the connection file, the checkout, and how to serve
+    another root. A host that starts the server without the operator's environment (the MCP
+    Inspector 2.x passes no ``CM_GRAPH_HOME``) makes it read the default root; this says so."""
+    store = caller.store
+    checkout = f", for the checkout {workspace.checkout}" if workspace is not None else ""
+    return (f"The server read the state root {store.root} (from {caller.state_origin}) and the connection file "
+            f"{store.state_path(caller.connection)}{checkout}; to serve another root, start it with --state-dir DIR "
+            f"or put CM_GRAPH_HOME=DIR in the env block of the host's MCP config (cm-graph agents init writes it).")
+
+
+def serve_elsewhere(caller: Caller) -> dict[str, Any]:
+    """The next action of a server that reads the wrong state root: serve the one that has it."""
+    return next_action("or serve the state root that has the connection and its graph",
+                       f"cm-graph mcp --connection {caller.connection} --recipient {shlex.quote(caller.recipient)} "
+                       "--state-dir DIR")
+
+
+def located(
+    caller: Caller, workspace: Workspace, reason: str | None, detail: str, actions: list[dict[str, Any]]
+) -> tuple[str, list[dict[str, Any]]]:
+    """A reply that found no graph (``absent``), told where it looked: the sentence ends with
+    ``where_it_looked``, the build is for this checkout in the server's own root (a bare
+    ``cm-graph build`` would build into whatever root the agent's shell has), and serving another
+    root is offered. Any other reason is left as it is."""
+    if reason != "absent":
+        return detail, actions
+    build = (f"cm-graph build --repo-path {shlex.quote(str(workspace.checkout))} "
+             f"--state-dir {shlex.quote(str(caller.store.root))}")
+    rooted = [{**action, "command": build} if action["command"] == "cm-graph build" else action
+              for action in actions]
+    return f"{detail} {where_it_looked(caller, workspace)}", [*rooted, serve_elsewhere(caller)]
 
 
 def fleet_access(caller: Caller) -> MemberAccess:

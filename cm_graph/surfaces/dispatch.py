@@ -20,7 +20,7 @@ from ..base.envelope import refusal
 from ..base.errors import Refusal
 from ..base.jsonio import dumps_wire
 from ..base.printable import printable
-from .authority import Caller
+from .authority import Caller, serve_elsewhere
 from .tools import BY_NAME, Tool
 
 LOG = logging.getLogger("cm_graph.surfaces")
@@ -86,7 +86,11 @@ def call_tool(caller: Caller, tool: Tool, arguments: Any) -> Reply:
     try:
         return Reply(offered(tool.adapter(caller, with_defaults(tool, arguments))), False)
     except Refusal as refused:
-        return Reply(refusal(refused.message, reason=refused.reason, connection=caller.connection), True)
+        refused_reply = refusal(refused.message, reason=refused.reason, connection=caller.connection,
+                                recipient=caller.recipient, state=str(caller.store.root))
+        if refused.reason == "no_connection":
+            refused_reply["next_actions"].append(serve_elsewhere(caller))
+        return Reply(refused_reply, True)
     except Exception:  # a fault of this program: logged on stderr, never its text to the agent
         LOG.exception("tool %s failed", tool.name)
         return Reply(refusal("cm-graph failed while answering; see the server's log.", reason="internal"), True)

@@ -26,8 +26,8 @@ from .dispatch import Reply, call_tool, wire_bytes
 from .guard import MAX_BODY_BYTES
 from .tools import TOOLS, Tool
 
-STATUS_OF_REASON = {"invalid": 400, "budget_too_small": 400, "unauthorized": 403, "not_found": 404,
-                    "too_large": 413, "not_reproduced": 409, "internal": 500}
+STATUS_OF_REASON = {"invalid": 400, "budget_too_small": 400, "unauthorized": 403, "no_connection": 403,
+                    "not_found": 404, "too_large": 413, "not_reproduced": 409, "internal": 500}
 
 
 def response(reply: Reply) -> Response:

@@ -169,6 +169,8 @@ def test_no_command_of_the_command_table_runs_a_repository_configured_program(tm
     run("feedback export")
     run("connect", "--connection", "hostile", "--repository", "owner/repo", "--recipient", RECIPIENT)
     run("connection-status", "--connection", "hostile")
+    run("agents init", "--connection", "agents-hostile")  # finds the checkout and connects it (git)
+    run("agents remove", "--connection", "agents-hostile")
     auth = files / "auth.json"
     run("auth init", "--connection", "hostile", "--repository", "owner/repo", "--recipient", RECIPIENT,
         "--out", auth)

@@ -9,7 +9,7 @@ import importlib
 import inspect
 from pathlib import Path
 
-from cm_graph.base import errors
+from cm_graph.base import envelope, errors
 from cm_graph.base.refusals import OS_REFUSALS
 from cm_graph.generation.status import STATES
 
@@ -84,7 +84,8 @@ def test_reason_codes_are_one_closed_list() -> None:
     assert sorted(errors.REASONS - used) == [], "a listed reason no source uses"
 
 
-PLACEHOLDERS = {"TARGET", "PATH", "FLEET", "CONNECTION", "NAME", "REVISION", "N"}
+# The ones base/envelope.py fills, and the ones only a person can (a name, a revision, a number, a repository).
+PLACEHOLDERS = {*envelope.PLACEHOLDERS, "NAME", "REVISION", "N", "OWNER/REPO"}
 
 
 def test_every_reason_the_source_can_give_has_its_remedy_beside_it() -> None:

@@ -175,6 +175,8 @@ def ro_table(
         "feedback export": (["feedback", "export", *where], "reads", None),
         "feedback purge": (["feedback", "purge", *where], "read_only", None),
         "eval run": (["eval", "run", *where], "reads", None),
+        "agents init": (["agents", "init", "--connection", "ro-agents", *where], "read_only", None),  # connects
+        "agents remove": (["agents", "remove", *where], "reads", None),  # the checkout's files only
         "index --rebuild": (["index", "--rebuild", *where], "read_only", None),
         "index": (["index", *where], "reads", None),
         "build": (["build", "--from-graph", out, "--keep-previous", *where], "read_only", None),

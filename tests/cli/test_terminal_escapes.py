@@ -149,6 +149,9 @@ PLAN = (
     Step(("ask", "impact", "helper", f"--{WITH_ESCAPE}"), json=False, shows=(WITH_ESCAPE,)),  # a usage error
     Step((WITH_ESCAPE,), json=False, shows=(WITH_ESCAPE,)),  # not a command
     Step(("refresh",)),
+    Step(("agents", "init", "--dry-run")),  # the diff of every file it would write
+    Step(("agents", "init")),
+    Step(("agents", "remove")),
     # Last: these take the state away.
     Step(("fleet", "remove", FLEET, CHECKOUT)),
     Step(("feedback", "purge",)),

@@ -31,7 +31,7 @@ RANKS = {
     "fleet": 6,  # reads connections; context's usage intent reads the fleet
     "context": 7,
     "feedback": 8,  # re-asks code_context and the questions to reproduce an answer id
-    "surfaces": 9,  # the MCP server and REST twin serve context, the questions and feedback
+    "surfaces": 9, "agents": 9,  # the MCP server and REST twin | a checkout's instructions and host configs
     "cli": 10,
 }
 # The agent surfaces' libraries (the optional extra ``mcp``): only surfaces/ imports them, so the

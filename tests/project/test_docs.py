@@ -34,7 +34,7 @@ def test_architecture_md_draws_every_stage_and_the_layer_rules() -> None:
             if module.name != "__init__.py":
                 assert module.stem in page, f"docs/architecture.md does not name {stage}/{module.name}"
     rule = ("base < generation < index < (provider | query) < evidence < (connections | audit) < fleet < context"
-            " < feedback < surfaces < cli")
+            " < feedback < (surfaces | agents) < cli")
     assert rule in page
 
 
