@@ -81,6 +81,10 @@ REMEDIES: dict[str, Remedy] = {
                            "cm-graph connect --connection CONNECTION"),
     "budget_too_small": Remedy("the answer's fixed part alone passes the character budget",
                                "Raise the character budget (--max-chars, or max_chars)."),
+    "cursor_stale": Remedy("the answer the cursor pages was replaced by a refresh",
+                           "Ask the question again without --cursor (or cursor) and page the new answer."),
+    "cursor_mismatch": Remedy("the cursor pages another answer",
+                              "Pass the cursor with the intent and target of the answer whose next action named it."),
     # builds and the provider
     "busy": Remedy("another process holds the lock", "Another build or server holds it; try again once it is done "
                    "(cm-graph status).", "cm-graph status", "graph_status", {}),

@@ -31,6 +31,8 @@ context_app = typer.Typer(no_args_is_help=True)  # its help is the command table
 
 
 MaxChars = Annotated[int | None, typer.Option("--max-chars", help="Character budget of the JSON answer.")]
+MaxItems = Annotated[int | None, typer.Option("--max-items", help="Items a section shows at most (default 50).")]
+Cursor = Annotated[str | None, typer.Option("--cursor", help="The rest of a cut section, as a next action names it.")]
 
 
 def _context_command(intent: str, summary: str) -> None:
@@ -41,6 +43,8 @@ def _context_command(intent: str, summary: str) -> None:
     def command(
         target: Annotated[str, typer.Argument(help="A symbol, Class.method, module.func, path::name or a path.")],
         max_chars: MaxChars = None,
+        max_items: MaxItems = None,
+        cursor: Cursor = None,
         repo_path: RepoPath = None,
         state_dir: StateDir = None,
         json_output: Json = False,
@@ -49,7 +53,7 @@ def _context_command(intent: str, summary: str) -> None:
         from ..context.from_workspace import code_context
 
         workspace = Workspace.locate(repo_path, state_dir)
-        document = code_context(workspace, intent, target, max_chars=max_chars)
+        document = code_context(workspace, intent, target, max_chars=max_chars, max_items=max_items, cursor=cursor)
         if json_output:
             sys.stdout.write(dumps_wire(document) + "\n")
         else:

@@ -38,6 +38,7 @@ def record_command(
     intent: Annotated[str | None, typer.Option("--intent", help="A code_context intent (how, usage, ...).")] = None,
     question: Annotated[str | None, typer.Option("--question", help="Or one of the four questions of ask.")] = None,
     max_chars: Annotated[int | None, typer.Option("--max-chars", help="The intent's --max-chars, if given.")] = None,
+    max_items: Annotated[int | None, typer.Option("--max-items", help="The intent's --max-items, if given.")] = None,
     within: Annotated[str | None, typer.Option("--in", metavar="PATH", help="The question's --in, if given.")] = None,
     depth: Annotated[int | None, typer.Option("--depth", help="The question's --depth, if given.")] = None,
     node_budget: Annotated[int | None, typer.Option("--node-budget", help="The question's --node-budget.")] = None,
@@ -58,7 +59,7 @@ def record_command(
         from ..generation.layout import Workspace
 
         kind, name = ("code_context", intent) if intent is not None else ("question", question)
-        arguments = ({"max_chars": max_chars} if kind == "code_context"
+        arguments = ({"max_chars": max_chars, "max_items": max_items} if kind == "code_context"
                      else {"within": within.strip("/") if within else None, "depth": depth, "node_budget": node_budget})
         summary = record_outcome(
             Workspace.locate(repo_path, state_dir), kind=kind, intent=str(name), target=target,

@@ -357,6 +357,8 @@ def print_answer_data(out: Console, data: dict[str, Any]) -> None:
             say(f"  {_definition_line(definition)}")
         if matched > len(seeds):
             say(f"  ... and {matched - len(seeds):,} more, not used")
+    for aside in data.get("chosen_over", []):  # a binding, manifest key or declaration-only member
+        say(f"chosen over: {_definition_line(aside)} (defines nothing itself)")
     name = _endpoint_names(data)
     for row in data["relationships"]:
         reached = row[row["reached"]]

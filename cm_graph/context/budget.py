@@ -1,5 +1,6 @@
-"""The answer's bounds: at most ``MAX_ITEMS`` items a section, and a character budget that whole
-items are dropped to fit, counting what was dropped.
+"""The answer's bounds: at most ``max_items`` items a section (``--max-items``, default
+``DEFAULT_ITEMS``), and a character budget that whole items are dropped to fit, counting what was
+dropped. A cut section is paged (``paging.py``): nothing is cut that no call returns.
 
 The answer is rebuilt for every cut tried (citations and prose follow what is shown), so the
 budget bounds the bytes an agent actually receives. Items go in a fixed order, the last shown
@@ -17,7 +18,9 @@ from ..base.errors import InvalidInput
 from ..base.jsonio import dumps_wire
 
 MIN_CHARS, DEFAULT_CHARS, MAX_CHARS = 4000, 8000, 1_000_000
-MAX_ITEMS = 12  # items a section shows at most, before the character budget drops any
+# Items a section shows at most, before the character budget drops any: the default carries
+# every caller of a target with up to 50 of them; ``--max-items`` takes up to MAX_ITEMS.
+MIN_ITEMS, DEFAULT_ITEMS, MAX_ITEMS = 1, 50, 500
 
 
 def check_max_chars(value: Any) -> int:
@@ -25,6 +28,14 @@ def check_max_chars(value: Any) -> int:
         return DEFAULT_CHARS
     if isinstance(value, bool) or not isinstance(value, int) or not MIN_CHARS <= value <= MAX_CHARS:
         raise InvalidInput(f"The character budget must be an integer from {MIN_CHARS} to {MAX_CHARS}.")
+    return value
+
+
+def check_max_items(value: Any) -> int:
+    if value is None:
+        return DEFAULT_ITEMS
+    if isinstance(value, bool) or not isinstance(value, int) or not MIN_ITEMS <= value <= MAX_ITEMS:
+        raise InvalidInput(f"The item bound must be an integer from {MIN_ITEMS} to {MAX_ITEMS}.")
     return value
 
 

@@ -20,52 +20,95 @@ import apsw
 
 from ..base.envelope import next_action, remedy_actions, reply
 from ..base.printable import printable_prose
+from ..base.records import record
 from ..base.sqlfiles import query_sql
 from ..evidence.documents import CitationChecker
 from ..query.answerids import answer_id, capability_id
-from .budget import MAX_ITEMS, fit
+from ..query.targets import reexport_entry
+from .budget import DEFAULT_ITEMS, fit
 from .composers import describe
 from .gaps import gaps_note, item_paths, textual_answer, textual_definition
 from .intents import INTENTS
+from .paging import Cursor, check_answer, check_generation, cursor_for
 from .resolve import Resolution, followable, resolve
 from .section_table import BY_NAME, SECTIONS_OF, used_primitives, used_relations
-from .sections import UNTRAVERSABLE, FleetUsages, Reading, Section, behind_borders, filled, unavailable
-from .shape import CODE_CONTEXT_SCHEMA, ID_PLACEHOLDER, LIST_HEAD, CitationBook, listed, tag
+from .sections import UNTRAVERSABLE, FleetUsages, Found, Reading, Section, behind_borders, filled, unavailable
+from .sentences import UNSEEN, count, textual_tests
+from .shape import CODE_CONTEXT_SCHEMA, ID_PLACEHOLDER, LIST_HEAD, CitationBook, listed, shown_cite, tag
 from .walks import MAX_READ
 
 NEXT_INTENT = {intent.name: intent.then for intent in INTENTS}
 
 
+@record
+class _Read:
+    """One resolved anchor and what its sections found, before the budget chooses what is shown."""
+
+    rows: tuple[Section, ...]
+    anchor: dict[str, Any]
+    aside: list[dict[str, Any]]  # the variable bindings it was chosen over, described
+    set_aside: int
+    reading: Reading
+    raw: dict[str, Found | None]
+    ran: list[Section]
+    untraversable: bool
+    freshness: dict[str, Any]
+    reexported_by: str | None  # the package entry file a public import path resolved through
+
+
 def compose(
     connection: apsw.Connection, intent: str, target: str, graph: dict[str, Any],
     freshness: dict[str, Any], max_chars: int, history: apsw.Connection | None = None,
-    fleet: FleetUsages | None = None, gaps: dict[str, list[dict[str, Any]]] | None = None,
+    fleet: FleetUsages | None = None, gaps: dict[str, list[dict[str, Any]]] | None = None, *,
+    max_items: int = DEFAULT_ITEMS, cursor: Cursor | None = None,
 ) -> dict[str, Any]:
     """The answer; ``history`` is the generation's change-coupling file when it is built; ``fleet``
     gives the fleet's usages of the anchor's label (None: no fleet), whose members' freshness goes
     under ``freshness.fleet`` (outside the id, as the checkout's own); ``gaps`` are the
-    definitions the graph lacks, per file (``generation.definitions.gaps_by_path`` of the build record)."""
-    resolution = resolve(connection, target)
-    rows = SECTIONS_OF[intent]
+    definitions the graph lacks, per file (``generation.definitions.gaps_by_path`` of the build record).
+    With ``cursor``, the page of one cut section it names, once the answer it pins is checked to be
+    this question's answer (``paging.py``)."""
     gaps = gaps or {}
+    if cursor is not None:
+        return _page(connection, intent, target, graph, freshness, max_chars, history, fleet, max_items, cursor, gaps)
+    resolution = resolve(connection, target)
     if resolution.status != "resolved":
-        return _unanswered(connection, intent, target, resolution, rows, graph, freshness, max_chars, gaps)
+        return _unanswered(connection, intent, target, resolution, SECTIONS_OF[intent], graph, freshness, max_chars,
+                           max_items, gaps)
+    read = _read(connection, intent, target, resolution, graph, freshness, history, fleet, max_items)
+    return _answer(connection, intent, target, read, graph, max_chars, max_items, gaps)
+
+
+def _read(
+    connection: apsw.Connection, intent: str, target: str, resolution: Resolution, graph: dict[str, Any],
+    freshness: dict[str, Any], history: apsw.Connection | None, fleet: FleetUsages | None, limit: int,
+) -> _Read:
+    rows = SECTIONS_OF[intent]
     node = resolution.anchors[0]
     anchor = describe(connection, [node])[node]
     aside = list(describe(connection, list(resolution.set_aside)).values()) if resolution.set_aside else []
-    reading = Reading(connection, node, anchor, graph["commit"], history, fleet)
+    reading = Reading(connection, node, anchor, graph["commit"], history, fleet, limit)
     raw = {row.name: row.compose(reading, row) if row.compose is not None else None for row in rows}
-    ran = [row for row in rows if raw[row.name] is not None]
-    untraversable = _borders_among(connection, reading.touched)
     for found in raw.values():
         if found is not None and found.freshness is not None:
             freshness = {**freshness, **found.freshness}
+    entry = reexport_entry(connection, node, target) if resolution.via == "reexport" else None
+    return _Read(rows, anchor, aside, len(resolution.set_aside), reading, raw,
+                 [row for row in rows if raw[row.name] is not None], _borders_among(connection, reading.touched),
+                 freshness, entry)
+
+
+def _answer(
+    connection: apsw.Connection, intent: str, target: str, read: _Read, graph: dict[str, Any], max_chars: int,
+    max_items: int, gaps: dict[str, list[dict[str, Any]]],
+) -> dict[str, Any]:
+    rows, raw = read.rows, read.raw
     book_checker = CitationChecker(connection)
 
     def build(shown: dict[str, int], dropped: dict[str, int]) -> dict[str, Any]:
         book = CitationBook(book_checker.confirms, graph["commit"])
-        anchor_item = _cited(dict(anchor), book)
-        bindings = [_cited(dict(item), book) for item in aside[:LIST_HEAD]]  # the prose names these
+        anchor_item = _cited(dict(read.anchor), book)
+        bindings = [_cited(dict(item), book) for item in read.aside[:LIST_HEAD]]  # the prose names these
         sections: dict[str, Any] = {}
         omissions = []
         for row in rows:
@@ -82,30 +125,117 @@ def compose(
                               else filled(row, keep, found.total, cut))
             if found.total > len(keep):
                 omissions.append({"section": name, "dropped": found.total - len(keep), "by": dropped_by or cut})
-        if untraversable:
-            _not_none_behind_borders(rows, sections, reading)
+        if read.untraversable:
+            _not_none_behind_borders(rows, sections, read.reading)
             omissions.append({"section": None, "dropped": None, "by": "untraversable"})
-        if "mentions" in sections:
-            _not_uncalled(sections)
-        prose = _prose(anchor_item, rows, sections, bindings, len(resolution.set_aside), untraversable)
+        _not_uncalled(sections)
+        pages = _pageable(sections)
+        for name in pages:
+            _says_more(sections[name], intent, target)
+        prose = _prose(anchor_item, rows, sections, bindings, read.set_aside, read.untraversable, pages,
+                       target, read.reexported_by)
         lacking = gaps_note(gaps, item_paths(anchor_item, sections))
         document = reply(
             CODE_CONTEXT_SCHEMA, "answered", f"{prose} {lacking}" if lacking else prose,
             intent=intent, target=target, anchors=[anchor_item], sections=sections, citations=book.entries,
-            used_primitives=used_primitives(ran), used_relations=used_relations(rows), graph=graph,
-            freshness=freshness,
-            bounds={"max_items": MAX_ITEMS, "max_chars": max_chars, "max_read": MAX_READ,
+            used_primitives=used_primitives(read.ran), used_relations=used_relations(rows), graph=graph,
+            freshness=read.freshness,
+            bounds={"max_items": max_items, "max_chars": max_chars, "max_read": MAX_READ,
                     "truncated": bool(omissions), "unverified_citations": book.unverified, "omissions": omissions},
             capability_id=capability_id("code_context", intent, target), answer_id=ID_PLACEHOLDER,
-            next_actions=_next_actions(intent, target, freshness, omissions, max_chars),
         )
         printable_prose(document)
         document["answer_id"] = answer_id(document)
+        document["next_actions"] = _next_actions(intent, target, read.freshness, omissions, max_chars, max_items,
+                                                 [cursor_for(name, sections[name]["shown"], max_chars, max_items,
+                                                             graph["generation"], document["answer_id"])
+                                                  for name in pages])
+        printable_prose(document)
         return document
 
-    shown = {row.name: min(len(found.items), MAX_ITEMS) if (found := raw[row.name]) is not None else 0
+    shown = {row.name: min(len(found.items), max_items) if (found := raw[row.name]) is not None else 0
              for row in rows}
     return fit(shown, max_chars, build)
+
+
+def _pageable(sections: dict[str, Any]) -> list[str]:
+    """The sections holding items past the ones shown, in order: each gets a page."""
+    return [name for name, section in sections.items()
+            if section["items"] and section["total"] > section.get("offset", 0) + section["shown"]
+            and section.get("reason") != "common_name"]
+
+
+def _says_more(section: dict[str, Any], intent: str, target: str) -> None:
+    """A cut section's sentence says how many more it holds and which call returns them."""
+    more = section["total"] - section.get("offset", 0) - section["shown"]
+    bound = "at least " if section.get("reason") == "read_limit" else ""
+    section["detail"] = (f"{section['shown']} shown, {bound}{more} more: the next action `cm-graph context {intent} "
+                         f"{shlex.quote(target)} --cursor …` (tool code_context, argument cursor) returns them.")
+
+
+def _page(
+    connection: apsw.Connection, intent: str, target: str, graph: dict[str, Any], freshness: dict[str, Any],
+    max_chars: int, history: apsw.Connection | None, fleet: FleetUsages | None, max_items: int, cursor: Cursor,
+    gaps: dict[str, list[dict[str, Any]]],
+) -> dict[str, Any]:
+    """The items of one cut section from the cursor's offset on, as their own answer: refused
+    unless the answer the cursor pins is still the answer to this intent and target."""
+    check_generation(cursor, graph["generation"])  # another generation: stale, before any work
+    resolution = resolve(connection, target)
+    pinned = None
+    if resolution.status == "resolved":
+        first = _read(connection, intent, target, resolution, graph, freshness, history, fleet, cursor.max_items)
+        pinned = _answer(connection, intent, target, first, graph, cursor.max_chars, cursor.max_items, gaps)
+    section = (pinned or {}).get("sections", {}).get(cursor.section)
+    fits = section is not None and section["items"] and cursor.offset <= section["total"]
+    check_answer(cursor, pinned["answer_id"] if pinned is not None and fits else None)
+    read = _read(connection, intent, target, resolution, graph, freshness, history, fleet, cursor.offset + max_items)
+    row, found = BY_NAME[cursor.section], read.raw[cursor.section]
+    assert found is not None and pinned is not None  # the pinned answer showed items of it
+    items = found.items[cursor.offset: cursor.offset + max_items]
+    checker = CitationChecker(connection)
+
+    def build(shown: dict[str, int], dropped: dict[str, int]) -> dict[str, Any]:
+        book = CitationBook(checker.confirms, graph["commit"])
+        anchor_item = _cited(dict(read.anchor), book)
+        taken = shown[row.name]
+        keep = [_cited(dict(item), book) for item in items[:taken]]
+        last = cursor.offset + taken >= found.total
+        cut = "read_limit" if found.read_limited else None if last else "max_chars" if dropped[row.name] else \
+            "max_items"
+        page = found.shape(keep, found.total, cut) if found.shape is not None else filled(row, keep, found.total, cut)
+        page["offset"] = cursor.offset
+        sections = {row.name: page}
+        more = not last
+        if more:
+            _says_more(page, intent, target)
+        where = f"{tag(anchor_item['label'], anchor_item['cite'])}"
+        text = (f"{row.name} of {where}, items {cursor.offset + 1} to {cursor.offset + taken} of "
+                f"{count(page)}: {listed([tag(i['label'], shown_cite(i)) for i in keep], taken)}.")
+        if more:
+            text += f" {page['total'] - cursor.offset - taken} more: the next action returns them."
+        document = reply(
+            CODE_CONTEXT_SCHEMA, "answered", text, intent=intent, target=target, anchors=[anchor_item],
+            page={"section": row.name, "offset": cursor.offset, "of": pinned["answer_id"]}, sections=sections,
+            citations=book.entries, used_primitives=used_primitives([row]), used_relations=used_relations([row]),
+            graph=graph, freshness=read.freshness,
+            bounds={"max_items": max_items, "max_chars": max_chars, "max_read": MAX_READ, "truncated": bool(more),
+                    "unverified_citations": book.unverified,
+                    "omissions": [{"section": row.name, "dropped": found.total - cursor.offset - taken,
+                                   "by": cut}] if more else []},
+            capability_id=capability_id("code_context", intent, target), answer_id=ID_PLACEHOLDER,
+        )
+        printable_prose(document)
+        document["answer_id"] = answer_id(document)
+        following = Cursor(cursor.section, cursor.offset + taken, cursor.max_chars, cursor.max_items,
+                           cursor.generation, cursor.answer).text()
+        document["next_actions"] = ([context_action(f"the next {row.name} page", intent, target, cursor=following,
+                                                    max_items=max_items if max_items != DEFAULT_ITEMS else None)]
+                                    if more else [])
+        printable_prose(document)
+        return document
+
+    return fit({row.name: len(items)}, max_chars, build)
 
 
 UNTRAVERSABLE_PROSE = ("Next to what it reached, the graph left out records in files whose names no citation "
@@ -144,9 +274,11 @@ def _not_none_behind_borders(rows: tuple[Section, ...], sections: dict[str, Any]
 def _not_uncalled(sections: dict[str, Any]) -> None:
     """An empty graph caller section beside textual mentions must not read as "no callers": the
     name is used in this commit, only the graph does not carry those uses. A name too common to
-    list says so, since the mentions section then holds nothing to look at."""
-    mentions = sections["mentions"]
-    if not mentions["total"]:
+    list says so, since the mentions section then holds nothing to look at. An empty ``tests``
+    section beside tests that use the name by name says so too (never a bare "no test")."""
+    _not_untested(sections)
+    mentions = sections.get("mentions")
+    if mentions is None or not mentions["total"]:
         return
     if mentions["reason"] == "common_name":
         used = (f"more than {mentions['total'] - 1} line(s) of this commit use it by name, too common a name "
@@ -160,6 +292,16 @@ def _not_uncalled(sections: dict[str, Any]) -> None:
             section["detail"] = f"The graph holds none of its callers within depth {walk.depth}, but {used}."
 
 
+def _not_untested(sections: dict[str, Any]) -> None:
+    tests, beside = sections.get("tests"), textual_tests(sections)
+    walk = BY_NAME["tests"].walk
+    if tests is None or tests["status"] != "empty" or beside is None or walk is None:
+        return
+    tests["detail"] = (f"No test reaches it through the graph within depth {walk.depth}, but {beside[0]} test(s) "
+                       f"use it by name (textual, see {beside[1]}); the graph cannot see tests reaching it through "
+                       f"{UNSEEN}.")
+
+
 def _cited(item: dict[str, Any], book: CitationBook) -> dict[str, Any]:
     item["cite"] = book.cite(item["path"], item["line"])
     site = item.get("site")
@@ -170,14 +312,16 @@ def _cited(item: dict[str, Any], book: CitationBook) -> dict[str, Any]:
 
 def _prose(
     anchor: dict[str, Any], rows: tuple[Section, ...], sections: dict[str, Any], bindings: list[dict[str, Any]],
-    set_aside: int, untraversable: bool,
+    set_aside: int, untraversable: bool, pages: list[str], target: str, reexported_by: str | None,
 ) -> str:
     where = (f"{anchor['path']}#L{anchor['line']}" if anchor["line"] else anchor["path"]) or "no source location"
     sentences = [f"{tag(anchor['label'], anchor['cite'])} ({anchor['kind']}) is defined at {where}."]
+    if reexported_by is not None:
+        sentences.append(f"`{target}` names it through the re-export in {reexported_by}.")
     if set_aside:
         named = [tag(item["label"], item["cite"]) for item in bindings]
-        sentences.append(f"It was chosen over {set_aside} variable binding(s) of the same name, which define "
-                         f"nothing themselves: {listed(named, set_aside)}.")
+        sentences.append(f"It was chosen over {set_aside} {_aside_kinds(bindings)} of the same name, which "
+                         f"define nothing themselves: {listed(named, set_aside)}.")
     missing = []
     for row in rows:
         name, section = row.name, sections[row.name]
@@ -189,33 +333,64 @@ def _prose(
             sentences.append(f"The {name.replace('_', ' ')} walk stopped at its read bound on a large hub before "
                              "finding any, so this is not evidence of none.")
         else:
+            if row.headline is not None:  # a headline counts the answer's other evidence kinds too
+                sentences.append(row.headline(section, sections))
+                continue
             assert row.sentence is not None, name  # a section holding items was filled: its row says it
             sentences.append(row.sentence(section))
     if untraversable:
         sentences.append(UNTRAVERSABLE_PROSE)
+    if pages:
+        cut = [f"{name} {sections[name]['shown']} of {count(sections[name])}" for name in pages]
+        sentences.append(f"Cut to fit: {', '.join(cut)}; a next action per section (`--cursor`, or the tool's "
+                         "cursor argument) returns the rest.")
     if missing:
         sentences.append("Not available: " + ", ".join(missing) + ".")
     return " ".join(sentences)
 
 
-def context_action(why: str, intent: str, target: str, max_chars: int | None = None) -> dict[str, Any]:
+def _aside_kinds(bindings: list[dict[str, Any]]) -> str:
+    """What the set-aside nodes named are: manifest keys (a ``.json`` file's: ``package.json``'s
+    dependencies and scripts), declaration-only members (a ``.d.ts`` file's), variable bindings."""
+    kinds = []
+    for item in bindings:
+        path = item["path"] or ""
+        kind = ("manifest key(s)" if path.endswith(".json") else "declaration-only member(s)"
+                if path.endswith(".d.ts") else "variable binding(s)")
+        if kind not in kinds:
+            kinds.append(kind)
+    return " or ".join(kinds) or "variable binding(s)"
+
+
+def context_action(
+    why: str, intent: str, target: str, max_chars: int | None = None, *, max_items: int | None = None,
+    cursor: str | None = None,
+) -> dict[str, Any]:
     """A next action that asks ``code_context`` again: its command and its tool call."""
     arguments: dict[str, Any] = {"target": target, "intent": intent}
     command = f"cm-graph context {intent} {shlex.quote(target)}"
-    if max_chars is not None:
-        arguments["max_chars"] = max_chars
-        command += f" --max-chars {max_chars}"
+    for flag, key, value in (("--max-chars", "max_chars", max_chars), ("--max-items", "max_items", max_items),
+                             ("--cursor", "cursor", cursor)):
+        if value is not None:
+            arguments[key] = value
+            command += f" {flag} {value}"
     return next_action(why, command, "code_context", arguments)
 
 
 def _next_actions(
-    intent: str, target: str, freshness: dict[str, Any], omissions: list[dict[str, Any]], max_chars: int
+    intent: str, target: str, freshness: dict[str, Any], omissions: list[dict[str, Any]], max_chars: int,
+    max_items: int, cursors: list[str],
 ) -> list[dict[str, Any]]:
     actions = []
     if freshness.get("state") != "current":
         actions += remedy_actions("stale")
     if any(o["by"] == "max_chars" for o in omissions):
-        actions.append(context_action("items were dropped to fit the budget", intent, target, max_chars * 2))
+        actions.append(context_action("items were dropped to fit the budget", intent, target, max_chars * 2,
+                                      max_items=max_items if max_items != DEFAULT_ITEMS else None))
+    for cursor in cursors:
+        section = cursor.split(".", 1)[0]
+        actions.append(context_action(f"the rest of {section}", intent, target, cursor=cursor,
+                                      max_items=max_items if max_items != DEFAULT_ITEMS else None))
     follow = NEXT_INTENT[intent]
     actions.append(context_action(f"then the {follow} intent", follow, target))
     return actions
@@ -223,7 +398,8 @@ def _next_actions(
 
 def _unanswered(
     connection: apsw.Connection, intent: str, target: str, resolution: Resolution, rows: tuple[Section, ...],
-    graph: dict[str, Any], freshness: dict[str, Any], max_chars: int, gaps: dict[str, list[dict[str, Any]]],
+    graph: dict[str, Any], freshness: dict[str, Any], max_chars: int, max_items: int,
+    gaps: dict[str, list[dict[str, Any]]],
 ) -> dict[str, Any]:
     """Ambiguous (candidates, never a silent pick) or unresolved (ranked suggestions; a name the
     provider dropped is answered from the text, its defining line the one anchor, labelled
@@ -251,12 +427,16 @@ def _unanswered(
             text = textual_answer(connection, dropped, target, graph["commit"], book) + hint
             actions.insert(0, next_action("what the graph holds of that file",
                                           f"cm-graph symbols {shlex.quote(dropped['path'])}"))
+        elif freshness.get("state") != "current":  # the graph is older than the checkout: the name may be new
+            text += (f" The graph is bound to commit {graph['commit'][:12]}, not the checkout's HEAD: the name may be "
+                     "newer than the bound commit; `cm-graph refresh` rebuilds the graph from HEAD.")
+            actions = remedy_actions("stale") + actions
     document = reply(
         CODE_CONTEXT_SCHEMA, resolution.status, text, intent=intent, target=target, anchors=candidates,
         candidates={"shown": len(candidates), "total": resolution.total}, suggestions=list(resolution.suggestions),
         sections={}, citations=book.entries, used_primitives=[], used_relations=used_relations(rows), graph=graph,
         freshness=freshness,
-        bounds={"max_items": MAX_ITEMS, "max_chars": max_chars, "max_read": MAX_READ, "truncated": False,
+        bounds={"max_items": max_items, "max_chars": max_chars, "max_read": MAX_READ, "truncated": False,
                 "unverified_citations": book.unverified, "omissions": []},
         capability_id=capability_id("code_context", intent, target), answer_id=ID_PLACEHOLDER, next_actions=actions,
     )

@@ -16,7 +16,6 @@ import apsw
 
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
-from .budget import MAX_ITEMS
 from .coupling import coupled_with, read_params
 from .relations import CALLS, WalkSpec
 from .sections import HOP_GROUPS, Found, Reading, Section, coupling_section, mention_section
@@ -56,7 +55,7 @@ def tests_reached(reading: Reading, row: Section) -> Found:
     rows = reading.connection.execute(query_sql("tests_among"), {"nodes": json.dumps([s.reached for s in steps])})
     tests = {test[0] for test in rows}
     steps = [s for s in steps if s.reached in tests]
-    chains = {s.origin for step in steps[:MAX_ITEMS] for s in _chain(step, by_node, spec.depth)}
+    chains = {s.origin for step in steps[:reading.limit] for s in _chain(step, by_node, spec.depth)}
     items, nodes = _items(reading, steps, chains)
     for item, step in zip(items, steps[: len(items)], strict=True):
         item["reaching"] = [nodes[step.reached]["label"]] + [
@@ -78,8 +77,8 @@ def _steps(reading: Reading, spec: WalkSpec) -> tuple[list[Step], bool]:
 def _items(
     reading: Reading, steps: list[Step], also: set[int] | None = None
 ) -> tuple[list[dict[str, Any]], dict[int, dict[str, Any]]]:
-    """The first ``MAX_ITEMS`` steps as items, and the described nodes (those and ``also``)."""
-    shown = steps[:MAX_ITEMS]
+    """The first ``reading.limit`` steps as items, and the described nodes (those and ``also``)."""
+    shown = steps[:reading.limit]
     wanted = {reading.node} | {s.reached for s in shown} | {s.origin for s in shown} | (also or set())
     nodes = describe(reading.connection, list(wanted))
     items = []
@@ -110,9 +109,9 @@ def similar_by_callees(reading: Reading, row: Section) -> Found:
     ), tuple[int, int, int, int])
     limited = len(rows) > MAX_READ
     rows = rows[:MAX_READ]
-    nodes = describe(reading.connection, [peer for peer, *_ in rows[:MAX_ITEMS]])
+    nodes = describe(reading.connection, [peer for peer, *_ in rows[:reading.limit]])
     items = []
-    for peer, shared, theirs, ours in rows[:MAX_ITEMS]:
+    for peer, shared, theirs, ours in rows[:reading.limit]:
         item = dict(nodes[peer])
         item.update(shared=shared, jaccard=f"{shared}/{ours + theirs - shared}")
         items.append(item)
@@ -158,7 +157,7 @@ def test_mention_lines(reading: Reading, row: Section) -> Found:
 
 def _mentions(reading: Reading, row: Section, *, tests_only: bool) -> Found:
     facts = reading.mentions()
-    items, total = mention_items(reading.connection, facts, tests_only=tests_only)
+    items, total = mention_items(reading.connection, facts, reading.limit, tests_only=tests_only)
     return Found(items, total, False, lambda keep, total, cut: mention_section(
         row, keep, total, cut, facts, reading.commit, calls=not tests_only))
 
@@ -190,7 +189,7 @@ def _coupling(reading: Reading, row: Section, *, hidden: bool) -> Found | None:
         unexplained = [pair for pair in pairs if pair[0] not in near and pair[0] != path]
         pairs, explained = unexplained, len(pairs) - len(unexplained)
     items = [{"label": other, "kind": "file", "path": other, "line": None, "shared": shared, "revs": revs_other,
-              "degree": degree} for other, shared, _, revs_other, degree in pairs[:MAX_ITEMS]]
+              "degree": degree} for other, shared, _, revs_other, degree in pairs[:reading.limit]]
     return Found(items, len(pairs), False, lambda keep, total, cut: coupling_section(
         row, found.status, found.params, path, found.revs, explained, keep, total, cut, hidden=hidden))
 

@@ -25,25 +25,29 @@ from ..generation.scratch import scratch_owner
 from ..generation.status import GRAPH_CHANGED, GraphStatus, graph_status
 from ..generation.store import Generation, still_current
 from ..index.ensure import open_current_index, open_index_for
-from .budget import check_max_chars
+from .budget import check_max_chars, check_max_items
 from .compose import compose
 from .coupling import build_history, history_path, open_history
 from .intents import INTENT_NAMES
+from .paging import parse_cursor
 
 ANSWERABLE = ("current", "stale")
 
 
 def code_context(
     workspace: Workspace, intent: str, target: Any, *, max_chars: Any = None, derive: bool = True,
-    fleet_access: MemberAccess | None = None,
+    fleet_access: MemberAccess | None = None, max_items: Any = None, cursor: Any = None,
 ) -> dict[str, Any]:
     """The composed answer; ``derive=False`` refuses (``index_missing``) rather than derive an index.
     ``fleet_access`` says which fleet members' evidence the ``cross_repo`` section may carry (an
     agent surface passes its recipient's rule, ``fleet.members.member_authorizes``; None, the
-    local operator's CLI: every member)."""
+    local operator's CLI: every member). ``max_items`` bounds every section's items; ``cursor``
+    (a next action's) asks for the page of a cut section instead (``paging.py``)."""
     if intent not in INTENT_NAMES:
         raise InvalidInput(f"The intent must be one of: {', '.join(INTENT_NAMES)}.")
     budget = check_max_chars(max_chars)
+    items = check_max_items(max_items)
+    page = parse_cursor(cursor)
     judged: list[GraphStatus] = []
 
     def answerable() -> Generation:
@@ -72,7 +76,8 @@ def code_context(
         def fleet(label: str, max_items: int, max_chars: int) -> dict[str, Any] | None:
             return own_definition_usages(workspace.root, workspace.checkout, label, fleet_access, max_items, max_chars)
 
-        return compose(connection, intent, target, graph, freshness, budget, history, fleet, recorded_gaps(generation))
+        return compose(connection, intent, target, graph, freshness, budget, history, fleet, recorded_gaps(generation),
+                       max_items=items, cursor=page)
     except apsw.Error:
         raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
     finally:

@@ -23,7 +23,7 @@ from ..base.rules import is_bounded_text
 from ..base.sqlfiles import query_sql
 from ..query.questions import MAX_TARGET_CHARS
 from ..query.suggest import suggestions
-from ..query.targets import NAMES_READ, path_spelling, qualified_nodes
+from ..query.targets import NAMES_READ, definitions_first, path_spelling, qualified_nodes
 
 MAX_CANDIDATES = 12
 
@@ -33,7 +33,7 @@ class Resolution:
     status: str  # resolved | ambiguous | unresolved
     anchors: tuple[int, ...]  # the one anchor, or the first MAX_CANDIDATES candidates
     total: int  # how many candidates there were (at least, when the read stopped)
-    via: str  # label | path | path_line | path_name | owner_name | module_name | method | none
+    via: str  # label | path | path_line | path_name | owner_name | module_name | reexport | method | none
     suggestions: tuple[str, ...] = ()
     set_aside: tuple[int, ...] = ()  # same-named variable bindings ranked after the one definition
 
@@ -88,24 +88,10 @@ def _settle(nodes: list[int], via: str, bindings: tuple[int, ...] = ()) -> Resol
 
 
 def _definitions_first(connection: apsw.Connection, exact: list[int], target: str) -> Resolution:
-    """A name the label tier matches: a variable binding of it (``const parse = require(...)``)
-    is no definition of it, so the real definitions come first, including the functions the
-    seed's second tier would have found (``parse()``), which the label tier hides."""
-    bound = _bindings(connection, exact)
-    if not bound:
-        return _settle(exact, "label")
-    real = [node for node in exact if node not in bound]
-    if "(" not in target:
-        named = connection.execute(query_sql("callables_named"), {"name": target, "limit": NAMES_READ})
-        real += [row[0] for row in named]
-    if not real:
-        return _settle(exact, "label")
-    return _settle(real, "label", tuple(sorted(bound)))
-
-
-def _bindings(connection: apsw.Connection, nodes: list[int]) -> set[int]:
-    rows = connection.execute(query_sql("bindings_among"), {"nodes": json.dumps(sorted(set(nodes)))})
-    return {row[0] for row in rows}
+    """A name the label tier matches: a binding, manifest key or declaration-only member of it is
+    no definition of it, so the real definitions come first (``query/targets.py``)."""
+    real, aside = definitions_first(connection, exact, target)
+    return _settle(real, "label", tuple(aside))
 
 
 def _file_nodes(connection: apsw.Connection, nodes: list[int], target: str) -> list[int]:

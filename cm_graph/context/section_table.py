@@ -30,7 +30,18 @@ from .composers import (
 from .intents import INTENT_NAMES
 from .relations import CALLS, DEFINES, IMPACTS, INCOMING, OUTGOING, REACHES_TESTS, REFERENCES, WalkSpec
 from .sections import Section
-from .sentences import by_hop, count, coupled, listing, marked_concepts, mentioned, quotes, used_in_fleet
+from .sentences import (
+    affected,
+    count,
+    coupled,
+    listing,
+    marked_concepts,
+    mentioned,
+    quotes,
+    reaching_tests,
+    used_by,
+    used_in_fleet,
+)
 
 DYNAMIC = "the provider does not extract dynamic calls, so this is not proof of no use"
 HISTORY = "run `cm-graph context history`."
@@ -46,24 +57,22 @@ SECTIONS: tuple[Section, ...] = (
             empty=("no_rationale", "The provider recorded no docstring or NOTE/WHY/HACK-style comment for it.")),
     Section("concepts", ("how",), "rationale", concept_markers, marked_concepts,
             empty=("no_concept_marker", "None of its docstrings or rationale comments starts with CONCEPT:.")),
-    Section("callers", ("usage",), "impact", walked,
-            lambda s: f"Used by {s['shown']} of {count(s)} caller(s): {listing(s)}.",
+    Section("callers", ("usage",), "impact", walked, None,
             empty=("no_caller_within_depth",
                    "No caller reaches it within depth {depth} in this graph; " + DYNAMIC + "."),
-            walk=WalkSpec(INCOMING, CALLS, 1)),
+            walk=WalkSpec(INCOMING, CALLS, 1), headline=used_by),
     Section("references", ("usage",), "impact", walked, lambda s: f"Referenced by {count(s)}: {listing(s)}.",
             empty=("no_reference", "Nothing imports, references, subclasses or re-exports it in this graph."),
             walk=WalkSpec(INCOMING, REFERENCES, 1)),
-    Section("callers_by_hop", ("impact",), "impact", walked_by_hop, by_hop,
+    Section("callers_by_hop", ("impact",), "impact", walked_by_hop, None,
             empty=("no_caller_within_depth", "Nothing reaches it within depth {depth} in this graph; " + DYNAMIC + "."),
-            walk=WalkSpec(INCOMING, IMPACTS, 3)),
+            walk=WalkSpec(INCOMING, IMPACTS, 3), headline=affected),
     Section("mentions", ("usage", "impact"), "text_mentions", mention_lines, lambda s: mentioned(s, False),
             empty=("no_mention", "No line of commit {commit} uses `{name}` by name outside the graph's relationships."),
             textual=True),
-    Section("tests", ("usage", "impact", "tests"), "related_tests", tests_reached,
-            lambda s: f"{count(s)} test(s) reach it: {listing(s)}.",
+    Section("tests", ("usage", "impact", "tests"), "related_tests", tests_reached, None,
             empty=("no_test_within_depth", "No test reaches it within depth {depth} in this graph; " + DYNAMIC + "."),
-            walk=WalkSpec(INCOMING, REACHES_TESTS, 2)),
+            walk=WalkSpec(INCOMING, REACHES_TESTS, 2), headline=reaching_tests),
     Section("test_mentions", ("tests",), "text_mentions", test_mention_lines, lambda s: mentioned(s, True),
             empty=("no_test_mention", "No test file of commit {commit} uses `{name}` by name outside the graph's "
                    "relationships."),

@@ -16,7 +16,6 @@ from typing import Any
 import apsw
 
 from ..base.records import record
-from .budget import MAX_ITEMS
 from .coupling import MIN_DEGREE, MIN_REVS, MIN_SHARED
 from .relations import WalkSpec
 from .textual import COMMON_TOTAL, call_lines, common_name_detail, mention_facts
@@ -41,13 +40,15 @@ class Reading:
     """What a section's composer reads for one resolved anchor: the index, the anchor as
     described, the bound commit, the change-coupling history and the fleet when there are any.
     The mention facts are read once, by the first section that asks; ``touched`` collects the
-    anchor and every node a walk reached (where an untraversable border shows)."""
+    anchor and every node a walk reached (where an untraversable border shows). ``limit`` is how
+    many items of a section are described at most (the item bound, past the page's offset)."""
 
     def __init__(
         self, connection: apsw.Connection, node: int, anchor: dict[str, Any], commit: str,
-        history: apsw.Connection | None, fleet: FleetUsages | None,
+        history: apsw.Connection | None, fleet: FleetUsages | None, limit: int,
     ) -> None:
         self.connection, self.node, self.anchor, self.commit = connection, node, anchor, commit
+        self.limit = limit
         self.history, self.fleet = history, fleet
         self.touched = {node}
         self._mentions: dict[str, Any] | None = None
@@ -61,7 +62,7 @@ class Reading:
 
 @record
 class Found:
-    """What a composer found: the items in report order (only the first ``MAX_ITEMS`` described),
+    """What a composer found: the items in report order (only the first ``Reading.limit`` described),
     how many there are, whether a read bound stopped it (the total is then a lower bound), and how
     the kept items become the section (``shape``; None: ``filled`` with the row's empty reason).
     ``freshness`` is added to the answer's ``freshness``: a fact about checkouts now, outside the
@@ -82,8 +83,10 @@ class Section:
     nothing to fill it from; no composer: it is always unavailable), the sentence the prose says
     of it when it holds items, its empty reason and sentence template (``{depth}`` is its walk's;
     a composer formats any other field), its unavailable reason and sentence, the walk it runs
-    (direction, relation words, depth: ``used_relations``), and whether it is filled from the
-    text index rather than from graph relationships (``textual``)."""
+    (direction, relation words, depth: ``used_relations``), whether it is filled from the
+    text index rather than from graph relationships (``textual``), and, for a headline that must
+    count the other evidence kinds of the answer too (``headline``), the sentence that reads the
+    whole answer's sections instead of ``sentence``."""
 
     name: str
     intents: tuple[str, ...]
@@ -94,6 +97,7 @@ class Section:
     unavailable: tuple[str, str] | None = None
     walk: WalkSpec | None = None
     textual: bool = False
+    headline: Callable[[dict[str, Any], dict[str, Any]], str] | None = None
 
     def nothing_found(self, **fields: Any) -> tuple[str, str]:
         """The empty reason and its sentence, formatted with the walk's depth (1 for a section
@@ -127,7 +131,7 @@ def filled(row: Section, items: list[dict[str, Any]], total: int, cut: str | Non
 
 
 _CUTS = {
-    "max_items": f"Only the first {MAX_ITEMS} in report order are shown.",
+    "max_items": "Only the first items in report order are shown (the item bound).",
     "max_chars": "Whole items were dropped to fit the character budget.",
     "read_limit": "The walk stopped at its read bound on a large hub; the total is a lower bound.",
 }

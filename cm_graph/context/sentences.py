@@ -42,6 +42,58 @@ def by_hop(section: dict[str, Any]) -> str:
     return f"Changing it reaches {count(section)} node(s) — " + "; ".join(groups) + "."
 
 
+UNSEEN = "instance attributes, dynamic dispatch or registries"
+UNSEEN_CALLS = f"The graph cannot see calls through {UNSEEN}."
+
+
+def textual_uses(sections: dict[str, Any]) -> str | None:
+    """The lines the answer's ``mentions`` section holds beside the graph's relationships, as a
+    headline counts them ("3 more line(s) by name (textual)"); None when it holds none."""
+    mentions = sections.get("mentions")
+    if mentions is None or not mentions["total"]:
+        return None
+    if mentions["reason"] == "common_name":
+        return f"more than {mentions['total'] - 1} line(s) by name (textual, common_name)"
+    return f"{mentions['total']} more line(s) by name (textual)"
+
+
+def textual_tests(sections: dict[str, Any]) -> tuple[str, str] | None:
+    """(how many tests use the name outside the graph, the section they are in), from
+    ``test_mentions`` or the test lines among the shown ``mentions``; None when none does."""
+    tests = sections.get("test_mentions")
+    if tests is not None and tests["total"] and tests["reason"] != "common_name":
+        return str(tests["total"]), "test_mentions"
+    mentions = sections.get("mentions")
+    shown = sum(1 for item in mentions["items"] if item.get("test")) if mentions is not None else 0
+    if not shown:
+        return None
+    assert mentions is not None
+    return (f"at least {shown}" if mentions["total"] > mentions["shown"] else str(shown)), "mentions"
+
+
+def used_by(section: dict[str, Any], sections: dict[str, Any]) -> str:
+    """The callers headline: the graph's callers and every other kind of use, each labelled."""
+    beside = textual_uses(sections)
+    shown = f", {section['shown']} shown" if section["shown"] < section["total"] else ""
+    also = f" and {beside}" if beside else ""
+    return f"Used by {count(section)} caller(s) in the graph (graph){also}{shown}: {listing(section)}. {UNSEEN_CALLS}"
+
+
+def reaching_tests(section: dict[str, Any], sections: dict[str, Any]) -> str:
+    """The tests headline: tests the graph reaches, and those using the name by name (textual)."""
+    beside = textual_tests(sections)
+    also = f" and {beside[0]} more use it by name (textual, see {beside[1]})" if beside else ""
+    return (f"{count(section)} test(s) reach it in the graph (graph){also}: {listing(section)}. The graph cannot "
+            f"see tests reaching it through {UNSEEN}.")
+
+
+def affected(section: dict[str, Any], sections: dict[str, Any]) -> str:
+    """The impact headline: the graph's reach, and the textual uses beside it."""
+    beside = textual_uses(sections)
+    text = by_hop(section)
+    return (f"{text[:-1]}; beside the graph, {beside}." if beside else text) + f" {UNSEEN_CALLS}"
+
+
 def quotes(section: dict[str, Any]) -> str:
     quoted = [f"“{item['text']}”" + (f" [{item['cite']}]" if item["cite"] else "") for item in section["items"]]
     return f"It says about itself ({count(section)}): {listing(section, quoted)}."

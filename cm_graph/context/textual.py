@@ -24,7 +24,6 @@ from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..index.graphmodel import is_test_path
 from ..index.mentions import MAX_KEPT, defined_name, read_postings
-from .budget import MAX_ITEMS
 
 TEXTUAL = "textual"
 CALL_FORMS = ("call", "qualified_call")  # the scanner's forms of a line that calls the name
@@ -61,15 +60,15 @@ def mention_facts(connection: apsw.Connection, label: str, anchor: int) -> dict[
 
 
 def mention_items(
-    connection: apsw.Connection, facts: dict[str, Any], *, tests_only: bool
+    connection: apsw.Connection, facts: dict[str, Any], limit: int, *, tests_only: bool
 ) -> tuple[list[dict[str, Any]], int]:
-    """(items, total): one item per mention line (``tests_only``: per test that mentions it, the
+    """(items, total): the first ``limit`` of one item per mention line (``tests_only``: per test that mentions it, the
     nearest test definition at or above the line, else its test file, with its first line and how
     many lines), in file then line order."""
     rows = [row for row in facts["rows"] if not tests_only or is_test_path(row[0])]
     owners = _Owners(connection, facts["linked"])
     if not tests_only:
-        return [owners.item(path, line, form) for path, line, form in rows[:MAX_ITEMS]], len(rows)
+        return [owners.item(path, line, form) for path, line, form in rows[:limit]], len(rows)
     groups: dict[tuple[str, str, int | None], dict[str, Any]] = {}
     for path, line, form in rows:
         item, owner_line = owners.test_item(path, line, form)
@@ -80,7 +79,7 @@ def mention_items(
             item["lines"] = 1
             groups[key] = item
     grouped = list(groups.values())
-    return grouped[:MAX_ITEMS], len(grouped)
+    return grouped[:limit], len(grouped)
 
 
 class _Owners:

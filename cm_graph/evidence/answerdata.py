@@ -132,6 +132,8 @@ def answer_data(
     frontier = _depth_frontier(connection, result) if result.depth_boundary else 0
     data.update({
         "seeds": [named[s.node].to_json() for s in result.seeds],
+        **({"chosen_over": [item.to_json() for item in describe(connection, list(result.set_aside)).values()]}
+           if result.set_aside else {}),
         "matched_definitions": matched,
         "definitions": [m.to_json() for m in matches[:50]],
         "relationships": [_relationship(r, named) for r in result.relations],

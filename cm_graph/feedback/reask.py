@@ -13,6 +13,7 @@ from typing import Any
 
 from ..base.errors import InvalidInput
 from ..base.records import record
+from ..context.budget import DEFAULT_ITEMS
 from ..context.from_workspace import code_context
 from ..context.intents import INTENT_NAMES
 from ..evidence.ask import Unusable, open_question
@@ -61,9 +62,12 @@ def _context(
     fleet_access: MemberAccess | None,
 ) -> Reasked:
     document = code_context(workspace, intent, target, max_chars=arguments.get("max_chars"), derive=derive,
-                            fleet_access=fleet_access)
+                            fleet_access=fleet_access, max_items=arguments.get("max_items"))
+    asked = {"max_chars": document["bounds"]["max_chars"]}
+    if document["bounds"]["max_items"] != DEFAULT_ITEMS:  # the default is not repeated in a stored case
+        asked["max_items"] = document["bounds"]["max_items"]
     return Reasked(
-        "code_context", intent, target, {"max_chars": document["bounds"]["max_chars"]},
+        "code_context", intent, target, asked,
         document["capability_id"], document["answer_id"], document["graph"]["generation"],
         document["graph"]["commit"], document["status"] == "answered",
         tuple(sorted({c["cite"] for c in document["citations"]})),

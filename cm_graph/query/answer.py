@@ -62,6 +62,7 @@ class Answer:
     incomplete: bool
     meets_untraversable: bool  # a seed or reached node borders a record left out of the walk
     qualified: bool = False  # read with the target grammar's qualified forms too (``targets.py``)
+    set_aside: tuple[int, ...] = ()  # what the seeds were chosen over (``targets.definitions_first``)
 
     @property
     def resolved(self) -> bool:
@@ -142,5 +143,6 @@ def answer(
         incomplete=incomplete,
         meets_untraversable=meets_untraversable,
         qualified=qualified,
+        set_aside=seeds.set_aside,
     )
 

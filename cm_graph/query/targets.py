@@ -7,7 +7,8 @@ them alone. Only when they match nothing do ``ask`` (the operator's and the agen
 ``code_context`` itself suggests: ``path::name#L<n>`` or ``path#L<n>`` (the definition at that
 line, which tells apart two same-named definitions of one file), ``path::name``,
 ``Class.method`` (by the provider's ``method``/``contains``/``defines`` edges), ``module.func``
-or ``pkg.module.func`` (against the node's file) and a method without its leading dot (the
+or ``pkg.module.func`` (against the node's file), a public import path through the package's
+re-export (``httpx.Client``: ``reexports``) and a method without its leading dot (the
 pinned provider labels methods ``.name()``). A reading names every node it matches; what is done
 with several (``ask`` seeds them all, ``code_context`` calls them ambiguous) is the caller's.
 """
@@ -84,8 +85,56 @@ def _readings(connection: apsw.Connection, target: str) -> Iterator[tuple[str, l
         module = owner.replace(".", "/")
         yield "module_name", [node for node, where in named if _module_of(where) in (module, module + "/__init__")
                               or _module_of(where).endswith("/" + module)]
+        yield "reexport", [node for node, _ in reexports(connection, [n for n, _ in named], module)]
         return
     yield "method", [node for node, _ in _named(connection, callable_base(bare) or bare)]
+
+
+ENTRY_FILES = ("/__init__.py", ".py", "/index.ts", "/index.js", "/mod.rs", "/lib.rs")  # a package's public face
+
+
+def reexports(connection: apsw.Connection, nodes: list[int], module: str) -> list[tuple[int, str]]:
+    """(node, entry file) of each of ``nodes`` the package ``module`` (``httpx``, ``pkg/sub``)
+    imports or re-exports in its entry file: the public import path of a definition that lives in
+    a private module (``httpx.Client`` is ``httpx/_client.py``'s ``Client``). Read from the
+    provider's import edges, so a name the package merely defines elsewhere is not one."""
+    if not nodes:
+        return []
+    paths = [module + suffix for suffix in ENTRY_FILES]
+    rows = connection.execute(query_sql("reexported_by"), {"nodes": json.dumps(sorted(set(nodes))),
+                                                           "paths": json.dumps(paths)})
+    return [(row[0], row[1]) for row in rows]
+
+
+def definitions_first(
+    connection: apsw.Connection, exact: list[int], target: str, within: str | None = None
+) -> tuple[list[int], list[int]]:
+    """(the definitions, the nodes set aside for them) of a name the label tier matches. A
+    variable binding (``const parse = require(...)``), a manifest key (``package.json``'s
+    ``"diff"`` devDependency or ``"build"`` script) or a declaration-only member (a ``.d.ts``
+    enum member) is no definition of the name: all read as a symbol without an argument list and
+    without outgoing relationships (``bindings_among.sql``). The real definitions come first,
+    including the functions the seed's second tier would have found (``parse()``), which the
+    label tier hides; with none, the matches stand as they are, nothing set aside."""
+    rows = connection.execute(query_sql("bindings_among"), {"nodes": json.dumps(sorted(set(exact)))})
+    bound = {row[0] for row in rows}
+    if not bound:
+        return exact, []
+    real = [node for node in exact if node not in bound]
+    if "(" not in target:
+        named = [row[0] for row in connection.execute(query_sql("callables_named"),
+                                                      {"name": target, "limit": NAMES_READ})]
+        real += _under(connection, named, within) if within is not None else named
+    if not real:
+        return exact, []
+    return real, sorted(bound)
+
+
+def reexport_entry(connection: apsw.Connection, node: int, target: str) -> str | None:
+    """The entry file through which ``target``, a public import path, re-exports ``node``."""
+    module = target.lstrip(".").rstrip("()").rpartition(".")[0].replace(".", "/")
+    found = reexports(connection, [node], module)
+    return found[0][1] if found else None
 
 
 def _spellings(label: str) -> set[str]:

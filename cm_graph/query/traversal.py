@@ -16,13 +16,14 @@ from ..base.rules import is_bounded_text
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from .questions import MAX_SEEDS, MAX_TARGET_CHARS, Question
-from .targets import qualified_nodes
+from .targets import definitions_first, qualified_nodes
 
 
 @record
 class Seeds:
     nodes: tuple[int, ...]
     overflow: bool
+    set_aside: tuple[int, ...] = ()  # bindings, manifest keys, declaration-only members ranked after them
 
 
 @record
@@ -49,8 +50,8 @@ def resolve_seeds(
     """The seeds ``target`` names (the seed's three tiers; with ``qualified``, then the target
     grammar's qualified forms, ``targets.py``), only definitions under ``within`` when it is
     given (the operator's ``--in PATH``)."""
-    nodes = matching_nodes(connection, target, MAX_SEEDS + 1, within, qualified=qualified)
-    return Seeds(nodes[:MAX_SEEDS], len(nodes) > MAX_SEEDS)
+    nodes, aside = _matching(connection, target, MAX_SEEDS + 1, within, qualified)
+    return Seeds(nodes[:MAX_SEEDS], len(nodes) > MAX_SEEDS, aside)
 
 
 def matching_nodes(
@@ -59,7 +60,15 @@ def matching_nodes(
     """Up to ``limit`` definitions ``target`` resolves to, in node order: the seeds are the first
     eight; the operator's view counts the rest to say how many the seed bound dropped. The seed's
     tiers alone (``query``'s packets), or with ``qualified`` the qualified forms after them when
-    they match nothing (``ask``, as ``code_context`` reads a target)."""
+    they match nothing (``ask``, as ``code_context`` reads a target), and the real definitions
+    before a binding, manifest key or declaration-only member of the name (``definitions_first``)."""
+    return _matching(connection, target, limit, within, qualified)[0]
+
+
+def _matching(
+    connection: apsw.Connection, target: object, limit: int, within: str | None, qualified: bool
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(the definitions, the nodes set aside for them): ``matching_nodes``'s reading."""
     if not is_bounded_text(target, MAX_TARGET_CHARS):
         raise InvalidInput(
             f"The target must be non-empty single-line text of at most {MAX_TARGET_CHARS} characters."
@@ -67,10 +76,13 @@ def matching_nodes(
     rows = fetch_rows(connection.execute(
         query_sql("resolve_target"), {"target": target, "limit": limit, "within": within}
     ), tuple[int])
-    if not rows and qualified:
-        assert isinstance(target, str)  # bounded text, checked above
-        return tuple(qualified_nodes(connection, target, within)[1][:limit])
-    return tuple(row[0] for row in rows)
+    if not qualified:  # query: the seed's tiers exactly
+        return tuple(row[0] for row in rows), ()
+    assert isinstance(target, str)  # bounded text, checked above
+    if not rows:
+        return tuple(qualified_nodes(connection, target, within)[1][:limit]), ()
+    real, aside = definitions_first(connection, [row[0] for row in rows], target, within)
+    return (tuple(sorted(real)[:limit]) if aside else tuple(real[:limit])), tuple(aside)
 
 
 def walk(

@@ -62,7 +62,8 @@ def code_context_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
     intent, target = arguments["intent"], arguments["target"]
     try:
         return code_context(workspace, intent, target, max_chars=arguments.get("max_chars"), derive=False,
-                            fleet_access=fleet_access(caller))
+                            fleet_access=fleet_access(caller), max_items=arguments.get("max_items"),
+                            cursor=arguments.get("cursor"))
     except Refusal as refusal:
         if _is_refusal(refusal):
             raise
@@ -109,7 +110,8 @@ def ask_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
     assert outcome.answer is not None  # a packet is minted from an answer
     walked = {"depth": outcome.answer.depth, "node_budget": outcome.answer.budget, "max_chars": max_chars}
     return fit_documents(documents, max_chars, lambda shown: reply(
-        ASK_ANSWER_SCHEMA, "answered", _ask_prose(question, target, summary, len(shown), len(documents)),
+        ASK_ANSWER_SCHEMA, "answered",
+        _ask_prose(question, target, summary, len(shown), len(documents), (outcome.data or {}).get("chosen_over", [])),
         question=question, target=target, relations=summary["relations"],
         documents={"shown": len(shown), "total": len(documents), "items": shown},
         completeness=packet["completeness"], omissions=packet["omissions"], graph=graph,
@@ -132,10 +134,15 @@ def fit_documents(
                        reason="budget_too_small")
 
 
-def _ask_prose(question: str, target: str, summary: dict[str, Any], shown: int, total: int) -> str:
+def _ask_prose(
+    question: str, target: str, summary: dict[str, Any], shown: int, total: int, chosen_over: list[dict[str, Any]]
+) -> str:
     relations = summary["relations"]
     text = (f"{question} of `{target}`: {relations} relationship(s) from {summary['seeds']} definition(s); "
             f"{shown} of {total} cited document(s) shown")
+    if chosen_over:  # the definitions outrank a same-named binding, manifest key or declaration-only member
+        named = ", ".join(f"`{item['label']}` ({item['citation'] or item['path']})" for item in chosen_over)
+        text += f"; chosen over {len(chosen_over)} same-named entr(ies) that define nothing: {named}"
     if summary["truncated"]:
         text += "; the question's bounds cut the walk (raise depth or node_budget)"
     return printable(text + ". Each citation was checked against the bound commit.")

@@ -4,8 +4,8 @@ Recording re-asks the answer and keeps the outcome only when its ``answer_id`` c
 (``feedback/record.py``). The surfaces remember nothing between calls, so the question is
 rebuilt from what the tool is given: the ``capability_id`` names the kind, the intent or
 question and the (normalised) target, and everything else the answer was asked with is a default
-unless the caller repeats it (``target`` when it was spelled otherwise, ``max_chars`` for
-``code_context``, ``depth`` and ``node_budget`` for ``ask``: exactly the tool's own arguments).
+unless the caller repeats it (``target`` when it was spelled otherwise, ``max_chars`` and
+``max_items`` for ``code_context``, ``depth`` and ``node_budget`` for ``ask``: exactly the tool's own arguments).
 With wrong or missing arguments the id is not reproduced and nothing is written. The client is
 the server's recipient and the connection its own, both re-checked on every call; a repeat of
 one report is ``already_recorded``, never a second row.
@@ -51,7 +51,8 @@ def graph_feedback_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str
     target = arguments.get("target", target)
     if capability_id(kind, intent, target) != given:
         raise InvalidInput("The target is not the one the capability_id names; pass the target exactly as asked.")
-    asked = ({"max_chars": arguments.get("max_chars")} if kind == "code_context"
+    asked = ({"max_chars": arguments.get("max_chars"), "max_items": arguments.get("max_items")}
+             if kind == "code_context"
              else {"within": None, "depth": arguments.get("depth"), "node_budget": arguments.get("node_budget")})
     summary = record_outcome(
         workspace, kind=kind, intent=intent, target=target, arguments=asked, answer_id=arguments["answer_id"],

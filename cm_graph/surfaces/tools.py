@@ -19,7 +19,7 @@ from typing import Any
 
 from ..base.envelope import output_schema
 from ..base.rules import IDENTIFIER
-from ..context.budget import MIN_CHARS
+from ..context.budget import MAX_ITEMS, MIN_CHARS, MIN_ITEMS
 from ..context.intents import INTENT_NAMES
 from ..fleet import usages as fleet_usages
 from ..query.answerids import CAPABILITY_PREFIX, ID_PREFIX
@@ -71,16 +71,17 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "code_context",
         "Call before grep or reading files: one cited answer about a symbol or path (callers, callees, "
-        "tests, impact by hop, docstrings). Read only the cited lines you must edit. Check `freshness`.",
+        "tests, impact by hop, docstrings); a cut list names its next page. Check `freshness`.",
         True, "POST", "/graph/analyze/code-context",
         {"target": TARGET, "intent": {"enum": list(INTENT_NAMES), "default": "usage"},
-         "max_chars": MAX_CHARS_ARGUMENT},
+         "max_chars": MAX_CHARS_ARGUMENT,
+         "max_items": {"type": "integer", "minimum": MIN_ITEMS, "maximum": MAX_ITEMS},  # default 50 (budget.py)
+         "cursor": {"type": "string", "maxLength": 128}},
         ("target",), output_schema(), code_context_answer,
     ),
     Tool(
         "ask",
-        "One bounded graph question (impact, dependency, symbol, related_tests) as cited evidence "
-        "documents for HEAD.",
+        "One bounded graph question as cited evidence documents for HEAD.",
         True, "POST", "/graph/ask",
         {"question": {"enum": list(QUESTION_NAMES)}, "target": TARGET,
          "depth": DEPTH, "node_budget": NODE_BUDGET, "max_chars": MAX_CHARS_ARGUMENT},
@@ -89,7 +90,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "cross_repo_usages",
         "Where a symbol is defined and used across this checkout's fleet, by repository, anchored by "
-        "import or receiver type; name-only matches apart.",
+        "import or receiver type.",
         True, "POST", "/graph/analyze/cross-repo-usages",
         {"symbol": {"type": "string", "minLength": 1, "maxLength": fleet_usages.MAX_SYMBOL_CHARS}, "fleet": FLEET,
          "max_chars": {**MAX_CHARS_ARGUMENT, "minimum": fleet_usages.MIN_CHARS}},
@@ -97,20 +98,20 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "graph_status",
-        "Can this checkout's graph answer now (state, index, commit against HEAD)? With `fleet`: the "
+        "Can this checkout's graph answer now (state, index, commit vs HEAD)? With `fleet`: the "
         "fleet doctor's report.",
         True, "GET", "/graph/status", {"fleet": FLEET}, (), output_schema(),
         graph_status_answer,
     ),
     Tool(
         "graph_feedback",
-        "After a task: did an answer save file reads? Its capability_id and answer_id, plus any "
-        "non-default argument it was asked with.",
+        "After a task: did an answer save file reads? Its two ids, plus any non-default argument it "
+        "was asked with.",
         False, "POST", "/graph/feedback",
         {"capability_id": {"type": "string", "pattern": "^" + re.escape(CAPABILITY_PREFIX)},
          "answer_id": {"type": "string", "pattern": "^" + re.escape(ID_PREFIX) + "[0-9a-f]{64}$"},
          "reads_avoided": COUNT, "files_read": COUNT, "correct": {"type": "boolean"},
-         "target": TARGET, "max_chars": INTEGER, "depth": INTEGER, "node_budget": INTEGER},
+         "target": TARGET, "max_chars": INTEGER, "max_items": INTEGER, "depth": INTEGER, "node_budget": INTEGER},
         ("capability_id", "answer_id", "reads_avoided", "files_read", "correct"), output_schema(),
         graph_feedback_answer,
     ),

@@ -117,7 +117,8 @@ PLAN = (
     Step(("symbols", "pkg/nothere\u202e.py")),
     Step(("context", "how", "helper"), shows=(DOCSTRING,)),
     Step(("context", "usage", "helper"), shows=(HOSTILE["bidi"],)),
-    Step(("context", "impact", "helper"), shows=(HOSTILE["bidi"], *COUPLED)),
+    # the widest budget: its change_coupling section shows every coupled file
+    Step(("context", "impact", "helper", "--max-chars", "40000"), shows=(HOSTILE["bidi"], *COUPLED)),
     Step(("context", "tests", "helper"), shows=(BIDI_TEST,)),
     Step(("context", "impact", HOSTILE["bidi"]), shows=(HOSTILE["bidi"],)),
     Step(("context", "usage", UNRESOLVED), shows=(UNRESOLVED,)),
@@ -222,7 +223,7 @@ def test_json_prose_names_no_control_character_and_json_stays_exact(runs: list[t
             broke += [f"{run.where()}: {text!r}" for text in prose(document) if FORBIDDEN.search(text)]
     assert not broke, "\n".join(broke[:20])
     impact = next(json.loads(run.stdout) for step, run in runs
-                  if step.args == ("context", "impact", "helper") and "--json" in run.args)
+                  if step.args[:3] == ("context", "impact", "helper") and "--json" in run.args and "40000" in run.args)
     coupled = {item["path"] for item in impact["sections"]["change_coupling"]["items"]}
     assert set(COUPLED) <= coupled  # the structured fields keep the exact name
     assert shown(COUPLED[0]) in impact["answer"] and COUPLED[0] not in impact["answer"]  # the prose: visibly

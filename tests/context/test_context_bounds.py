@@ -17,7 +17,7 @@ import pytest
 
 from cm_graph.base.jsonio import dumps_wire
 from cm_graph.context import composers
-from cm_graph.context.budget import fit
+from cm_graph.context.budget import DEFAULT_ITEMS, fit
 from cm_graph.index.mentions import MAX_KEPT
 
 from ..support.contextkit import ask_context, mention_lines, published
@@ -65,8 +65,8 @@ def test_a_name_on_exactly_the_cap_of_lines_is_listed_not_common(tmp_path: Path,
     document = ask_context(workspace, "usage", "get", max_chars=200_000)
     mentions = document["sections"]["mentions"]
     assert (mentions["status"], mentions["reason"]) == ("truncated", "max_items")
-    assert (mentions["shown"], mentions["total"], mentions["calls"]) == (12, MAX_KEPT, MAX_KEPT)
-    assert mention_lines(document) == [("m.py", 3 + n) for n in range(12)]
+    assert (mentions["shown"], mentions["total"], mentions["calls"]) == (DEFAULT_ITEMS, MAX_KEPT, MAX_KEPT)
+    assert mention_lines(document) == [("m.py", 3 + n) for n in range(DEFAULT_ITEMS)]
     assert f"{MAX_KEPT} more line(s) use it by name" in document["answer"]
 
 

@@ -19,6 +19,6 @@ def test_a_row_says_how_it_is_filled_or_why_it_cannot_be() -> None:
         if row.compose is None:  # nothing in this build fills it: always unavailable, runs nothing
             assert row.unavailable and row.primitive is None and row.empty is None, row.name
         else:  # a filled section has a primitive to name and a sentence for its items
-            assert row.primitive and row.sentence is not None, row.name
+            assert row.primitive and (row.sentence or row.headline) is not None, row.name
         if row.empty is not None and "{depth}" in row.empty[1]:
             assert row.walk is not None, row.name  # only a walk has a depth to state

@@ -20,6 +20,16 @@ def ask_context(workspace: Workspace, intent: str, target: str, **options: Any) 
     return code_context(workspace, intent, target, **options)
 
 
+def many_callers(count: int) -> dict[str, str]:
+    """A package where each of ``count`` modules calls ``pkg/core.py``'s ``target`` once, from
+    ``caller_NN`` (for the real provider: a target with more callers than a page holds)."""
+    files = {"pkg/__init__.py": "", "pkg/core.py": "def target(x):\n    return x + 1\n"}
+    for i in range(count):
+        files[f"pkg/user_{i:02d}.py"] = (f"from pkg.core import target\n\n\ndef caller_{i:02d}(v):\n"
+                                         "    return target(v)\n")
+    return files
+
+
 def published(repo: Path, state: Path, graph: dict[str, Any]) -> Workspace:
     return publish(repo, state, graph)
 

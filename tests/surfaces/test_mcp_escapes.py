@@ -38,7 +38,9 @@ from ..support.hostilenames import (  # noqa: E402
 
 pytestmark = [pytest.mark.anyio, pytest.mark.provider]
 CALLS = [
-    *(("code_context", {"intent": intent, "target": "helper"}) for intent in ("how", "usage", "impact", "tests")),
+    # impact with the tool's widest budget: its change_coupling section shows every coupled file
+    *(("code_context", {"intent": intent, "target": "helper", **({"max_chars": 40000} if intent == "impact" else {})})
+      for intent in ("how", "usage", "impact", "tests")),
     ("code_context", {"intent": "usage", "target": UNRESOLVED}),
     ("code_context", {"intent": WITH_ESCAPE, "target": "helper"}),  # refused by the schema, quoting it
     ("code_context", {"intent": "usage", "target": WITH_ESCAPE}),

@@ -51,3 +51,10 @@ def test_the_feedback_ids_are_shaped_as_every_answer_mints_them() -> None:
     assert _takes("graph_feedback", "capability_id", capability_id("code_context", "how", "load"))
     assert _takes("graph_feedback", "answer_id", ID_PREFIX + "0" * 64)
     assert not _takes("graph_feedback", "answer_id", ID_PREFIX + "0" * 63)
+
+
+def test_max_items_is_bounded_as_the_context_check_bounds_it() -> None:
+    from cm_graph.context.budget import check_max_items
+
+    for value in (0, 1, 50, 500, 501, True):
+        assert _takes("code_context", "max_items", value) == _passes(check_max_items, value), value
