@@ -75,8 +75,8 @@ def _matching(
         )
     rows = fetch_rows(connection.execute(
         query_sql("resolve_target"), {"target": target, "limit": limit, "within": within}
-    ), tuple[int])
-    if not qualified:  # query: the seed's tiers exactly
+    ), tuple[int, str])
+    if not qualified or (rows and rows[0][1] == "path"):  # the seed's tiers; a path is all of its file
         return tuple(row[0] for row in rows), ()
     assert isinstance(target, str)  # bounded text, checked above
     if not rows:

@@ -8,7 +8,8 @@
 -- Database: index
 -- Params : :target (bounded text), :limit (the seed bound plus one, to detect overflow),
 --          :within (a repository-relative path without a trailing '/', or NULL)
--- Returns: (node): node numbers in node (provider id) order, at most :limit rows.
+-- Returns: (node, tier): node numbers in node (provider id) order, at most :limit rows, each
+--          with the tier that matched ('label', 'callable' or 'path'; one tier per answer).
 WITH
   by_label AS (
     SELECT node FROM nodes
@@ -27,8 +28,8 @@ WITH
       AND NOT EXISTS (SELECT 1 FROM by_label)
       AND NOT EXISTS (SELECT 1 FROM by_callable)
   )
-SELECT node FROM by_label
-UNION ALL SELECT node FROM by_callable
-UNION ALL SELECT node FROM by_path
+SELECT node, 'label' AS tier FROM by_label
+UNION ALL SELECT node, 'callable' FROM by_callable
+UNION ALL SELECT node, 'path' FROM by_path
 ORDER BY node
 LIMIT :limit;
