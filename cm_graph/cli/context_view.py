@@ -49,6 +49,8 @@ def print_context(out: Console, document: dict[str, Any]) -> None:
             if chosen:
                 where_chosen = f"{chosen['path']}#L{chosen['line']}" if chosen["line"] else chosen["path"]
                 how += f"; graph links it to {chosen['label']} at {where_chosen}"
+            if item.get("through"):
+                how += f", through {item['through']}"
             if "hop" in item:
                 how += f", hop {item['hop']}"
             # a cross_repo row names the repository that uses the definition (it has no label)

@@ -17,12 +17,13 @@ import apsw
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from .coupling import coupled_with, read_params
-from .relations import CALLS, WalkSpec
-from .sections import HOP_GROUPS, Found, Reading, Section, coupling_section, mention_section
+from .relations import CALLS, MEMBERS, OUTGOING, WalkSpec
+from .sections import HOP_GROUPS, Found, Reading, Section, coupling_section, filled, mention_section
 from .sentences import unsearched_note
 from .textual import mention_items
 from .walks import MAX_READ, Step, walk
 
+DYNAMIC = "the provider does not extract dynamic calls, so this is not proof of no use"
 FLEET_ITEMS = 5  # per repository, in the cross_repo section
 FLEET_CHARS = 4_000
 
@@ -37,6 +38,37 @@ def walked(reading: Reading, row: Section) -> Found:
     reached from (``via``) and its call or reference site."""
     steps, limited = _steps(reading, _spec(row))
     return Found(_items(reading, steps)[0], len(steps), limited)
+
+
+def walked_with_members(reading: Reading, row: Section) -> Found:
+    """``walked`` from the anchor and its own methods together: a class calls little itself,
+    its methods do the calling, so what a class calls is what it and its methods call. Each item
+    reached through a method says which (``through``); calls among the methods are the class's
+    own business and are not listed. An anchor with no methods is walked as ``walked`` walks it."""
+    members = walk(reading.connection, (reading.node,), WalkSpec(OUTGOING, MEMBERS, 1)).steps
+    methods = tuple(sorted({s.reached for s in members} - {reading.node}))
+    if not methods:
+        return walked(reading, row)
+    reach = walk(reading.connection, (reading.node, *methods), _spec(row))
+    reading.touched.update(methods)
+    reading.touched.update(s.reached for s in reach.steps)
+    steps = list(reach.steps)
+    by_node = {s.reached: s for s in steps if s.reached != s.origin}
+    items, nodes = _items(reading, steps, set(methods))
+    for item, step in zip(items, steps[: len(items)], strict=True):
+        root = _chain(step, by_node, _spec(row).depth)[-1].origin
+        if root != reading.node:
+            item["through"] = nodes[root]["label"]
+
+    def shape(keep: list[dict[str, Any]], total: int, cut: str | None) -> dict[str, Any]:
+        section = filled(row, keep, total, cut)
+        section["members"] = len(methods)
+        if section["status"] == "empty":
+            section["detail"] = (f"Neither it nor its {len(methods)} method(s) call anything within depth "
+                                 f"{_spec(row).depth} in this graph; {DYNAMIC}.")
+        return section
+
+    return Found(items, len(steps), reach.read_limited, shape)
 
 
 def walked_by_hop(reading: Reading, row: Section) -> Found:

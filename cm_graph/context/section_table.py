@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .composers import (
+    DYNAMIC,
     concept_markers,
     coupled_files,
     fleet_usages,
@@ -26,12 +27,14 @@ from .composers import (
     tests_reached,
     walked,
     walked_by_hop,
+    walked_with_members,
 )
 from .intents import INTENT_NAMES
 from .relations import CALLS, DEFINES, IMPACTS, INCOMING, OUTGOING, REACHES_TESTS, REFERENCES, WalkSpec
 from .sections import Section
 from .sentences import (
     affected,
+    calls_made,
     count,
     coupled,
     listing,
@@ -43,11 +46,10 @@ from .sentences import (
     used_in_fleet,
 )
 
-DYNAMIC = "the provider does not extract dynamic calls, so this is not proof of no use"
 HISTORY = "run `cm-graph context history`."
 
 SECTIONS: tuple[Section, ...] = (
-    Section("calls", ("how",), "dependency", walked, lambda s: f"It calls {count(s)}: {listing(s)}.",
+    Section("calls", ("how",), "dependency", walked_with_members, calls_made,
             empty=("no_callee_within_depth", "It calls nothing within depth {depth} in this graph; " + DYNAMIC + "."),
             walk=WalkSpec(OUTGOING, CALLS, 2)),
     Section("defines", ("how",), "symbol", walked, lambda s: f"It defines {count(s)}: {listing(s)}.",

@@ -32,6 +32,17 @@ def listing(section: dict[str, Any], parts: list[str] | None = None) -> str:
                   at_least=section.get("reason") == "read_limit")
 
 
+def calls_made(section: dict[str, Any]) -> str:
+    """What the anchor calls; for a class, what it and its methods call (``members``), each
+    item named with the method it was called from."""
+    members = section.get("members")
+    if not members:
+        return f"It calls {count(section)}: {listing(section)}."
+    parts = [tag(item["label"], shown_cite(item)) + (f" (from {item['through']})" if item.get("through") else "")
+             for item in section["items"]]
+    return f"It and its {members} method(s) call {count(section)}: {listing(section, parts)}."
+
+
 def by_hop(section: dict[str, Any]) -> str:
     groups = []
     for hop, group in HOP_GROUPS.items():
