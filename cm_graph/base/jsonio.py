@@ -30,6 +30,34 @@ def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def repeats_a_key(data: bytes | str) -> bool:
+    """Whether ``data`` is JSON in which some object repeats a key. A permissive reader (the MCP
+    SDK's, the stdlib's) keeps the last of them while a validator in between may have read the
+    first, so the two would act on different requests; anything that is not JSON is not judged
+    here (the reader refuses it in its own words)."""
+    try:
+        json.loads(data, object_pairs_hook=no_duplicate_keys)
+    except DuplicateKey:
+        return True
+    except (RecursionError, ValueError):
+        return False
+    return False
+
+
+def sole_member(data: bytes | str, key: str) -> Any:
+    """The value of ``key`` in the top-level JSON object ``data`` when it is given exactly once,
+    else None (absent, repeated, or not an object): a reply to a malformed request names the
+    request only when the request named itself unambiguously."""
+    try:
+        pairs = json.loads(data, object_pairs_hook=lambda pairs: pairs)
+    except (RecursionError, ValueError):
+        return None
+    if not isinstance(pairs, list) or any(not isinstance(pair, tuple) for pair in pairs):
+        return None
+    values = [value for name, value in pairs if name == key]
+    return values[0] if len(values) == 1 else None
+
+
 def _no_constants(name: str) -> Any:
     raise ValueError(name)
 

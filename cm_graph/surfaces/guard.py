@@ -7,8 +7,10 @@ A request is refused unless its Host names a loopback address (with the bound po
 its Origin is absent or loopback, and, on TCP, it carries the server's bearer token; and its body
 is at most 64 KiB however it is framed: a declared ``Content-Length`` is judged first, and the
 body itself is read here, counted, before any route sees it (a chunked body declares no length,
-and the SDK's ``/mcp`` would otherwise read up to its own, far larger, limit). A body that fits is
-handed to the route as it was received.
+and the SDK's ``/mcp`` would otherwise read up to its own, far larger, limit). A JSON body in which
+an object repeats a key is refused here for every route: the SDK's reader keeps the last of the
+repeated keys where another reader may have read the first. A body that passes is handed to the
+route as it was received.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from ..base.envelope import refusal
+from ..base.jsonio import repeats_a_key
 from .dispatch import wire_bytes
 
 Scope = MutableMapping[str, Any]
@@ -81,10 +84,14 @@ class Guard:
         verdict = self.verdict(scope)
         if verdict is None:
             received = await _body_within_limit(receive)
-            if received is not None:
+            if received is None:
+                verdict = 413, refusal("The request body exceeds 64 KiB.", reason="too_large")
+            elif repeats_a_key(b"".join(m.get("body", b"") for m in received if m["type"] == "http.request")):
+                verdict = 400, refusal("The request body repeats a key; send each key of every object once.",
+                                       reason="invalid")
+            else:
                 await self.app(scope, _replay(received, receive), send)
                 return
-            verdict = 413, refusal("The request body exceeds 64 KiB.", reason="too_large")
         status, payload = verdict
         body = wire_bytes(payload)
         await send({"type": "http.response.start", "status": status, "headers": [

@@ -20,6 +20,7 @@ from .. import __version__
 from ..base.envelope import refusal
 from .authority import Caller
 from .dispatch import call_tool, wire_bytes
+from .stdio_wire import INVALID_REQUEST, REPEATED_KEY, JudgedLines, claimed_stdin
 from .tools import BY_NAME, TOOLS, Tool
 
 SERVER_NAME = "cm-graph"
@@ -73,13 +74,26 @@ def build_server(caller: Caller) -> Server[Any]:
 
 
 def serve_stdio(caller: Caller) -> None:
-    """Serve one client on stdin/stdout until it closes the stream (the SDK owns both)."""
+    """Serve one client on stdin/stdout until it closes the stream: the SDK owns stdout, and reads
+    stdin's lines after ``stdio_wire`` has judged them."""
     from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
 
     server = build_server(caller)
 
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        replies: list[Any] = []
+        ready = anyio.Event()
+
+        async def refuse(request: int | str | None) -> None:
+            await ready.wait()
+            error = types.ErrorData(code=INVALID_REQUEST, message=REPEATED_KEY, data={"reason": "invalid"})
+            await replies[0].send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request, error=error)))
+
+        with claimed_stdin() as wire:
+            async with stdio_server(stdin=JudgedLines(wire, refuse)) as (read_stream, write_stream):  # type: ignore[arg-type]
+                replies.append(write_stream)
+                ready.set()
+                await server.run(read_stream, write_stream, server.create_initialization_options())
 
     anyio.run(main)
