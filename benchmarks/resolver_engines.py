@@ -27,7 +27,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from resolver import Index, Ref  # noqa: E402
+from resolver_index import Index, Ref  # noqa: E402
 
 SCIP_PYTHON = "@sourcegraph/scip-python@0.6.6"
 
