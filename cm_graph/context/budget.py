@@ -17,7 +17,7 @@ from typing import Any
 from ..base.errors import InvalidInput
 from ..base.jsonio import dumps_wire
 
-MIN_CHARS, DEFAULT_CHARS, MAX_CHARS = 4000, 8000, 1_000_000
+MIN_CHARS, DEFAULT_CHARS, MAX_CHARS = 5000, 8000, 1_000_000
 # Items a section shows at most, before the character budget drops any: the default carries
 # every caller of a target with up to 50 of them; ``--max-items`` takes up to MAX_ITEMS.
 MIN_ITEMS, DEFAULT_ITEMS, MAX_ITEMS = 1, 50, 500

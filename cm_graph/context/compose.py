@@ -26,14 +26,14 @@ from ..evidence.documents import CitationChecker
 from ..query.answerids import answer_id, capability_id
 from ..query.targets import reexport_entry
 from .budget import DEFAULT_ITEMS, fit
-from .composers import describe
 from .gaps import gaps_note, item_paths, textual_answer, textual_definition
 from .intents import INTENTS
+from .nodes import describe
 from .paging import Cursor, check_answer, check_generation, cursor_for
 from .resolve import Resolution, followable, resolve
 from .section_table import BY_NAME, SECTIONS_OF, used_primitives, used_relations
 from .sections import UNTRAVERSABLE, FleetUsages, Found, Reading, Section, behind_borders, filled, unavailable
-from .sentences import UNSEEN, count, textual_tests
+from .sentences import count, resolved_more, textual_tests, unseen
 from .shape import CODE_CONTEXT_SCHEMA, ID_PLACEHOLDER, LIST_HEAD, CitationBook, listed, shown_cite, tag
 from .walks import MAX_READ
 
@@ -138,7 +138,7 @@ def _answer(
         document = reply(
             CODE_CONTEXT_SCHEMA, "answered", f"{prose} {lacking}" if lacking else prose,
             intent=intent, target=target, anchors=[anchor_item], sections=sections, citations=book.entries,
-            used_primitives=used_primitives(read.ran), used_relations=used_relations(rows), graph=graph,
+            used_primitives=used_primitives(read.ran), used_relations=used_relations(read.ran), graph=graph,
             freshness=read.freshness,
             bounds={"max_items": max_items, "max_chars": max_chars, "max_read": MAX_READ,
                     "truncated": bool(omissions), "unverified_citations": book.unverified, "omissions": omissions},
@@ -272,34 +272,42 @@ def _not_none_behind_borders(rows: tuple[Section, ...], sections: dict[str, Any]
 
 
 def _not_uncalled(sections: dict[str, Any]) -> None:
-    """An empty graph caller section beside textual mentions must not read as "no callers": the
-    name is used in this commit, only the graph does not carry those uses. A name too common to
-    list says so, since the mentions section then holds nothing to look at. An empty ``tests``
-    section beside tests that use the name by name says so too (never a bare "no test")."""
+    """An empty graph caller section beside resolved uses or textual mentions must not read as
+    "no callers": the name is used in this commit, only the graph does not carry those uses. A
+    name too common to list says so, since the mentions section then holds nothing to look at. An
+    empty ``tests`` section beside tests reached by resolved references or using the name by name
+    says so too (never a bare "no test")."""
     _not_untested(sections)
     mentions = sections.get("mentions")
-    if mentions is None or not mentions["total"]:
-        return
-    if mentions["reason"] == "common_name":
+    used = None
+    if mentions is not None and mentions["total"] and mentions["reason"] == "common_name":
         used = (f"more than {mentions['total'] - 1} line(s) of this commit use it by name, too common a name "
                 "to list them (common_name)")
-    else:
+    elif mentions is not None and mentions["total"]:
         used = f"{mentions['total']} line(s) of this commit use it by name (see mentions)"
-    for name in ("callers", "callers_by_hop"):
+    for name, beside in (("callers", "resolved_callers"), ("callers_by_hop", "resolved_by_hop")):
         section = sections.get(name)
         walk = BY_NAME[name].walk
-        if section is not None and section["status"] == "empty" and walk is not None:
-            section["detail"] = f"The graph holds none of its callers within depth {walk.depth}, but {used}."
+        if section is None or section["status"] != "empty" or walk is None:
+            continue
+        other = [part for part in (resolved_more(sections, beside, "use(s)", more=False), used) if part]
+        if other:
+            section["detail"] = (f"The graph holds none of its callers within depth {walk.depth}, "
+                                 f"but {' and '.join(other)}.")
 
 
 def _not_untested(sections: dict[str, Any]) -> None:
     tests, beside = sections.get("tests"), textual_tests(sections)
     walk = BY_NAME["tests"].walk
-    if tests is None or tests["status"] != "empty" or beside is None or walk is None:
+    if tests is None or tests["status"] != "empty" or walk is None:
         return
-    tests["detail"] = (f"No test reaches it through the graph within depth {walk.depth}, but {beside[0]} test(s) "
-                       f"use it by name (textual, see {beside[1]}); the graph cannot see tests reaching it through "
-                       f"{UNSEEN}.")
+    other = [part for part in (resolved_more(sections, "resolved_tests", "test(s) reaching it", more=False),
+                               f"{beside[0]} test(s) use it by name (textual, see {beside[1]})" if beside else None)
+             if part]
+    if other:
+        caveat = unseen(sections, "tests reaching it")
+        tests["detail"] = (f"No test reaches it through the graph within depth {walk.depth}, "
+                           f"but {' and '.join(other)}; {caveat[0].lower()}{caveat[1:]}")
 
 
 def _cited(item: dict[str, Any], book: CitationBook) -> dict[str, Any]:

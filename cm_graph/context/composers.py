@@ -12,11 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import apsw
-
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from .coupling import coupled_with, read_params
+from .nodes import describe
 from .relations import CALLS, MEMBERS, OUTGOING, WalkSpec
 from .sections import HOP_GROUPS, Found, Reading, Section, coupling_section, filled, mention_section
 from .sentences import unsearched_note
@@ -26,11 +25,6 @@ from .walks import MAX_READ, Step, walk
 DYNAMIC = "the provider does not extract dynamic calls, so this is not proof of no use"
 FLEET_ITEMS = 5  # per repository, in the cross_repo section
 FLEET_CHARS = 4_000
-
-
-def describe(connection: apsw.Connection, numbers: list[int]) -> dict[int, dict[str, Any]]:
-    rows = connection.execute(query_sql("describe_nodes"), {"nodes": json.dumps(sorted(set(numbers)))})
-    return {row[0]: {"label": row[1], "kind": row[4], "path": row[2], "line": row[3]} for row in rows}
 
 
 def walked(reading: Reading, row: Section) -> Found:

@@ -31,6 +31,8 @@ from .composers import (
 )
 from .intents import INTENT_NAMES
 from .relations import CALLS, DEFINES, IMPACTS, INCOMING, OUTGOING, REACHES_TESTS, REFERENCES, WalkSpec
+from .resolved import RUN_ROLES, USE_ROLES
+from .resolved_sections import resolved_callers, resolved_reach, resolved_tests
 from .sections import Section
 from .sentences import (
     affected,
@@ -42,11 +44,14 @@ from .sentences import (
     mentioned,
     quotes,
     reaching_tests,
+    resolved_beyond,
+    resolved_tests_beyond,
     used_by,
     used_in_fleet,
 )
 
 HISTORY = "run `cm-graph context history`."
+NOT_RESOLVED = ("not_resolved", "The resolver, which reads Python files only, has no definition of it.")
 
 SECTIONS: tuple[Section, ...] = (
     Section("calls", ("how",), "dependency", walked_with_members, calls_made,
@@ -66,15 +71,28 @@ SECTIONS: tuple[Section, ...] = (
     Section("references", ("usage",), "impact", walked, lambda s: f"Referenced by {count(s)}: {listing(s)}.",
             empty=("no_reference", "Nothing imports, references, subclasses or re-exports it in this graph."),
             walk=WalkSpec(INCOMING, REFERENCES, 1)),
+    Section("resolved_callers", ("usage",), "resolved_references", resolved_callers,
+            lambda s: resolved_beyond(s, "use(s) of it"),
+            empty=("no_resolved_use", "The resolver binds no use of it that the graph lacks (depth {depth})."),
+            unavailable=NOT_RESOLVED, walk=WalkSpec(INCOMING, CALLS + REFERENCES, 1), beside=("callers", "references"),
+            roles=USE_ROLES),
     Section("callers_by_hop", ("impact",), "impact", walked_by_hop, None,
             empty=("no_caller_within_depth", "Nothing reaches it within depth {depth} in this graph; " + DYNAMIC + "."),
             walk=WalkSpec(INCOMING, IMPACTS, 3), headline=affected),
+    Section("resolved_by_hop", ("impact",), "resolved_references", resolved_reach,
+            lambda s: resolved_beyond(s, "node(s) the change reaches"),
+            empty=("no_resolved_reach", "Resolved references reach nothing the graph misses (depth {depth})."),
+            unavailable=NOT_RESOLVED, walk=WalkSpec(INCOMING, IMPACTS, 3), beside=("callers_by_hop",), roles=USE_ROLES),
     Section("mentions", ("usage", "impact"), "text_mentions", mention_lines, lambda s: mentioned(s, False),
             empty=("no_mention", "No line of commit {commit} uses `{name}` by name outside the graph's relationships."),
             textual=True),
     Section("tests", ("usage", "impact", "tests"), "related_tests", tests_reached, None,
             empty=("no_test_within_depth", "No test reaches it within depth {depth} in this graph; " + DYNAMIC + "."),
             walk=WalkSpec(INCOMING, REACHES_TESTS, 2), headline=reaching_tests),
+    Section("resolved_tests", ("usage", "impact", "tests"), "resolved_references", resolved_tests,
+            resolved_tests_beyond,
+            empty=("no_resolved_test", "No test beyond the graph's reaches it by resolved references (depth {depth})."),
+            unavailable=NOT_RESOLVED, walk=WalkSpec(INCOMING, REACHES_TESTS, 2), beside=("tests",), roles=RUN_ROLES),
     Section("test_mentions", ("tests",), "text_mentions", test_mention_lines, lambda s: mentioned(s, True),
             empty=("no_test_mention", "No test file of commit {commit} uses `{name}` by name outside the graph's "
                    "relationships."),
@@ -103,7 +121,8 @@ def used_relations(rows: Iterable[Section]) -> dict[str, dict[str, object]]:
     """The declared map of the walks among ``rows``, in their order."""
     direction = {OUTGOING: "along", INCOMING: "against"}
     return {row.name: {"direction": direction[row.walk.direction], "depth": row.walk.depth,
-                       "relations": list(row.walk.relations)}
+                       **({"relations_of": list(row.beside), "roles": list(row.roles)} if row.beside
+                          else {"relations": list(row.walk.relations)})}
             for row in rows if row.walk is not None}
 
 

@@ -97,6 +97,10 @@ class Section:
     unavailable: tuple[str, str] | None = None
     walk: WalkSpec | None = None
     textual: bool = False
+    # A resolved section walks what its graph twins walk (their relation words, ``beside``) and
+    # the resolver's references of ``roles`` with them (``resolved.py``).
+    beside: tuple[str, ...] = ()
+    roles: tuple[str, ...] = ()
     headline: Callable[[dict[str, Any], dict[str, Any]], str] | None = None
 
     def nothing_found(self, **fields: Any) -> tuple[str, str]:
@@ -192,6 +196,7 @@ def mention_section(
     else:
         section = filled(row, items, total, cut)
     section["homonyms"] = facts["definitions"]
+    section["bound_elsewhere"] = facts["bound_elsewhere"]
     if calls:
         section["calls"] = None if facts["common"] else call_lines(facts)
     return section

@@ -82,27 +82,70 @@ def textual_tests(sections: dict[str, Any]) -> tuple[str, str] | None:
     return (f"at least {shown}" if mentions["total"] > mentions["shown"] else str(shown)), "mentions"
 
 
+def resolved_more(sections: dict[str, Any], name: str, what: str, *, more: bool = True) -> str | None:
+    """What a resolved section adds, as a headline counts it ("4 more use(s) resolved from the
+    code (resolved, see resolved_callers)"; without ``more``, beside a graph that has none);
+    None when it is absent, unavailable or empty."""
+    found = sections.get(name)
+    if found is None or found["status"] == "unavailable" or not found["total"]:
+        return None
+    return f"{count(found)}{' more' if more else ''} {what} resolved from the code (resolved, see {name})"
+
+
+def _joined(parts: list[str | None]) -> str:
+    """The other evidence kinds beside the graph's, as one clause (", A and B")."""
+    kept = [part for part in parts if part]
+    if not kept:
+        return ""
+    return (", " + ", ".join(kept[:-1]) + " and " + kept[-1]) if len(kept) > 1 else " and " + kept[0]
+
+
+def unseen(sections: dict[str, Any], what: str) -> str:
+    """What the answer cannot see: the graph alone misses instance attributes too; with the
+    resolved layer, what neither sees is calls on values whose type nothing states."""
+    if any(name.startswith("resolved_") and section["status"] != "unavailable" for name, section in sections.items()):
+        return f"Neither graph nor resolver sees {what} through values of unknown type, dynamic dispatch or registries."
+    return f"The graph cannot see {what} through {UNSEEN}."
+
+
 def used_by(section: dict[str, Any], sections: dict[str, Any]) -> str:
     """The callers headline: the graph's callers and every other kind of use, each labelled."""
-    beside = textual_uses(sections)
+    also = _joined([resolved_more(sections, "resolved_callers", "use(s)"), textual_uses(sections)])
     shown = f", {section['shown']} shown" if section["shown"] < section["total"] else ""
-    also = f" and {beside}" if beside else ""
-    return f"Used by {count(section)} caller(s) in the graph (graph){also}{shown}: {listing(section)}. {UNSEEN_CALLS}"
+    return (f"Used by {count(section)} caller(s) in the graph (graph){also}{shown}: {listing(section)}. "
+            f"{unseen(sections, 'calls')}")
 
 
 def reaching_tests(section: dict[str, Any], sections: dict[str, Any]) -> str:
-    """The tests headline: tests the graph reaches, and those using the name by name (textual)."""
+    """The tests headline: tests the graph reaches, those reached through resolved references, and
+    those using the name by name (textual)."""
     beside = textual_tests(sections)
-    also = f" and {beside[0]} more use it by name (textual, see {beside[1]})" if beside else ""
-    return (f"{count(section)} test(s) reach it in the graph (graph){also}: {listing(section)}. The graph cannot "
-            f"see tests reaching it through {UNSEEN}.")
+    also = _joined([resolved_more(sections, "resolved_tests", "test(s) reaching it"),
+                    f"{beside[0]} more use it by name (textual, see {beside[1]})" if beside else None])
+    return f"{count(section)} test(s) reach it in the graph (graph){also}: {listing(section)}. " + unseen(
+        sections, "tests reaching it")
 
 
 def affected(section: dict[str, Any], sections: dict[str, Any]) -> str:
-    """The impact headline: the graph's reach, and the textual uses beside it."""
-    beside = textual_uses(sections)
+    """The impact headline: the graph's reach, and the resolved and textual uses beside it."""
+    beside = [part for part in (resolved_more(sections, "resolved_by_hop", "node(s)"), textual_uses(sections)) if part]
     text = by_hop(section)
-    return (f"{text[:-1]}; beside the graph, {beside}." if beside else text) + f" {UNSEEN_CALLS}"
+    return (f"{text[:-1]}; beside the graph, {' and '.join(beside)}." if beside else text) + " " + unseen(
+        sections, "calls")
+
+
+def resolved_beyond(section: dict[str, Any], what: str) -> str:
+    """A resolved section's sentence: what the resolver adds beyond the graph, by hop when it walks
+    several, every item named with the node it was reached from."""
+    parts = [tag(item["label"], shown_cite(item)) + f" ({item['relation']}"
+             + (f", from {item['via']})" if item["hop"] > 1 else ")") for item in section["items"]]
+    return f"Beyond the graph, the resolver finds {count(section)} more {what} (resolved): {listing(section, parts)}."
+
+
+def resolved_tests_beyond(section: dict[str, Any]) -> str:
+    parts = [tag(item["label"], shown_cite(item)) for item in section["items"]]
+    return (f"Through resolved references, {count(section)} test(s) beyond the graph's reach it (resolved): "
+            f"{listing(section, parts)}.")
 
 
 def quotes(section: dict[str, Any]) -> str:
@@ -130,6 +173,9 @@ def mentioned(section: dict[str, Any], tests: bool) -> str:
     if elsewhere:
         text += (f" The graph links {elsewhere} of those shown to another definition of the name (linked_to), "
                  "not to this one.")
+    if section.get("bound_elsewhere"):
+        text += (f" {section['bound_elsewhere']} other line(s) using the name are left out: the resolver binds them "
+                 "to another definition of it.")
     note = homonym_note(section["homonyms"])
     return text if note is None else f"{text} {note}"
 

@@ -63,4 +63,6 @@ def listed(parts: list[str], total: int, *, at_least: bool = False) -> str:
     head = ", ".join(parts[:LIST_HEAD])
     more = total - min(len(parts), LIST_HEAD)
     bound = "at least " if at_least else ""
+    if not parts and total:  # the budget showed none of them: never a list that starts with "…and"
+        return f"none of {bound}{total} shown (cut to fit)"
     return head + (f", …and {bound}{more} more" if more > 0 else "")

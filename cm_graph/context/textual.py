@@ -4,8 +4,10 @@ The provider's graph misses calls through a package (``pkg.func(``), methods cal
 instances and callbacks it cannot resolve, so "no caller in the graph" is often untrue of the
 code. The text index (``index/mentions.py``, built with the index) lists the lines that use each
 defined name; here they become their own sections, never merged with graph relationships: every
-item's confidence is ``textual``, the lines the graph already carries are left out, and a name
-several definitions share is said to be ambiguous. A line the graph links to another definition
+item's confidence is ``textual``, the lines the graph already carries are left out, so are those
+the resolver binds (to this definition: the resolved sections show them; to another definition
+of the name: counted as ``bound_elsewhere``, never listed as this one's use), and a name several
+definitions share is said to be ambiguous. A line the graph links to another definition
 of the name is not "carried" for this one: the provider may have chosen wrongly (a local
 ``const parse = require(...)`` binding, a subclass's own ``__init__``), so it stays a mention and
 says which definition the graph chose (``linked_to``). Only ``code_context`` reads them; the seed's
@@ -24,6 +26,7 @@ from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..index.graphmodel import is_test_path
 from ..index.mentions import MAX_KEPT, defined_name, read_postings
+from .resolved import anchor_definitions, lines_named
 
 TEXTUAL = "textual"
 CALL_FORMS = ("call", "qualified_call")  # the scanner's forms of a line that calls the name
@@ -37,11 +40,12 @@ def mention_facts(connection: apsw.Connection, label: str, anchor: int) -> dict[
     to list, and how many definitions carry it."""
     name = defined_name(label)
     if name is None:
-        return {"name": name, "rows": [], "linked": {}, "common": False, "definitions": 0}
+        return {"name": name, "rows": [], "linked": {}, "common": False, "definitions": 0, "bound_elsewhere": 0}
     total, kept, postings, definitions = fetch_rows(
         connection.execute(query_sql("mention_count"), {"name": name}), tuple[Any, Any, Any, int])[0]
     if total is not None and not kept:
-        return {"name": name, "rows": [], "linked": {}, "common": True, "definitions": definitions}
+        return {"name": name, "rows": [], "linked": {}, "common": True, "definitions": definitions,
+                "bound_elsewhere": 0}
     found = list(read_postings(postings or b""))
     paths = dict(fetch_rows(connection.execute(query_sql("text_file_paths"),
                                                {"files": json.dumps(sorted({file for file, _, _ in found}))}),
@@ -54,9 +58,24 @@ def mention_facts(connection: apsw.Connection, label: str, anchor: int) -> dict[
             carried.add((path, line))
         elif (path, line) not in linked:  # rows come in node order: the lowest node wins
             linked[(path, line)] = node
-    rows = [(paths[file], line, form) for file, line, form in found if (paths[file], line) not in carried]
+    ours = set(anchor_definitions(connection, anchor))
+    elsewhere: set[tuple[str, int]] = set()
+    for path, line, definition in lines_named(connection, name):
+        if definition is None:
+            continue
+        (carried if definition in ours else elsewhere).add((path, line))
+    rows, left_out = [], 0
+    for file, line, form in found:
+        key = (paths[file], line)
+        if key in carried:
+            continue
+        if key in elsewhere:  # the resolver binds this use to another definition of the name
+            left_out += 1
+            continue
+        rows.append((paths[file], line, form))
     kept_linked = {key: node for key, node in linked.items() if key not in carried}
-    return {"name": name, "rows": rows[:MAX_KEPT], "linked": kept_linked, "common": False, "definitions": definitions}
+    return {"name": name, "rows": rows[:MAX_KEPT], "linked": kept_linked, "common": False, "definitions": definitions,
+            "bound_elsewhere": left_out}
 
 
 def mention_items(

@@ -22,13 +22,14 @@ from cm_graph.index.mentions import MAX_KEPT
 
 from ..support.contextkit import ask_context, mention_lines, published
 from ..support.g0 import edge, node
-from ..support.helpers import make_repo
+from ..support.helpers import inventory_for, make_repo, publish
 
 
 def test_every_same_named_definitions_own_line_is_left_out_of_the_mentions(tmp_path: Path, state_dir: Path) -> None:
     """Two recursive one-liners named ``run``: each definition's line also calls ``run``, and the
     provider missed both calls. Neither line is a mention of ``a.py::run``: a definition is not a
-    use, whichever definition it is; ``c.py``'s call is."""
+    use, whichever definition it is. ``c.py``'s ``a.run(3)`` is the resolver's use of ``a.py``'s
+    (resolved), and for ``b.py``'s it is left out as bound to another definition of the name."""
     files = {"a.py": "def run(n): return run(n - 1) if n else 0\n",
              "b.py": "def run(n): return run(n - 2) if n > 1 else 1\n",
              "c.py": "import a\n\n\ndef go():\n    return a.run(3)\n"}
@@ -37,10 +38,13 @@ def test_every_same_named_definitions_own_line_is_left_out_of_the_mentions(tmp_p
                        node("c", "c.py", "c.py", "L1"), node("c_go", "go()", "c.py", "L4")],
              "edges": []}
     workspace = published(make_repo(tmp_path / "repo", files), state_dir, graph)
-    for target, other in (("a.py::run", "b.py"), ("b.py::run", "a.py")):
+    for target, other, resolved_sites, elsewhere in (("a.py::run", "b.py", [("c.py", 5)], 0),
+                                                     ("b.py::run", "a.py", [], 1)):
         document = ask_context(workspace, "usage", target)
-        assert mention_lines(document) == [("c.py", 5)], target
-        assert document["sections"]["mentions"]["homonyms"] == 2
+        assert mention_lines(document) == [], target
+        found = document["sections"]["resolved_callers"]["items"]
+        assert [(i["site"]["path"], i["site"]["line"]) for i in found] == resolved_sites, target
+        assert document["sections"]["mentions"]["bound_elsewhere"] == elsewhere, target
         assert f"{other}#L1" not in str(document["citations"])
 
 
@@ -58,15 +62,16 @@ def test_a_one_character_name_is_not_searched_and_never_said_unused(tmp_path: Pa
 
 
 def test_a_name_on_exactly_the_cap_of_lines_is_listed_not_common(tmp_path: Path, state_dir: Path) -> None:
-    body = "def get():\n    return 1\n" + "".join(f"v{n} = get()\n" for n in range(MAX_KEPT))
-    workspace = published(make_repo(tmp_path / "repo", {"m.py": body}), state_dir,
-                          {"nodes": [node("m", "m.py", "m.py", "L1"), node("m_get", "get()", "m.py", "L1")],
-                           "edges": []})
+    """JavaScript, which the resolver does not read: every call is a mention only."""
+    body = "function get() { return 1; }\n" + "".join(f"const v{n} = get();\n" for n in range(MAX_KEPT))
+    repo = make_repo(tmp_path / "repo", {"m.js": body})
+    graph = {"nodes": [node("m", "m.js", "m.js", "L1"), node("m_get", "get()", "m.js", "L1")], "edges": []}
+    workspace = publish(repo, state_dir, graph, inventory=inventory_for(repo, ["m.js"]))
     document = ask_context(workspace, "usage", "get", max_chars=200_000)
     mentions = document["sections"]["mentions"]
     assert (mentions["status"], mentions["reason"]) == ("truncated", "max_items")
     assert (mentions["shown"], mentions["total"], mentions["calls"]) == (DEFAULT_ITEMS, MAX_KEPT, MAX_KEPT)
-    assert mention_lines(document) == [("m.py", 3 + n) for n in range(DEFAULT_ITEMS)]
+    assert mention_lines(document) == [("m.js", 2 + n) for n in range(DEFAULT_ITEMS)]
     assert f"{MAX_KEPT} more line(s) use it by name" in document["answer"]
 
 

@@ -154,7 +154,9 @@ class ProxyManager(PoolManager):
 def test_super_init_linked_to_the_subclass_own_init_is_a_mention_of_the_base_init(
         tmp_path: Path, state_dir: Path) -> None:
     """urllib3's shape: the provider links ``super().__init__(...)`` in ProxyManager to
-    ProxyManager's own ``.__init__()``; asked about PoolManager.__init__, that line is a mention."""
+    ProxyManager's own ``.__init__()``; asked about PoolManager.__init__, the resolver binds that
+    line to it through the MRO (a resolved use from ProxyManager's ``.__init__()``), so it is no
+    longer left to a mention."""
     repo = make_repo(tmp_path / "pm", {"pm/poolmanager.py": SUPER})
     graph = {"nodes": [
         node("pm_file", "poolmanager.py", "pm/poolmanager.py", "L1"),
@@ -174,10 +176,10 @@ def test_super_init_linked_to_the_subclass_own_init_is_a_mention_of_the_base_ini
     document = ask_context(workspace, "usage", "PoolManager.__init__")
     assert document["status"] == "answered", document["answer"]
     assert document["anchors"][0]["line"] == 2
-    mentions = document["sections"]["mentions"]
-    assert [(i["line"], i["form"]) for i in mentions["items"]] == [(8, "qualified_call")]
-    assert mentions["items"][0]["linked_to"] == {"label": ".__init__()", "path": "pm/poolmanager.py", "line": 7}
-    assert mentions["reason"] != "no_mention"
+    found = document["sections"]["resolved_callers"]["items"]
+    assert [(i["label"], i["line"], i["site"]["line"], i["relation"]) for i in found] == [(".__init__()", 7, 8, "call")]
+    assert document["sections"]["mentions"]["reason"] == "no_mention"
+    assert "no caller" not in document["answer"].lower()
 
 
 # 2 ---------------------------------------------------------------------------------------------

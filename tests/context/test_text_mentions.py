@@ -2,8 +2,11 @@
 
 Real git repositories with real code, published with a hand-written graph that lacks edges a
 reader of the code can see (a call through the package, a method called on an instance, a test
-calling the function): those uses come back as ``textual`` mentions, cited and verified, never
-as graph relationships; the lines the graph carries are not repeated.
+calling the function). Since the resolved layer (issue 28 item 4), a use the resolver binds to
+the definition comes back in the ``resolved_*`` sections, labelled ``resolved``; what neither the
+graph nor the resolver has (a JavaScript file, a call on a value of unknown type) comes back as a
+``textual`` mention, cited and verified, never as a graph relationship; the lines the graph
+carries are not repeated.
 """
 
 from __future__ import annotations
@@ -167,40 +170,59 @@ def _mentions(document: dict[str, Any], name: str = "mentions") -> list[tuple[st
     return [(i["path"], i["line"], i["form"], i["label"]) for i in document["sections"][name]["items"]]
 
 
-def test_usage_adds_the_uses_the_graph_lacks_as_textual_mentions(text_repo: Any) -> None:
+def test_usage_adds_the_uses_the_graph_lacks_as_resolved_uses_never_as_mentions(text_repo: Any) -> None:
+    """``core.helper(2)`` and the test's call are bound by the resolver: they are resolved uses,
+    cited at their sites, and the text index lists none of them again."""
     document = ask_context(text_repo, "usage", "helper")
     callers = document["sections"]["callers"]
     assert [(i["label"], i["site"]["line"]) for i in callers["items"]] == [(".load()", 10)]
-    mentions = document["sections"]["mentions"]
-    # The call at core.py#L10 is the graph's; the definition line is not a use.
-    assert _mentions(document) == [
-        ("pkg/use.py", 8, "qualified_call", "main()"),
-        ("tests/test_core.py", 5, "qualified_call", "test_helper()"),
-    ]
-    assert mentions["status"] == "ok" and (mentions["shown"], mentions["total"], mentions["homonyms"]) == (2, 2, 1)
-    assert {i["confidence"] for i in mentions["items"]} == {"textual"}
-    assert [i["test"] for i in mentions["items"]] == [False, True]
+    found = document["sections"]["resolved_callers"]
+    assert [(i["label"], i["site"]["path"], i["site"]["line"], i["relation"], i["confidence"], i["evidence"])
+            for i in found["items"]] == [("main()", "pkg/use.py", 8, "call", "resolved", "resolved"),
+                                         ("test_helper()", "tests/test_core.py", 5, "call", "resolved", "resolved")]
     cited = {c["id"]: c for c in document["citations"]}
-    for item in mentions["items"]:
-        citation = cited[item["cite"]]
-        assert (citation["path"], citation["line"]) == (item["path"], item["line"])
+    for item in found["items"]:
+        citation = cited[item["site"]["cite"]]
+        assert (citation["path"], citation["line"]) == (item["site"]["path"], item["site"]["line"])
         assert citation["verified_at"] == document["graph"]["commit"]
-    assert ("2 more line(s) use it by name, not in the graph (textual; 2 call(s), 0 other reference(s)): "
-            "`main()` [") in document["answer"]
-    assert "text_mentions" in document["used_primitives"]
+    mentions = document["sections"]["mentions"]
+    assert (mentions["status"], mentions["reason"], mentions["bound_elsewhere"]) == ("empty", "no_mention", 0)
+    assert ("Used by 1 caller(s) in the graph (graph) and 2 more use(s) resolved from the code (resolved, see "
+            "resolved_callers)") in document["answer"]
+    assert {"resolved_references", "text_mentions"} <= set(document["used_primitives"])
+    assert document["used_relations"]["resolved_callers"] == {
+        "direction": "against", "depth": 1, "relations_of": ["callers", "references"],
+        "roles": ["call", "instantiate", "reference", "import", "inherit", "decorate", "fixture"]}
 
 
-def test_a_method_called_on_an_instance_is_a_mention_and_never_no_callers(text_repo: Any) -> None:
+def test_a_method_called_on_an_instance_is_resolved_and_never_no_callers(text_repo: Any) -> None:
+    """``loader.load("x")`` on ``loader = Loader()`` and ``core.Loader().load(...)``: the graph
+    has neither, the resolver types both receivers."""
     document = ask_context(text_repo, "impact", "Loader.load")
     assert document["sections"]["callers_by_hop"]["status"] == "empty"
-    assert _mentions(document) == [
-        ("pkg/use.py", 7, "qualified_call", "main()"),
-        ("tests/test_core.py", 9, "qualified_call", "test_load()"),
-    ]
+    reach = document["sections"]["resolved_by_hop"]
+    assert [(i["label"], i["site"]["line"], i["group"]) for i in reach["items"]] == [
+        ("main()", 7, "will_break"), ("test_load()", 9, "will_break")]
     detail = document["sections"]["callers_by_hop"]["detail"]
-    assert detail == ("The graph holds none of its callers within depth 3, but 2 line(s) of this commit use it "
-                      "by name (see mentions).")
+    assert detail == ("The graph holds none of its callers within depth 3, but 2 use(s) resolved from the code "
+                      "(resolved, see resolved_by_hop).")
     assert "no caller" not in document["answer"].lower() and "nothing reaches" not in document["answer"].lower()
+
+
+def test_a_call_on_a_value_of_unknown_type_stays_a_textual_mention(tmp_path: Path, state_dir: Path) -> None:
+    """The resolver never guesses a receiver: ``obj.helper(3)`` on an unannotated parameter is
+    no resolved use of ``helper``, so the text index keeps it, labelled textual."""
+    use = USE + "\n\ndef third(obj):\n    return obj.helper(3)\n"
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/core.py": CORE, "pkg/use.py": use,
+                                         "tests/test_core.py": TESTS})
+    graph = _graph()
+    graph["nodes"].append(node("use_third", "third()", "pkg/use.py", "L15"))
+    document = ask_context(published(repo, state_dir, graph), "usage", "helper")
+    assert [i["label"] for i in document["sections"]["resolved_callers"]["items"]] == ["main()", "test_helper()"]
+    assert _mentions(document) == [("pkg/use.py", 16, "qualified_call", "third()")]
+    assert {i["confidence"] for i in document["sections"]["mentions"]["items"]} == {"textual"}
+    assert ("1 more line(s) use it by name, not in the graph (textual; 1 call(s), 0 other reference(s)): "
+            "`third()` [") in document["answer"]
 
 
 def test_no_graph_caller_and_no_mention_is_said_for_this_commit(text_repo: Any) -> None:
@@ -213,13 +235,19 @@ def test_no_graph_caller_and_no_mention_is_said_for_this_commit(text_repo: Any) 
     assert mentions["detail"] in document["answer"]
 
 
-def test_the_tests_intent_counts_the_tests_that_use_it_by_name(text_repo: Any) -> None:
+def test_the_tests_intent_names_the_tests_that_reach_it_through_resolved_references(text_repo: Any) -> None:
+    """No graph edge reaches a test; the resolver's ``core.helper(1)`` does, and ``test_load``
+    reaches it through ``.load()``, a resolved step then the graph's: each step says its evidence."""
     document = ask_context(text_repo, "tests", "helper")
-    assert document["sections"]["tests"]["status"] == "empty"  # no graph edge reaches a test
-    found = document["sections"]["test_mentions"]
-    assert [(i["label"], i["path"], i["line"], i["lines"]) for i in found["items"]] == [
-        ("test_helper()", "tests/test_core.py", 5, 1)]
-    assert "1 test(s) use it by name, not in the graph (textual): `test_helper()` [" in document["answer"]
+    assert document["sections"]["tests"]["status"] == "empty"
+    found = document["sections"]["resolved_tests"]
+    assert [(i["label"], i["site"]["line"], i["reaching"]) for i in found["items"]] == [
+        ("test_helper()", 5, ["test_helper()", "call (resolved) helper()"]),
+        ("test_load()", 9, ["test_load()", "call (resolved) .load()", "calls (graph) helper()"])]
+    assert document["sections"]["test_mentions"]["status"] == "empty"
+    assert ("Through resolved references, 2 test(s) beyond the graph's reach it (resolved): `test_helper()` ["
+            in document["answer"])
+    assert "but 2 test(s) reaching it resolved from the code (resolved, see resolved_tests)" in document["answer"]
 
 
 def test_mention_prose_counts_calls_apart_from_imports_and_references(tmp_path: Path, state_dir: Path) -> None:
@@ -249,7 +277,7 @@ def test_mention_prose_counts_calls_apart_from_imports_and_references(tmp_path: 
 def test_a_name_several_definitions_carry_says_mentions_cannot_tell_them_apart(tmp_path: Path,
                                                                               state_dir: Path) -> None:
     files = {"a.py": "def run():\n    return 1\n", "b.py": "def run():\n    return 2\n",
-             "c.py": "import a\n\n\ndef go():\n    return a.run()\n"}
+             "c.py": "import a\n\n\ndef go(mod):\n    return mod.run()\n"}  # no type: the resolver binds no run
     graph = {"nodes": [node("a", "a.py", "a.py", "L1"), node("a_run", "run()", "a.py", "L1"),
                        node("b", "b.py", "b.py", "L1"), node("b_run", "run()", "b.py", "L1"),
                        node("c", "c.py", "c.py", "L1"), node("c_go", "go()", "c.py", "L4")],
@@ -274,20 +302,25 @@ def test_a_common_name_is_counted_and_capped_not_listed(tmp_path: Path, state_di
     assert f"more than {MAX_KEPT} lines" in mentions["detail"] and mentions["detail"] in document["answer"]
     detail = document["sections"]["callers"]["detail"]
     # Nothing is listed, so the sentence says why instead of pointing at an empty section.
-    assert detail == (f"The graph holds none of its callers within depth 1, but more than {MAX_KEPT} line(s) of "
-                      "this commit use it by name, too common a name to list them (common_name).")
+    # The resolver binds the calls too (all in the module's body, one user read to its bound).
+    assert detail == (f"The graph holds none of its callers within depth 1, but at least 1 use(s) resolved from "
+                      f"the code (resolved, see resolved_callers) and more than {MAX_KEPT} line(s) of this commit "
+                      "use it by name, too common a name to list them (common_name).")
     assert "see mentions" not in document["answer"]
 
 
 def test_mentions_obey_the_character_budget(tmp_path: Path, state_dir: Path) -> None:
-    body = "def work():\n    return 1\n" + "".join(
-        f"def caller_{n}():\n    return work()\n" for n in range(60))
-    nodes = [node("m", "m.py", "m.py", "L1"), node("m_work", "work()", "m.py", "L1")] + [
-        node(f"c{n}", f"caller_{n}()", "m.py", f"L{3 + 2 * n}") for n in range(60)]
-    workspace = published(make_repo(tmp_path / "repo", {"m.py": body}), state_dir, {"nodes": nodes, "edges": []})
-    document = ask_context(workspace, "usage", "work", max_chars=4000)
+    """JavaScript, which the resolver does not read: the sixty calls are mentions only."""
+    body = "function work() { return 1; }\n" + "".join(
+        f"function caller_{n}() {{ return work(); }}\n" for n in range(60))
+    nodes = [node("m", "m.js", "m.js", "L1"), node("m_work", "work()", "m.js", "L1")] + [
+        node(f"c{n}", f"caller_{n}()", "m.js", f"L{2 + n}") for n in range(60)]
+    repo = make_repo(tmp_path / "repo", {"m.js": body})
+    workspace = publish(repo, state_dir, {"nodes": nodes, "edges": []}, inventory=inventory_for(repo, ["m.js"]))
+    document = ask_context(workspace, "usage", "work", max_chars=5000)
     mentions = document["sections"]["mentions"]
-    assert len(dumps_wire(document)) <= 4000
+    assert document["sections"]["resolved_callers"]["status"] == "unavailable"
+    assert len(dumps_wire(document)) <= 5000
     assert mentions["total"] == 60 and mentions["shown"] < 12 and mentions["status"] == "truncated"
     assert {"section": "mentions", "dropped": 60 - mentions["shown"], "by": "max_chars"} in (
         document["bounds"]["omissions"])
@@ -359,7 +392,7 @@ def test_export_lists_a_names_postings_as_the_lines_they_pack_by_path(text_repo:
 
 
 NESTED_TESTS = '''import click
-from pkg.core import echo
+echo = getattr(__import__("pkg.core").core, "echo")
 
 
 def shared():
@@ -387,7 +420,8 @@ class TestGroup:
 def test_a_test_mention_belongs_to_the_test_around_it_not_a_nested_callback(tmp_path: Path, state_dir: Path) -> None:
     """click's echo: "87 test(s) use it by name: copy(), foo(), cmd(), ..." named the
     @click.command callbacks nested in test functions. A line belongs to the nearest test
-    (test_*/*_test function, Test* class) above it, else to its file, and tests are counted so."""
+    (test_*/*_test function, Test* class) above it, else to its file, and tests are counted so.
+    ``echo`` is fetched with ``getattr``, so the resolver binds none of its calls: mentions only."""
     files = {"pkg/__init__.py": "", "pkg/core.py": "def echo(text):\n    return text\n",
              "tests/test_cli.py": NESTED_TESTS}
     graph = {"nodes": [node("core", "core.py", "pkg/core.py", "L1"), node("core_echo", "echo()", "pkg/core.py", "L1"),
@@ -404,7 +438,7 @@ def test_a_test_mention_belongs_to_the_test_around_it_not_a_nested_callback(tmp_
     document = ask_context(workspace, "tests", "echo")
     found = document["sections"]["test_mentions"]
     assert [(i["label"], i["kind"], i["line"], i["lines"]) for i in found["items"]] == [
-        ("test_cli.py", "file", 2, 2),            # the import and shared(), before any test
+        ("test_cli.py", "file", 6, 1),            # shared(), before any test (line 2 binds the name)
         ("test_echo_twice()", "test", 12, 2),     # cmd()'s line and its own
         ("TestGroup", "test", 18, 1),             # setup_method is no test, its class is
         (".test_nested()", "test", 22, 1),        # inner() is no test
@@ -414,4 +448,4 @@ def test_a_test_mention_belongs_to_the_test_around_it_not_a_nested_callback(tmp_
     # The usage intent still names each line's nearest definition (no end lines: :13 is cmd()'s).
     usage = ask_context(workspace, "usage", "echo")
     assert [i["label"] for i in usage["sections"]["mentions"]["items"]] == [
-        "test_cli.py", "shared()", "cmd()", "cmd()", ".setup_method()", "inner()"]
+        "shared()", "cmd()", "cmd()", ".setup_method()", "inner()"]

@@ -241,7 +241,7 @@ def test_a_next_action_is_a_tool_call_only_where_the_tool_takes_its_arguments(tm
 
     served = connected(tmp_path)
     caller = Caller(served.state, CONNECTION, RECIPIENT)
-    cut = call_tool(caller, BY_NAME["code_context"], {"target": "load", "intent": "how", "max_chars": 4000}).payload
+    cut = call_tool(caller, BY_NAME["code_context"], {"target": "load", "intent": "how", "max_chars": 5000}).payload
     actions = {action["command"]: action for action in cut["next_actions"]}
     assert actions["cm-graph context usage load"]["arguments"] == {"target": "load", "intent": "usage"}, actions
     long_target = "a/" * 200 + "x.py"

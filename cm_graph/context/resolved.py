@@ -1,0 +1,163 @@
+"""The resolved evidence of ``code_context``: what the resolver bound to the anchor, beside the
+graph's relationships and the text index's mentions, never merged with either silently.
+
+The provider's graph misses most uses of a definition (``pkg.func(...)``, a method called on an
+instance, instantiation, fixtures); the resolved layer of the index (``index/resolved.py``,
+docs/resolver.md) holds every reference of the bound commit's Python files with the definition it
+binds to and the definition it is written in. Here it is walked the way the graph is: a hop goes
+from a frontier to what uses it, by the graph's edges (the section's relation words) and by the
+resolver's references (its roles), so a caller only the resolver sees seeds the next hop as a
+graph caller does. Every step says which evidence took it (``evidence``: graph or resolved) and
+the sections list only what the graph's own walk does not reach: the graph's sections stay as
+they were, and each resolved item is labelled ``resolved``.
+
+A walk's key is a graph node's number, or minus a definition's number for a definition the
+provider has no node for (its gap: a class inside a function, the other branch of a conditional
+definition). An anchor the resolver has no definition for (a file of a language it does not read,
+a node it could not match) has no resolved evidence at all: its sections are ``unavailable``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import apsw
+
+from ..base.records import record
+from ..base.sqlfiles import query_sql
+from ..base.sqlrows import fetch_rows
+from ..index.graphmodel import is_test_path
+from .nodes import describe
+from .relations import INCOMING, WalkSpec
+from .walks import MAX_READ
+
+RESOLVED = "resolved"
+GRAPH = "graph"
+# What uses a definition: every role but an override (an override is a definition of its own,
+# the overrides section's).
+USE_ROLES = ("call", "instantiate", "reference", "import", "inherit", "decorate", "fixture")
+# What runs it (a test that only imports the module reaches nothing by that import).
+RUN_ROLES = ("call", "instantiate", "reference", "inherit", "decorate", "fixture")
+
+
+@record
+class Step:
+    """A key reached, its hop, the key it was reached from and how: by a graph edge (its
+    relation and confidence) or by a resolved reference (its role), at that site."""
+
+    hop: int
+    reached: int
+    origin: int
+    evidence: str
+    relation: str
+    confidence: str
+    site_path: str
+    site_line: int | None
+
+
+@record
+class Reach:
+    steps: tuple[Step, ...]
+    read_limited: bool
+
+
+def anchor_definitions(connection: apsw.Connection, node: int) -> list[int]:
+    """The resolver's definitions of a graph node (none: the resolver does not cover it)."""
+    rows = fetch_rows(connection.execute(query_sql("resolved_definitions_of"), {"nodes": json.dumps([node])}),
+                      tuple[int, int])
+    return [definition for _, definition in rows]
+
+
+def walk(connection: apsw.Connection, node: int, spec: WalkSpec, roles: tuple[str, ...]) -> Reach:
+    """Breadth-first from ``node`` against the graph's edges (``spec``'s relation words) and the
+    resolver's references (``roles``) together, ``spec.depth`` hops, at most ``MAX_READ`` rows
+    read in all. A key is reached once, by the first step that reaches it: the graph's rows of a
+    hop before the resolver's, each in the frontier's order."""
+    assert spec.direction == INCOMING, "the resolver records uses: a resolved walk goes against them"
+    seen, frontier, steps, read, limited = {node}, [node], [], 0, False
+    for hop in range(1, spec.depth + 1):
+        if not frontier:
+            break
+        rows: list[tuple[int, int, str, str, str, str, int | None]] = []
+        nodes = [key for key in frontier if key > 0]
+        if nodes:
+            for origin, reached, _, relation, confidence, path, line in fetch_rows(connection.execute(
+                    query_sql("neighbours"), {"frontier": json.dumps(nodes), "direction": INCOMING,
+                                              "relations": json.dumps(list(spec.relations)),
+                                              "limit": MAX_READ - read + 1}),
+                    tuple[int, int, int, str, str, str, int | None]):
+                rows.append((origin, reached, GRAPH, relation, confidence, path, line))
+        budget = MAX_READ - read - len(rows) + 1
+        if budget > 0:
+            rows += _resolved_hop(connection, frontier, roles, budget)
+        if len(rows) > MAX_READ - read:
+            rows, limited = rows[: MAX_READ - read], True
+        read += len(rows)
+        frontier = []
+        for origin, reached, evidence, relation, confidence, path, line in rows:
+            if reached in seen:
+                continue
+            seen.add(reached)
+            frontier.append(reached)
+            steps.append(Step(hop, reached, origin, evidence, relation, confidence, path, line))
+        if limited:
+            break
+    steps.sort(key=lambda s: (s.hop, s.evidence != GRAPH, s.reached))
+    return Reach(tuple(steps), limited)
+
+
+def _resolved_hop(
+    connection: apsw.Connection, frontier: list[int], roles: tuple[str, ...], limit: int
+) -> list[tuple[int, int, str, str, str, str, int | None]]:
+    """The frontier's users by resolved references, as walk rows (origin key, reached key, ...)."""
+    by_definition: dict[int, int] = {}
+    nodes = [key for key in frontier if key > 0]
+    if nodes:
+        for node, definition in fetch_rows(connection.execute(
+                query_sql("resolved_definitions_of"), {"nodes": json.dumps(nodes)}), tuple[int, int]):
+            by_definition.setdefault(definition, node)
+    for key in frontier:
+        if key < 0:
+            by_definition.setdefault(-key, key)
+    order = {key: position for position, key in enumerate(frontier)}
+    definitions = sorted(by_definition, key=lambda d: (order[by_definition[d]], d))
+    if not definitions:
+        return []
+    rows = fetch_rows(connection.execute(query_sql("resolved_users"), {
+        "frontier": json.dumps(definitions), "roles": json.dumps(list(roles)), "limit": limit}),
+        tuple[int, int, int | None, str, int, str])
+    return [(by_definition[used], node if node is not None else -enclosing, RESOLVED, role, RESOLVED, path, line)
+            for used, enclosing, node, path, line, role in rows]
+
+
+def describe_keys(connection: apsw.Connection, keys: list[int]) -> dict[int, dict[str, Any]]:
+    """Each key as an item's head (label, kind, path, line): a node as the graph describes it, a
+    definition the provider lacks from the resolver (``graph_node: false``), its label written as
+    the provider writes labels (``name()``, ``.name()`` for a method, ``Name`` for a class)."""
+    described = describe(connection, [key for key in keys if key > 0])
+    wanted = sorted({-key for key in keys if key < 0})
+    if wanted:
+        for definition, path, kind, name, _, line, _, _, _ in fetch_rows(connection.execute(
+                query_sql("describe_definitions"), {"definitions": json.dumps(wanted)}),
+                tuple[int, str, str, str, str, int, int | None, str | None, str | None]):
+            label = {"function": f"{name}()", "method": f".{name}()", "class": name}.get(kind, path.rsplit("/", 1)[-1])
+            test = is_test_path(path) and _named_as_test(name)
+            described[-definition] = {"label": label, "kind": "test" if test else "symbol", "path": path,
+                                      "line": line, "graph_node": False}
+    return described
+
+
+def is_test(item: dict[str, Any]) -> bool:
+    return bool(item["kind"] == "test")
+
+
+def _named_as_test(name: str) -> bool:
+    return name.startswith("test_") or name.endswith("_test") or (
+        name.startswith("Test") and (len(name) == 4 or not name[4].islower()))
+
+
+def lines_named(connection: apsw.Connection, name: str) -> list[tuple[str, int, int | None]]:
+    """(path, line, definition bound or None) of every reference the resolver read under ``name``."""
+    return fetch_rows(connection.execute(query_sql("resolved_lines_named"), {"name": name}),
+                      tuple[str, int, int | None])
