@@ -22,6 +22,7 @@ from typing import Any
 from ..base.envelope import refusal
 from ..base.jsonio import repeats_a_key
 from .dispatch import wire_bytes
+from .stdio_wire import REPEATED_REQUEST_KEY
 
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
@@ -87,8 +88,7 @@ class Guard:
             if received is None:
                 verdict = 413, refusal("The request body exceeds 64 KiB.", reason="too_large")
             elif repeats_a_key(b"".join(m.get("body", b"") for m in received if m["type"] == "http.request")):
-                verdict = 400, refusal("The request body repeats a key; send each key of every object once.",
-                                       reason="invalid")
+                verdict = 400, refusal(REPEATED_REQUEST_KEY, reason="invalid")
             else:
                 await self.app(scope, _replay(received, receive), send)
                 return

@@ -20,7 +20,7 @@ from .. import __version__
 from ..base.envelope import refusal
 from .authority import Caller
 from .dispatch import call_tool, wire_bytes
-from .stdio_wire import INVALID_REQUEST, REPEATED_KEY, JudgedLines, claimed_stdin
+from .stdio_wire import INVALID_REQUEST, REPEATED_REQUEST_KEY, JudgedLines, claimed_stdin
 from .tools import BY_NAME, TOOLS, Tool
 
 SERVER_NAME = "cm-graph"
@@ -87,7 +87,7 @@ def serve_stdio(caller: Caller) -> None:
 
         async def refuse(request: int | str | None) -> None:
             await ready.wait()
-            error = types.ErrorData(code=INVALID_REQUEST, message=REPEATED_KEY, data={"reason": "invalid"})
+            error = types.ErrorData(code=INVALID_REQUEST, message=REPEATED_REQUEST_KEY, data={"reason": "invalid"})
             await replies[0].send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request, error=error)))
 
         with claimed_stdin() as wire:

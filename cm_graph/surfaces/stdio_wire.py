@@ -22,7 +22,7 @@ import anyio
 from ..base.jsonio import repeats_a_key, sole_member
 
 INVALID_REQUEST = -32600  # JSON-RPC 2.0
-REPEATED_KEY = "The request repeats a key; send each key of every object once."
+REPEATED_REQUEST_KEY = "The request repeats a key; send each key of every object once."
 
 
 class JudgedLines:
