@@ -296,8 +296,10 @@ def callers_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of: 
 
 def mentions_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of: GroundTruth,
                       sample: int = 20) -> dict[str, Any]:
-    """Graph callers alone vs graph callers + textual mentions, against the independent truth,
-    for test and non-test callers apart (the truth's own path says which)."""
+    """Graph callers alone, graph + resolved (``resolved_callers``' walk: its call, instantiation
+    and reference uses; issue 28 item 4), and graph + resolved + textual mentions (the mentions
+    now hold only what neither has), against the independent truth, for test and non-test callers
+    apart (the truth's own path says which)."""
     from cm_graph.context.section_table import BY_NAME
     from cm_graph.context.textual import mention_facts
     from cm_graph.generation.status import require_current
@@ -306,9 +308,9 @@ def mentions_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of:
 
     defined = truth_of.definitions
     top = [t for t in top if defined.get(_unit(t[0], t[1])[1], 0) == 1][:10]
-    keys = ("truth", "graph_hit", "both_hit")
+    keys = ("truth", "graph_hit", "resolved_hit", "both_hit")
     totals = {f"{side}_{key}": 0 for side in ("test", "code") for key in keys}
-    totals.update(mentions=0, mentions_hit=0, common=0)
+    totals.update(mentions=0, mentions_hit=0, common=0, resolved=0, resolved_right=0)
     rows, lines = [], []
     connection = open_index_for(require_current(workspace))
     try:
@@ -316,6 +318,7 @@ def mentions_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of:
             name = _unit(label, path)[1]
             truth = truth_of.callers(name)
             graph = _reached(connection, node, BY_NAME["callers"].walk)
+            resolved = _resolved_users(connection, node) - graph
             facts = mention_facts(connection, label, node)
             claims = {_unit(*_enclosing(connection, p, n)) for p, n, _ in facts["rows"]}
             lines.extend((label, p, n, form) for p, n, form in facts["rows"])
@@ -324,7 +327,8 @@ def mentions_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of:
             for side, wanted in (("test", True), ("code", False)):
                 part = {t for t in truth if is_test_path(t[0]) == wanted}
                 row[f"{side}_truth"], row[f"{side}_graph_hit"] = len(part), len(graph & part)
-                row[f"{side}_both_hit"] = len((graph | claims) & part)
+                row[f"{side}_resolved_hit"] = len((graph | resolved) & part)
+                row[f"{side}_both_hit"] = len((graph | resolved | claims) & part)
                 for key in keys:
                     totals[f"{side}_{key}"] += row[f"{side}_{key}"]
             if truth_of.sites is not None:  # a claim may name any named definition enclosing a site
@@ -334,6 +338,8 @@ def mentions_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of:
                 row["lenient_mentions_right"] = _lenient(sites, claims)[1]
                 for key in ("lenient_graph_found", "lenient_both_found", "lenient_mentions_right"):
                     totals[key] = totals.get(key, 0) + row[key]
+            totals["resolved"] += len(resolved)
+            totals["resolved_right"] += len(resolved & truth)
             totals["mentions"] += len(claims)
             totals["mentions_hit"] += len(claims & truth)
             totals["common"] += int(facts["common"])
@@ -352,9 +358,12 @@ def mentions_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of:
     everyone = totals["test_truth"] + totals["code_truth"]
     return {"targets": rows, "totals": totals,
             "recall_test_graph": ratio(totals["test_graph_hit"], totals["test_truth"]),
+            "recall_test_with_resolved": ratio(totals["test_resolved_hit"], totals["test_truth"]),
             "recall_test_with_mentions": ratio(totals["test_both_hit"], totals["test_truth"]),
             "recall_code_graph": ratio(totals["code_graph_hit"], totals["code_truth"]),
+            "recall_code_with_resolved": ratio(totals["code_resolved_hit"], totals["code_truth"]),
             "recall_code_with_mentions": ratio(totals["code_both_hit"], totals["code_truth"]),
+            "resolved_precision_vs_call_truth": ratio(totals["resolved_right"], totals["resolved"]),
             "mention_precision_vs_call_truth": ratio(totals["mentions_hit"], totals["mentions"]),
             **({"lenient": {
                 "recall_graph": ratio(totals["lenient_graph_found"], everyone),
@@ -398,6 +407,21 @@ def text_index_cost(workspace: Any, runs: int = 3) -> dict[str, Any]:
     return {"index_bytes": report.bytes, "text_index_bytes": text_bytes,
             "text_share_of_graph_index": round(text_bytes / max(1, report.bytes - text_bytes), 3),
             "build_seconds_median": round(statistics.median(times), 3), "rows": counts, "common_names": common}
+
+
+def _resolved_users(connection: Any, node: int) -> set[tuple[str, str]]:
+    """The callers ``resolved_callers`` adds, as the truths name them: the definitions whose
+    resolved call, instantiation or reference binds to ``node`` (imports and subclassing are
+    uses the call truth does not count)."""
+    from cm_graph.context import resolved
+    from cm_graph.context.section_table import BY_NAME
+
+    row = BY_NAME["resolved_callers"]
+    assert row.walk is not None
+    reach = resolved.walk(connection, node, row.walk, ("call", "instantiate", "reference"))
+    keys = [s.reached for s in reach.steps if s.evidence == resolved.RESOLVED]
+    heads = resolved.describe_keys(connection, keys)
+    return {_unit(heads[key]["label"], heads[key]["path"]) for key in keys}
 
 
 def _reached(connection: Any, node: int, spec: Any) -> set[tuple[str, str]]:

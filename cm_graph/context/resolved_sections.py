@@ -13,7 +13,7 @@ from typing import Any
 
 from . import resolved
 from .relations import WalkSpec
-from .sections import HOP_GROUPS, Found, Reading, Section
+from .sections import HOP_GROUPS, Found, Reading, Section, filled
 from .walks import walk as graph_walk
 
 
@@ -43,11 +43,18 @@ def _beyond_graph(reading: Reading, row: Section, *, tests_only: bool) -> Found 
     spec = _spec(row)
     if not resolved.anchor_definitions(reading.connection, reading.node):
         return None
-    known = {step.reached for step in graph_walk(reading.connection, (reading.node,), spec).steps}
+    graph_steps = graph_walk(reading.connection, (reading.node,), spec).steps
+    known = {step.reached for step in graph_steps}
     reach = resolved.walk(reading.connection, reading.node, spec, row.roles)
     reading.touched.update(step.reached for step in reach.steps if step.reached > 0)
+    # A module's import of the name is no news beside a use in the same file (the graph's or
+    # the resolver's): such imports are counted, not listed, so the uses are what the budget keeps.
+    used_in = {step.site_path for step in graph_steps} | {
+        step.site_path for step in reach.steps if step.relation != "import"}
+    beyond = [step for step in reach.steps if step.reached not in known and step.reached != reading.node]
+    folded = [step for step in beyond if step.relation == "import" and step.site_path in used_in]
     # In hop order, then where each use is written: a reader goes through them file by file.
-    steps = sorted((step for step in reach.steps if step.reached not in known and step.reached != reading.node),
+    steps = sorted((step for step in beyond if step not in folded),
                    key=lambda s: (s.hop, s.site_path, s.site_line or 0, s.reached))
     by_key = {step.reached: step for step in reach.steps}
     if tests_only:
@@ -67,7 +74,15 @@ def _beyond_graph(reading: Reading, row: Section, *, tests_only: bool) -> Found 
             item["reaching"] = [named[step.reached]["label"]] + [
                 f"{link.relation} ({link.evidence}) {named[link.origin]['label']}" for link in chains[step.reached]]
         items.append(item)
-    return Found(items, len(steps), reach.read_limited)
+    if not folded:
+        return Found(items, len(steps), reach.read_limited)
+
+    def shape(keep: list[dict[str, Any]], total: int, cut: str | None) -> dict[str, Any]:
+        section = filled(row, keep, total, cut)
+        section["imports_folded"] = len(folded)
+        return section
+
+    return Found(items, len(steps), reach.read_limited, shape)
 
 
 def _spec(row: Section) -> WalkSpec:

@@ -139,7 +139,10 @@ def resolved_beyond(section: dict[str, Any], what: str) -> str:
     several, every item named with the node it was reached from."""
     parts = [tag(item["label"], shown_cite(item)) + f" ({item['relation']}"
              + (f", from {item['via']})" if item["hop"] > 1 else ")") for item in section["items"]]
-    return f"Beyond the graph, the resolver finds {count(section)} more {what} (resolved): {listing(section, parts)}."
+    folded = section.get("imports_folded")
+    tail = f" ({folded} import(s) of it in files already listed are not listed again)" if folded else ""
+    return (f"Beyond the graph, the resolver finds {count(section)} more {what} (resolved): "
+            f"{listing(section, parts)}{tail}.")
 
 
 def resolved_tests_beyond(section: dict[str, Any]) -> str:

@@ -24,7 +24,9 @@ def test_rest_and_mcp_take_max_items_and_page_with_the_cursor(tmp_path: Path) ->
     served = connected(tmp_path, provider_extract(repo, tmp_path / "out"), repo=repo)
     path, ready = serving(served)
     with http_server(served, ready=ready), uds_client(path) as client:
-        first = client.post("/graph/analyze/code-context", json={"target": "target", "max_items": 4})
+        # A budget wide enough that the item bound, not the characters, cuts the two sections.
+        first = client.post("/graph/analyze/code-context", json={"target": "target", "max_items": 4,
+                                                                "max_chars": 20_000})
         assert first.status_code == 200, first.text
         document = first.json()
         assert document["bounds"]["max_items"] == 4 and document["sections"]["callers"]["shown"] == 4
