@@ -19,6 +19,7 @@ CALLS = ("calls", "indirect_call")
 DEFINES = ("contains", "defines", "method")
 REFERENCES = ("imports", "imports_from", "inherits", "implements", "re_exports", "references", "uses")
 REACHES_TESTS = ("calls", "imports", "imports_from", "indirect_call", "re_exports", "references", "tests", "uses")
+SUBCLASSES = ("inherits",)  # against: the subclasses of the class holding a method (overrides)
 IMPACTS = ("calls", "imports", "imports_from", "implements", "indirect_call", "inherits", "re_exports",
            "references", "uses")
 

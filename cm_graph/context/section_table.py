@@ -15,11 +15,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .composers import (
+    catch_sites,
     concept_markers,
     coupled_files,
     fleet_usages,
     hidden_coupled_files,
     mention_lines,
+    overrides,
+    raise_sites,
     rationale,
     similar_by_callees,
     test_mention_lines,
@@ -28,16 +31,22 @@ from .composers import (
     walked_by_hop,
 )
 from .intents import INTENT_NAMES
-from .relations import CALLS, DEFINES, IMPACTS, INCOMING, OUTGOING, REACHES_TESTS, REFERENCES, WalkSpec
+from .relations import CALLS, DEFINES, IMPACTS, INCOMING, OUTGOING, REACHES_TESTS, REFERENCES, SUBCLASSES, WalkSpec
 from .sections import Section
 from .sentences import (
+    CATCH_UNSEEN,
+    OVERRIDE_UNSEEN,
+    RAISE_UNSEEN,
     affected,
+    caught,
     count,
     coupled,
     listing,
     marked_concepts,
     mentioned,
+    overridden,
     quotes,
+    raised,
     reaching_tests,
     used_by,
     used_in_fleet,
@@ -45,6 +54,7 @@ from .sentences import (
 
 DYNAMIC = "the provider does not extract dynamic calls, so this is not proof of no use"
 HISTORY = "run `cm-graph context history`."
+NOT_A_CLASS = ("not_a_class", "The target is no class, so no line raises or catches it.")
 
 SECTIONS: tuple[Section, ...] = (
     Section("calls", ("how",), "dependency", walked, lambda s: f"It calls {count(s)}: {listing(s)}.",
@@ -67,6 +77,19 @@ SECTIONS: tuple[Section, ...] = (
     Section("callers_by_hop", ("impact",), "impact", walked_by_hop, None,
             empty=("no_caller_within_depth", "Nothing reaches it within depth {depth} in this graph; " + DYNAMIC + "."),
             walk=WalkSpec(INCOMING, IMPACTS, 3), headline=affected),
+    Section("raises", ("usage", "impact"), "exception_sites", raise_sites, raised,
+            empty=("no_raise_site", "No line of commit {commit} raises `{name}` by name (`raise X`, `throw new X`). "
+                   + RAISE_UNSEEN),
+            unavailable=NOT_A_CLASS, textual=True),
+    Section("catches", ("usage", "impact"), "exception_sites", catch_sites, caught,
+            empty=("no_catch_site", "No line of commit {commit} catches `{name}` by name (`except X`, "
+                   "`catch (e: X)`, `instanceof X` in a catch block). " + CATCH_UNSEEN),
+            unavailable=NOT_A_CLASS, textual=True),
+    Section("overrides", ("usage", "impact"), "overrides", overrides, overridden,
+            empty=("no_override", "No subclass within depth {depth} defines `{name}` again, by the graph's inherits "
+                   "edges or the resolver's overrides. " + OVERRIDE_UNSEEN),
+            unavailable=("not_a_method", "The target is no method, so nothing overrides it."),
+            walk=WalkSpec(INCOMING, SUBCLASSES, 4)),
     Section("mentions", ("usage", "impact"), "text_mentions", mention_lines, lambda s: mentioned(s, False),
             empty=("no_mention", "No line of commit {commit} uses `{name}` by name outside the graph's relationships."),
             textual=True),

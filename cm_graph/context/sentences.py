@@ -139,3 +139,39 @@ def unsearched_note(cover: dict[str, Any]) -> str:
     """``; not searched: a (unauthorized), b (absent)``, or nothing when every member was searched."""
     missing = unsearched_members(cover)
     return f"; not searched: {', '.join(missing)}" if missing else ""
+
+
+RAISE_UNSEEN = ("Not seen: a bare `raise` re-raising it, a raise through a variable or a factory (`raise err`, "
+                "`throw make()`), a class named at run time.")
+CATCH_UNSEEN = ("Not seen: a catch through one of its bases (`except Exception`, a `catch (e)` that tests no "
+                "`instanceof`), a promise's `.catch()`, a class named at run time.")
+
+
+def raised(section: dict[str, Any]) -> str:
+    return _sited(section, "Raised", RAISE_UNSEEN)
+
+
+def caught(section: dict[str, Any]) -> str:
+    return _sited(section, "Caught", CATCH_UNSEEN)
+
+
+def _sited(section: dict[str, Any], verb: str, unseen: str) -> str:
+    """Where the class is raised or caught by name, each site's evidence kind counted, and what a
+    lexer cannot see."""
+    if section["reason"] == "common_name":
+        return f"{section['detail']} {unseen}"
+    text = (f"{verb} at {count(section)} site(s) by name ({section['resolved']} resolved, {section['textual']} "
+            f"textual) in {section['definitions']} definition(s): {listing(section)}.")
+    if section["elsewhere"]:
+        text += (f" {section['elsewhere']} more line(s) the resolver binds to another definition of the name are "
+                 "not listed.")
+    return f"{text} {unseen}"
+
+
+OVERRIDE_UNSEEN = ("Not seen: overrides outside this repository, in classes made at run time, or under a base "
+                   "neither the graph nor the resolver connects.")
+
+
+def overridden(section: dict[str, Any]) -> str:
+    return (f"Overridden by {count(section)} method(s) in subclasses ({section['graph']} in the graph, "
+            f"{section['resolved']} resolved): {listing(section)}. {OVERRIDE_UNSEEN}")

@@ -26,7 +26,7 @@ from ..index.graphmodel import is_test_path
 from ..index.mentions import MAX_KEPT, defined_name, read_postings
 
 TEXTUAL = "textual"
-CALL_FORMS = ("call", "qualified_call")  # the scanner's forms of a line that calls the name
+CALL_FORMS = ("call", "qualified_call", "raise")  # the forms of a line that calls the name (a raise instantiates)
 COMMON_TOTAL = MAX_KEPT + 1  # a common name's total: more lines use it than the index lists
 
 
@@ -66,7 +66,7 @@ def mention_items(
     nearest test definition at or above the line, else its test file, with its first line and how
     many lines), in file then line order."""
     rows = [row for row in facts["rows"] if not tests_only or is_test_path(row[0])]
-    owners = _Owners(connection, facts["linked"])
+    owners = Owners(connection, facts["linked"])
     if not tests_only:
         return [owners.item(path, line, form) for path, line, form in rows[:limit]], len(rows)
     groups: dict[tuple[str, str, int | None], dict[str, Any]] = {}
@@ -82,7 +82,7 @@ def mention_items(
     return grouped[:limit], len(grouped)
 
 
-class _Owners:
+class Owners:
     """Names a mention by the definition the graph has it in: the nearest symbol or test at or
     above its line (the provider records no end lines), else its file; for the tests intent, the
     nearest test at or above it, else its file. Each file's definitions
