@@ -54,7 +54,7 @@ from .sentences import (
 
 DYNAMIC = "the provider does not extract dynamic calls, so this is not proof of no use"
 HISTORY = "run `cm-graph context history`."
-NOT_A_CLASS = ("not_a_class", "The target is no class, so no line raises or catches it.")
+NOT_A_CLASS = ("not_a_class", "The target is no class.")
 
 SECTIONS: tuple[Section, ...] = (
     Section("calls", ("how",), "dependency", walked, lambda s: f"It calls {count(s)}: {listing(s)}.",
@@ -85,10 +85,10 @@ SECTIONS: tuple[Section, ...] = (
             empty=("no_catch_site", "No line of commit {commit} catches `{name}` by name (`except X`, "
                    "`catch (e: X)`, `instanceof X` in a catch block). " + CATCH_UNSEEN),
             unavailable=NOT_A_CLASS, textual=True),
-    Section("overrides", ("usage", "impact"), "overrides", overrides, overridden,
+    Section("overrides", ("impact",), "overrides", overrides, overridden,
             empty=("no_override", "No subclass within depth {depth} defines `{name}` again, by the graph's inherits "
                    "edges or the resolver's overrides. " + OVERRIDE_UNSEEN),
-            unavailable=("not_a_method", "The target is no method, so nothing overrides it."),
+            unavailable=("not_a_method", "The target is no method."),
             walk=WalkSpec(INCOMING, SUBCLASSES, 4)),
     Section("mentions", ("usage", "impact"), "text_mentions", mention_lines, lambda s: mentioned(s, False),
             empty=("no_mention", "No line of commit {commit} uses `{name}` by name outside the graph's relationships."),

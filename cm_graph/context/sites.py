@@ -36,11 +36,12 @@ def anchor_definition(connection: apsw.Connection, node: int) -> tuple[int, str,
 
 def is_class(connection: apsw.Connection, node: int, label: str) -> bool:
     """Whether the anchor is a class: the resolver's kind where it read the file, else (a file it
-    does not read) a symbol whose label carries no argument list and no leading dot."""
+    does not read: JavaScript, TypeScript...) a symbol whose label carries no argument list and no
+    leading dot and starts with a capital letter, as class names do by convention."""
     definition = anchor_definition(connection, node)
     if definition is not None:
         return definition[1] == "class"
-    return "(" not in label and not label.startswith(".") and defined_name(label) is not None
+    return "(" not in label and label[:1].isupper() and defined_name(label) is not None
 
 
 def site_facts(connection: apsw.Connection, node: int, label: str) -> dict[str, Any]:
