@@ -31,7 +31,7 @@ from .sections import (
 )
 from .sentences import unsearched_note
 from .sites import anchor_definition, is_class
-from .textual import mention_items
+from .textual import mention_items, without_sites
 from .walks import MAX_READ, Step, walk
 
 FLEET_ITEMS = 5  # per repository, in the cross_repo section
@@ -168,6 +168,8 @@ def test_mention_lines(reading: Reading, row: Section) -> Found:
 
 def _mentions(reading: Reading, row: Section, *, tests_only: bool) -> Found:
     facts = reading.mentions()
+    if not tests_only and is_class(reading.connection, reading.node, reading.anchor["label"]):
+        facts = without_sites(facts)  # a class's raise and catch lines are its raises and catches
     items, total = mention_items(reading.connection, facts, reading.limit, tests_only=tests_only)
     return Found(items, total, False, lambda keep, total, cut: mention_section(
         row, keep, total, cut, facts, reading.commit, calls=not tests_only))

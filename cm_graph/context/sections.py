@@ -201,6 +201,10 @@ def mention_section(
     else:
         section = filled(row, items, total, cut)
     section["homonyms"] = facts["definitions"]
+    if facts.get("sites"):
+        section["sites"] = facts["sites"]  # raise and catch lines, listed in raises and catches instead
+        if section["status"] == "empty":
+            section["detail"] += f" Its {facts['sites']} raise or catch line(s) are in raises and catches."
     if calls:
         section["calls"] = None if facts["common"] else call_lines(facts)
     return section

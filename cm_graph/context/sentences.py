@@ -115,6 +115,8 @@ def mentioned(section: dict[str, Any], tests: bool) -> str:
         calls, others = section["calls"], section["total"] - section["calls"]
         text = (f"{section['total']} more line(s) use it by name, not in the graph (textual; {calls} call(s), "
                 f"{others} other reference(s)): {listing(section)}.")
+    if section.get("sites"):
+        text += f" {section['sites']} raise or catch line(s) are in raises and catches, not here."
     elsewhere = sum(1 for item in section["items"] if "linked_to" in item)
     if elsewhere:
         text += (f" The graph links {elsewhere} of those shown to another definition of the name (linked_to), "
@@ -160,8 +162,9 @@ def _sited(section: dict[str, Any], verb: str, unseen: str) -> str:
     lexer cannot see."""
     if section["reason"] == "common_name":
         return f"{section['detail']} {unseen}"
+    shown = listing(section) if section["items"] else "none shown within the character budget"
     text = (f"{verb} at {count(section)} site(s) by name ({section['resolved']} resolved, {section['textual']} "
-            f"textual) in {section['definitions']} definition(s): {listing(section)}.")
+            f"textual) in {section['definitions']} definition(s): {shown}.")
     if section["elsewhere"]:
         text += (f" {section['elsewhere']} more line(s) the resolver binds to another definition of the name are "
                  "not listed.")

@@ -152,6 +152,16 @@ def is_test_name(label: str) -> bool:
     return name.startswith("Test") and (len(name) == 4 or not name[4].islower())
 
 
+SITE_FORMS = ("raise", "catch")  # the forms of a raise or catch site (``sites.py``)
+
+
+def without_sites(facts: dict[str, Any]) -> dict[str, Any]:
+    """The mention facts less the raise and catch lines, counted (``sites``): for a class they
+    are listed in the ``raises`` and ``catches`` sections, not again among its mentions."""
+    rows = [row for row in facts["rows"] if row[2] not in SITE_FORMS]
+    return {**facts, "rows": rows, "sites": len(facts["rows"]) - len(rows)}
+
+
 def call_lines(facts: dict[str, Any]) -> int:
     """How many mention lines call the name (``name(`` or ``x.name(``) rather than import it,
     name it or read it as an attribute."""
