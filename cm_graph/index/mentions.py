@@ -156,18 +156,25 @@ _RAISE, _CATCH, _QUALIFIED_CALL = FORMS.index("raise"), FORMS.index("catch"), FO
 # holding the keywords), skipping the same strings and comments, that finds the name a site
 # raises or catches: the last identifier of a dotted chain (``raise errors.X(...)`` raises ``X``).
 _CHAIN = _IDENT + r"(?:[ \t]*\.[ \t]*" + _IDENT + r")*"
-_BEFORE_KEYWORD = r"(?<![\w$.])"
+
+
+def _keyword(word: str) -> str:
+    """``word`` not right after a word character, ``$`` or ``.``: the lookbehind after its first
+    letter, so every branch of a site pattern starts with a literal the engine can skip to."""
+    return re.escape(word[0]) + r"(?<![\w$.]" + re.escape(word[0]) + ")" + re.escape(word[1:])
+
+
 _PY_SITES = re.compile(
-    _HASH_NOISE + "|" + _BEFORE_KEYWORD + r"(?:raise[ \t]+(?P<raise>" + _CHAIN + r")|except\*?(?![\w$])[ \t]*"
-    r"(?:(?P<catch>" + _CHAIN + r")|\((?P<caught>[ \t\r\n,]*(?:" + _CHAIN + r"[ \t\r\n,]*)*)\)))")
+    _HASH_NOISE + "|" + _keyword("raise") + r"[ \t]+(?P<raise>" + _CHAIN + r")|" + _keyword("except")
+    + r"\*?(?![\w$])[ \t]*(?:(?P<catch>" + _CHAIN + r")|\((?P<caught>[ \t\r\n,]*(?:" + _CHAIN + r"[ \t\r\n,]*)*)\))")
 _PY_EXTENSIONS = (".py", ".pyi", ".pyw")
 _JS_SITE_WORDS = (b"throw", b"catch")
 _PY_SITE_WORDS = (b"raise", b"except")
 _CHAINS = re.compile(_CHAIN)
 _JS_SITES = re.compile(
-    _JS_NOISE + "|" + _BEFORE_KEYWORD + r"(?:throw[ \t]+new[ \t]+(?P<raise>" + _CHAIN + r")|catch(?![\w$])[ \t]*"
-    r"(?:\((?P<param>[^()]*)\))?[ \t\r\n]*(?P<block>\{)|instanceof[ \t]+(?P<instance>" + _CHAIN + r"))"
-    r"|(?P<open>\{)|(?P<close>\})")
+    _JS_NOISE + "|" + _keyword("throw") + r"[ \t]+new[ \t]+(?P<raise>" + _CHAIN + r")|" + _keyword("catch")
+    + r"(?![\w$])[ \t]*(?:\((?P<param>[^()]*)\))?[ \t\r\n]*(?P<block>\{)|" + _keyword("instanceof")
+    + r"[ \t]+(?P<instance>" + _CHAIN + r")|(?P<open>\{)|(?P<close>\})")
 _ANNOTATED = re.compile(r"[ \t\r\n]*" + _IDENT + r"[ \t\r\n]*:[ \t\r\n]*(" + _CHAIN + r")[ \t\r\n]*\Z")
 
 
