@@ -64,13 +64,13 @@ def site_facts(connection: apsw.Connection, node: int, label: str) -> dict[str, 
     paths = dict(fetch_rows(connection.execute(query_sql("text_file_paths"),
                                                {"files": json.dumps(sorted({file for file, _, _ in found}))}),
                             tuple[int, str]))
-    bound = {(path, line): ours for path, line, ours in fetch_rows(
-        connection.execute(query_sql("resolved_sites"), {"name": name, "node": node}), tuple[str, int, int])}
+    bound = {(path, line): (ours, other) for path, line, ours, other in fetch_rows(
+        connection.execute(query_sql("resolved_sites"), {"name": name, "node": node}), tuple[str, int, int, int])}
     owners = _Enclosing(connection)
     for file, line, form in found:
         path = paths[file]
-        ours = bound.get((path, line))
-        if ours == 0:
+        ours, other = bound.get((path, line), (0, 0))
+        if other and not ours:  # the resolver binds it to another definition of the name
             facts["elsewhere"][form] += 1
             continue
         item = owners.item(path, line)

@@ -181,3 +181,25 @@ def test_typescript_throw_new_instanceof_in_a_catch_and_graph_overrides(tmp_path
     answer = _ask(repo, tmp_path / "state", "impact", "Base.load")
     found = [(i["path"], i["line"], i["evidence"], i["depth"]) for i in answer["sections"]["overrides"]["items"]]
     assert found == [("src/errors.ts", 6, ["graph"], 1), ("src/errors.ts", 9, ["graph"], 2)]
+
+
+TWO = {
+    "pkg/__init__.py": "",
+    "pkg/a.py": ("class Failed(Exception):\n    pass\n\n\ndef run():\n    raise Failed('a')\n"),
+    "pkg/b.py": ("class Failed(Exception):\n    pass\n\n\ndef go():\n    try:\n        raise Failed('b')\n"
+                 "    except Failed:\n        return None\n"),
+}
+
+
+def test_a_line_the_resolver_binds_to_another_same_named_class_is_counted_not_listed(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "two", TWO)
+    assert cli("build", *where(repo, tmp_path / "state"), "--json").code == 0
+    answer = _ask(repo, tmp_path / "state", "usage", "pkg/a.py::Failed")
+    raises, catches = answer["sections"]["raises"], answer["sections"]["catches"]
+    assert [(i["path"], i["line"], i["evidence"], i["label"]) for i in raises["items"]] == [
+        ("pkg/a.py", 6, "resolved", "run")]
+    assert (raises["elsewhere"], catches["elsewhere"], catches["total"]) == (1, 1, 0)
+    assert "1 more line(s) the resolver binds to another definition of the name are not listed" in answer["answer"]
+    other = _ask(repo, tmp_path / "state", "usage", "pkg/b.py::Failed")
+    assert [(i["line"], i["form"]) for i in other["sections"]["raises"]["items"] + other["sections"]["catches"]
+            ["items"]] == [(7, "raise"), (8, "catch")]

@@ -5,12 +5,13 @@
 -- Database: index
 -- Params : :name  a defined name
 --          :node  the anchor's node number
--- Returns: (path, line, ours): ours 1 when some reference on the line binds to the anchor's
---          definition, else 0 (the line binds only to other definitions of the name)
+-- Returns: (path, line, ours, other): ours 1 when some reference on the line binds to the
+--          anchor's definition; other 1 when one binds to another definition of the name that
+--          the provider has a node for (one it has none for may be the anchor itself: not said)
 -- Order  : path, line.
 -- Bound  : the definitions of the name (definitions_by_name), each one's references
 --          (references_by_definition).
-SELECT f.path, r.line, max(d.node IS :node) AS ours
+SELECT f.path, r.line, max(d.node IS :node) AS ours, max(d.node IS NOT NULL AND d.node <> :node) AS other
 FROM definitions AS d
 JOIN resolved_references AS r ON r.definition = d.definition
 JOIN resolved_files AS f ON f.file = r.file
