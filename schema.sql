@@ -5,7 +5,7 @@
 -- in full relationship-identity order, so the file's bytes do not depend on the order the
 -- provider listed its records in. Text compares by code point (BINARY collation over UTF-8).
 PRAGMA application_id = 1668114290;  -- 0x636d6772, "cmgr": marks files this project wrote
-PRAGMA user_version = 7;             -- the schema version; see migrations/
+PRAGMA user_version = 8;             -- the schema version; see migrations/
 
 -- The generation this file was derived from: the one row that names it and its digests.
 CREATE TABLE generation (
@@ -148,8 +148,9 @@ CREATE TABLE text_files (
 -- (total = 2001), no posting. A posting is a line that uses the name outside strings and
 -- comments, other than a definition, an assignment target or keyword argument, or (outside `#`
 -- languages) an object key: a little-endian unsigned 64-bit integer
--- file << 24 | line << 2 | form, ascending, with form 0 qualified_call (`x.name(`), 1 call
--- (`name(`), 2 qualified (`x.name`), 3 name (a bare reference), the strongest on the line.
+-- file << 24 | line << 3 | form, ascending, with form 0 raise (`raise X`, `throw new X`), 1 catch
+-- (`except X`, `catch (e: X)`), 2 qualified_call (`x.name(`), 3 call (`name(`), 4 qualified
+-- (`x.name`), 5 name (a bare reference), the strongest on the line (migration 0008).
 CREATE TABLE mention_names (
   name      TEXT NOT NULL PRIMARY KEY,
   total     INTEGER NOT NULL,

@@ -42,7 +42,10 @@ def print_context(out: Console, document: dict[str, Any]) -> None:
         for column in ("", "name", "where", "how"):
             table.add_column(column, overflow="fold")
         for item in section["items"]:
-            how = item.get("relation") or (f"{item['form']}, {item['confidence']}" if "form" in item else
+            how = item.get("relation") or (f"{item['form']}, {item.get('confidence') or item['evidence']}"
+                                           if "form" in item else
+                                           f"overrides, {', '.join(item['evidence'])}, depth {item['depth']}"
+                                           if "depth" in item else
                                             f"shares {item['jaccard']}" if "jaccard" in item else
                                             f"[{item['anchor']}] {item['via']}" if "anchor" in item else "says")
             chosen = item.get("linked_to")

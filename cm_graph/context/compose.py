@@ -318,6 +318,9 @@ def _cited(item: dict[str, Any], book: CitationBook) -> dict[str, Any]:
     return item
 
 
+NOT_THIS_KIND = ("not_a_class", "not_a_method")  # raises/catches of a non-class, overrides of a non-method
+
+
 def _prose(
     anchor: dict[str, Any], rows: tuple[Section, ...], sections: dict[str, Any], bindings: list[dict[str, Any]],
     set_aside: int, untraversable: bool, pages: list[str], target: str, reexported_by: str | None,
@@ -334,7 +337,8 @@ def _prose(
     for row in rows:
         name, section = row.name, sections[row.name]
         if section["status"] == "unavailable":
-            missing.append(f"{name} ({section['reason']})")
+            if section["reason"] not in NOT_THIS_KIND:  # a section for another kind of target says nothing
+                missing.append(f"{name} ({section['reason']})")
         elif section["status"] == "empty" or section.get("reason") == UNTRAVERSABLE:
             sentences.append(section["detail"])
         elif section.get("reason") == "read_limit" and not section["items"]:

@@ -16,10 +16,22 @@ from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from .coupling import coupled_with, read_params
 from .nodes import describe
+from .overrides import is_method, overriding
 from .relations import CALLS, MEMBERS, OUTGOING, WalkSpec
-from .sections import HOP_GROUPS, Found, Reading, Section, coupling_section, filled, mention_section
+from .sections import (
+    HOP_GROUPS,
+    Found,
+    Reading,
+    Section,
+    coupling_section,
+    filled,
+    mention_section,
+    override_section,
+    site_section,
+)
 from .sentences import unsearched_note
-from .textual import mention_items
+from .sites import anchor_definition, is_class
+from .textual import mention_items, without_sites
 from .walks import MAX_READ, Step, walk
 
 DYNAMIC = "the provider does not extract dynamic calls, so this is not proof of no use"
@@ -183,9 +195,41 @@ def test_mention_lines(reading: Reading, row: Section) -> Found:
 
 def _mentions(reading: Reading, row: Section, *, tests_only: bool) -> Found:
     facts = reading.mentions()
+    if not tests_only and is_class(reading.connection, reading.node, reading.anchor["label"]):
+        facts = without_sites(facts)  # a class's raise and catch lines are its raises and catches
     items, total = mention_items(reading.connection, facts, reading.limit, tests_only=tests_only)
     return Found(items, total, False, lambda keep, total, cut: mention_section(
         row, keep, total, cut, facts, reading.commit, calls=not tests_only))
+
+
+def raise_sites(reading: Reading, row: Section) -> Found | None:
+    """The lines that raise the anchor, a class (None: the anchor is no class)."""
+    return _sites(reading, row, "raise")
+
+
+def catch_sites(reading: Reading, row: Section) -> Found | None:
+    """The lines that catch the anchor, a class (None: the anchor is no class)."""
+    return _sites(reading, row, "catch")
+
+
+def _sites(reading: Reading, row: Section, form: str) -> Found | None:
+    if not is_class(reading.connection, reading.node, reading.anchor["label"]):
+        return None
+    facts = reading.sites()
+    items = facts["sites"][form]
+    return Found(items[:reading.limit], len(items), False, lambda keep, total, cut: site_section(
+        row, keep, total, cut, facts, form, reading.commit))
+
+
+def overrides(reading: Reading, row: Section) -> Found | None:
+    """The same-named methods of the anchor's class's subclasses (None: the anchor is no method)."""
+    label = reading.anchor["label"]
+    if not is_method(anchor_definition(reading.connection, reading.node), label):
+        return None
+    items, touched, limited = overriding(reading.connection, reading.node, label, _spec(row), describe)
+    reading.touched.update(touched)
+    return Found(items[:reading.limit], len(items), limited, lambda keep, total, cut: override_section(
+        row, keep, total, cut, items, label))
 
 
 def coupled_files(reading: Reading, row: Section) -> Found | None:

@@ -20,6 +20,7 @@ DEFINES = ("contains", "defines", "method")
 MEMBERS = ("method",)  # a class's own methods: what a class "calls" is what its methods call
 REFERENCES = ("imports", "imports_from", "inherits", "implements", "re_exports", "references", "uses")
 REACHES_TESTS = ("calls", "imports", "imports_from", "indirect_call", "re_exports", "references", "tests", "uses")
+SUBCLASSES = ("inherits",)  # against: the subclasses of the class holding a method (overrides)
 IMPACTS = ("calls", "imports", "imports_from", "implements", "indirect_call", "inherits", "re_exports",
            "references", "uses")
 

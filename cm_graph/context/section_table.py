@@ -16,11 +16,14 @@ from collections.abc import Iterable
 
 from .composers import (
     DYNAMIC,
+    catch_sites,
     concept_markers,
     coupled_files,
     fleet_usages,
     hidden_coupled_files,
     mention_lines,
+    overrides,
+    raise_sites,
     rationale,
     similar_by_callees,
     test_mention_lines,
@@ -30,19 +33,25 @@ from .composers import (
     walked_with_members,
 )
 from .intents import INTENT_NAMES
-from .relations import CALLS, DEFINES, IMPACTS, INCOMING, OUTGOING, REACHES_TESTS, REFERENCES, WalkSpec
+from .relations import CALLS, DEFINES, IMPACTS, INCOMING, OUTGOING, REACHES_TESTS, REFERENCES, SUBCLASSES, WalkSpec
 from .resolved import RUN_ROLES, USE_ROLES
 from .resolved_sections import resolved_callers, resolved_reach, resolved_tests
 from .sections import Section
 from .sentences import (
+    CATCH_UNSEEN,
+    OVERRIDE_UNSEEN,
+    RAISE_UNSEEN,
     affected,
     calls_made,
+    caught,
     count,
     coupled,
     listing,
     marked_concepts,
     mentioned,
+    overridden,
     quotes,
+    raised,
     reaching_tests,
     resolved_beyond,
     resolved_tests_beyond,
@@ -52,6 +61,7 @@ from .sentences import (
 
 HISTORY = "run `cm-graph context history`."
 NOT_RESOLVED = ("not_resolved", "The resolver, which reads Python files only, has no definition of it.")
+NOT_A_CLASS = ("not_a_class", "The target is no class.")
 
 SECTIONS: tuple[Section, ...] = (
     Section("calls", ("how",), "dependency", walked_with_members, calls_made,
@@ -83,6 +93,19 @@ SECTIONS: tuple[Section, ...] = (
             lambda s: resolved_beyond(s, "node(s) the change reaches"),
             empty=("no_resolved_reach", "Resolved references reach nothing the graph misses (depth {depth})."),
             unavailable=NOT_RESOLVED, walk=WalkSpec(INCOMING, IMPACTS, 3), beside=("callers_by_hop",), roles=USE_ROLES),
+    Section("raises", ("usage", "impact"), "exception_sites", raise_sites, raised,
+            empty=("no_raise_site", "No line of commit {commit} raises `{name}` by name (`raise X`, `throw new X`). "
+                   + RAISE_UNSEEN),
+            unavailable=NOT_A_CLASS, textual=True),
+    Section("catches", ("usage", "impact"), "exception_sites", catch_sites, caught,
+            empty=("no_catch_site", "No line of commit {commit} catches `{name}` by name (`except X`, "
+                   "`catch (e: X)`, `instanceof X` in a catch block). " + CATCH_UNSEEN),
+            unavailable=NOT_A_CLASS, textual=True),
+    Section("overrides", ("impact",), "overrides", overrides, overridden,
+            empty=("no_override", "No subclass within depth {depth} defines `{name}` again, by the graph's inherits "
+                   "edges or the resolver's overrides. " + OVERRIDE_UNSEEN),
+            unavailable=("not_a_method", "The target is no method."),
+            walk=WalkSpec(INCOMING, SUBCLASSES, 4)),
     Section("mentions", ("usage", "impact"), "text_mentions", mention_lines, lambda s: mentioned(s, False),
             empty=("no_mention", "No line of commit {commit} uses `{name}` by name outside the graph's relationships."),
             textual=True),

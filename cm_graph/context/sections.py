@@ -16,8 +16,10 @@ from typing import Any
 import apsw
 
 from ..base.records import record
+from ..index.mentions import defined_name
 from .coupling import MIN_DEGREE, MIN_REVS, MIN_SHARED
 from .relations import WalkSpec
+from .sites import enclosing_count, site_facts
 from .textual import COMMON_TOTAL, call_lines, common_name_detail, mention_facts
 
 # The fleet's usages of the anchor's label, shown at most (items per repository, characters):
@@ -52,6 +54,13 @@ class Reading:
         self.history, self.fleet = history, fleet
         self.touched = {node}
         self._mentions: dict[str, Any] | None = None
+        self._sites: dict[str, Any] | None = None
+
+    def sites(self) -> dict[str, Any]:
+        """``sites.site_facts`` of the anchor (its raise and catch sites), read once."""
+        if self._sites is None:
+            self._sites = site_facts(self.connection, self.node, self.anchor["label"])
+        return self._sites
 
     def mentions(self) -> dict[str, Any]:
         """``textual.mention_facts`` of the anchor's name."""
@@ -197,6 +206,47 @@ def mention_section(
         section = filled(row, items, total, cut)
     section["homonyms"] = facts["definitions"]
     section["bound_elsewhere"] = facts["bound_elsewhere"]
+    if facts.get("sites"):
+        section["sites"] = facts["sites"]  # raise and catch lines, listed in raises and catches instead
+        if section["status"] == "empty":
+            section["detail"] += f" Its {facts['sites']} raise or catch line(s) are in raises and catches."
     if calls:
         section["calls"] = None if facts["common"] else call_lines(facts)
+    return section
+
+
+def site_section(
+    row: Section, items: list[dict[str, Any]], total: int, cut: str | None, facts: dict[str, Any], form: str,
+    commit: str,
+) -> dict[str, Any]:
+    """A section of raise or catch sites (``form``): empty for this commit, too common a name to
+    list, or the sites, with how many are ``resolved`` and ``textual``, the ``definitions`` they
+    are credited to, and the lines the resolver binds to another definition of the name
+    (``elsewhere``, not listed)."""
+    word, every = facts["name"], facts["sites"][form]
+    if word is None:
+        section = _without_items("empty", *NOT_A_NAME)
+    elif facts["common"]:
+        section = _without_items("truncated", "common_name", common_name_detail(word))
+        section["total"] = COMMON_TOTAL
+    elif total == 0 and cut is None:
+        section = _without_items("empty", *row.nothing_found(commit=commit[:12], name=word))
+    else:
+        section = filled(row, items, total, cut)
+    resolved = sum(1 for item in every if item["evidence"] == "resolved")
+    section.update(resolved=resolved, textual=len(every) - resolved, definitions=enclosing_count(every),
+                   elsewhere=facts["elsewhere"][form])
+    return section
+
+
+def override_section(
+    row: Section, items: list[dict[str, Any]], total: int, cut: str | None, every: list[dict[str, Any]], label: str,
+) -> dict[str, Any]:
+    """The overrides section, with how many the ``graph`` and the ``resolver`` each found."""
+    if total == 0 and cut is None:
+        section = _without_items("empty", *row.nothing_found(name=defined_name(label) or label))
+    else:
+        section = filled(row, items, total, cut)
+    section.update(graph=sum(1 for item in every if "graph" in item["evidence"]),
+                   resolved=sum(1 for item in every if "resolved" in item["evidence"]))
     return section

@@ -172,6 +172,8 @@ def mentioned(section: dict[str, Any], tests: bool) -> str:
         calls, others = section["calls"], section["total"] - section["calls"]
         text = (f"{section['total']} more line(s) use it by name, not in the graph (textual; {calls} call(s), "
                 f"{others} other reference(s)): {listing(section)}.")
+    if section.get("sites"):
+        text += f" {section['sites']} raise or catch line(s) are in raises and catches, not here."
     elsewhere = sum(1 for item in section["items"] if "linked_to" in item)
     if elsewhere:
         text += (f" The graph links {elsewhere} of those shown to another definition of the name (linked_to), "
@@ -199,3 +201,40 @@ def unsearched_note(cover: dict[str, Any]) -> str:
     """``; not searched: a (unauthorized), b (absent)``, or nothing when every member was searched."""
     missing = unsearched_members(cover)
     return f"; not searched: {', '.join(missing)}" if missing else ""
+
+
+RAISE_UNSEEN = ("Not seen: a bare `raise` re-raising it, a raise through a variable or a factory (`raise err`, "
+                "`throw make()`), a class named at run time.")
+CATCH_UNSEEN = ("Not seen: a catch through one of its bases (`except Exception`, a `catch (e)` that tests no "
+                "`instanceof`), a promise's `.catch()`, a class named at run time.")
+
+
+def raised(section: dict[str, Any]) -> str:
+    return _sited(section, "Raised", RAISE_UNSEEN)
+
+
+def caught(section: dict[str, Any]) -> str:
+    return _sited(section, "Caught", CATCH_UNSEEN)
+
+
+def _sited(section: dict[str, Any], verb: str, unseen: str) -> str:
+    """Where the class is raised or caught by name, each site's evidence kind counted, and what a
+    lexer cannot see."""
+    if section["reason"] == "common_name":
+        return f"{section['detail']} {unseen}"
+    shown = listing(section) if section["items"] else "none shown within the character budget"
+    text = (f"{verb} at {count(section)} site(s) by name ({section['resolved']} resolved, {section['textual']} "
+            f"textual) in {section['definitions']} definition(s): {shown}.")
+    if section["elsewhere"]:
+        text += (f" {section['elsewhere']} more line(s) the resolver binds to another definition of the name are "
+                 "not listed.")
+    return f"{text} {unseen}"
+
+
+OVERRIDE_UNSEEN = ("Not seen: overrides outside this repository, in classes made at run time, or under a base "
+                   "neither the graph nor the resolver connects.")
+
+
+def overridden(section: dict[str, Any]) -> str:
+    return (f"Overridden by {count(section)} method(s) in subclasses ({section['graph']} in the graph, "
+            f"{section['resolved']} resolved): {listing(section)}. {OVERRIDE_UNSEEN}")

@@ -29,7 +29,7 @@ from ..index.mentions import MAX_KEPT, defined_name, read_postings
 from .resolved import anchor_definitions, lines_named
 
 TEXTUAL = "textual"
-CALL_FORMS = ("call", "qualified_call")  # the scanner's forms of a line that calls the name
+CALL_FORMS = ("call", "qualified_call", "raise")  # the forms of a line that calls the name (a raise instantiates)
 COMMON_TOTAL = MAX_KEPT + 1  # a common name's total: more lines use it than the index lists
 
 
@@ -85,7 +85,7 @@ def mention_items(
     nearest test definition at or above the line, else its test file, with its first line and how
     many lines), in file then line order."""
     rows = [row for row in facts["rows"] if not tests_only or is_test_path(row[0])]
-    owners = _Owners(connection, facts["linked"])
+    owners = Owners(connection, facts["linked"])
     if not tests_only:
         return [owners.item(path, line, form) for path, line, form in rows[:limit]], len(rows)
     groups: dict[tuple[str, str, int | None], dict[str, Any]] = {}
@@ -101,7 +101,7 @@ def mention_items(
     return grouped[:limit], len(grouped)
 
 
-class _Owners:
+class Owners:
     """Names a mention by the definition the graph has it in: the nearest symbol or test at or
     above its line (the provider records no end lines), else its file; for the tests intent, the
     nearest test at or above it, else its file. Each file's definitions
@@ -169,6 +169,16 @@ def is_test_name(label: str) -> bool:
     if name.startswith("test_") or name.endswith("_test"):
         return True
     return name.startswith("Test") and (len(name) == 4 or not name[4].islower())
+
+
+SITE_FORMS = ("raise", "catch")  # the forms of a raise or catch site (``sites.py``)
+
+
+def without_sites(facts: dict[str, Any]) -> dict[str, Any]:
+    """The mention facts less the raise and catch lines, counted (``sites``): for a class they
+    are listed in the ``raises`` and ``catches`` sections, not again among its mentions."""
+    rows = [row for row in facts["rows"] if row[2] not in SITE_FORMS]
+    return {**facts, "rows": rows, "sites": len(facts["rows"]) - len(rows)}
 
 
 def call_lines(facts: dict[str, Any]) -> int:

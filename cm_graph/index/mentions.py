@@ -30,7 +30,13 @@ this scanner is held to):
   ``:`` after it (not ``::``/``:=``) makes an unqualified identifier an object key, label or
   annotated parameter outside the ``#`` family, not a use. A reserved word (``_KEYWORDS``) used
   bare is the keyword, not a function of that name. A line's mention of a name is its strongest
-  form: ``qualified_call`` > ``call`` > ``qualified`` > ``name``.
+  form: ``raise`` > ``catch`` > ``qualified_call`` > ``call`` > ``qualified`` > ``name``.
+- *Raise and catch sites* (Python; JavaScript/TypeScript) are a second pass (``_site_mentions``)
+  that skips the same strings and comments and nothing else: ``raise`` + a dotted chain,
+  ``except``/``except*`` + a chain or a parenthesised list of chains only, ``throw new`` + a
+  chain, ``catch (e: Chain) {``, and ``instanceof`` + a chain inside a catch block (braces
+  counted outside strings, comments and regex literals); the chain's last identifier is raised or
+  caught. A bare ``raise``, ``except Exception`` and ``throw err`` name nothing.
 
 **Why it is shaped like this.** A build scans every cited blob (25 MB on sympy), so the Python
 steps are per blob, not per token: one regular expression cuts a blob into tokens (strings,
@@ -54,15 +60,19 @@ from operator import add, and_, getitem, itemgetter, lshift, mul, ne, or_, rshif
 
 MAX_KEPT = 2000  # lines per name the index lists; a more common name is only counted
 MAX_SCANNED_BYTES = 2 * 1024 * 1024  # a larger blob is generated or minified: not scanned
-FORMS = ("qualified_call", "call", "qualified", "name")  # strongest first: a mention's rank
-LINE_SHIFT = 2  # packed mention: ... | line << LINE_SHIFT | rank
-# A posting: file << FILE_SHIFT | line << LINE_SHIFT | rank (a scanned blob has < 2**22 lines).
+# Strongest first: a mention's rank. A raise or catch site (``raise X``, ``except X``, ``throw new
+# X``, ``catch (e: X)``) is what a line does with the name whatever else it does with it.
+FORMS = ("raise", "catch", "qualified_call", "call", "qualified", "name")
+LINE_SHIFT = 3  # packed mention: ... | line << LINE_SHIFT | rank
+# A posting: file << FILE_SHIFT | line << LINE_SHIFT | rank (a scanned blob is at most 2 MiB, so a
+# line holding a name of two characters is below 2**21).
 FILE_SHIFT = 24
 # A packed mention: id << ID_SHIFT | line << LINE_SHIFT | rank, and | file << FILE_SHIFT in a
 # table (a census has at most 50,000 files, under 2**16): 64 bits for 2**24 names, so a worker
 # hands its mentions over as they are.
 ID_SHIFT = 40
 _LINE_MASK = (1 << (FILE_SHIFT - LINE_SHIFT)) - 1
+_RANK_MASK = (1 << LINE_SHIFT) - 1
 _POSTING_MASK = (1 << ID_SHIFT) - 1
 
 _HASH_LANGUAGES = (".py", ".pyi", ".pyw", ".rb", ".sh", ".bash", ".pl", ".r", ".jl", ".nim", ".cr", ".ex", ".exs")
@@ -140,6 +150,32 @@ _KEYWORDS = frozenset({
     "var", "void", "while", "with", "yield",
 })
 _DROP = len(FORMS)  # the rank of a token that is no use
+_RAISE, _CATCH, _QUALIFIED_CALL = FORMS.index("raise"), FORMS.index("catch"), FORMS.index("qualified_call")
+
+# Raise and catch sites: a second pass over the blob (only a Python or JavaScript/TypeScript one
+# holding the keywords), skipping the same strings and comments, that finds the name a site
+# raises or catches: the last identifier of a dotted chain (``raise errors.X(...)`` raises ``X``).
+_CHAIN = _IDENT + r"(?:[ \t]*\.[ \t]*" + _IDENT + r")*"
+
+
+def _keyword(word: str) -> str:
+    """``word`` not right after a word character, ``$`` or ``.``: the lookbehind after its first
+    letter, so every branch of a site pattern starts with a literal the engine can skip to."""
+    return re.escape(word[0]) + r"(?<![\w$.]" + re.escape(word[0]) + ")" + re.escape(word[1:])
+
+
+_PY_SITES = re.compile(
+    _HASH_NOISE + "|" + _keyword("raise") + r"[ \t]+(?P<raise>" + _CHAIN + r")|" + _keyword("except")
+    + r"\*?(?![\w$])[ \t]*(?:(?P<catch>" + _CHAIN + r")|\((?P<caught>[ \t\r\n,]*(?:" + _CHAIN + r"[ \t\r\n,]*)*)\))")
+_PY_EXTENSIONS = (".py", ".pyi", ".pyw")
+_JS_SITE_WORDS = (b"throw", b"catch")
+_PY_SITE_WORDS = (b"raise", b"except")
+_CHAINS = re.compile(_CHAIN)
+_JS_SITES = re.compile(
+    _JS_NOISE + "|" + _keyword("throw") + r"[ \t]+new[ \t]+(?P<raise>" + _CHAIN + r")|" + _keyword("catch")
+    + r"(?![\w$])[ \t]*(?:\((?P<param>[^()]*)\))?[ \t\r\n]*(?P<block>\{)|" + _keyword("instanceof")
+    + r"[ \t]+(?P<instance>" + _CHAIN + r")|(?P<open>\{)|(?P<close>\})")
+_ANNOTATED = re.compile(r"[ \t\r\n]*" + _IDENT + r"[ \t\r\n]*:[ \t\r\n]*(" + _CHAIN + r")[ \t\r\n]*\Z")
 
 
 def _rank_table(hashed: bool) -> tuple[int, ...]:
@@ -151,11 +187,11 @@ def _rank_table(hashed: bool) -> tuple[int, ...]:
             if kind == 2 or (kind == 3 and not hashed and qualification != 1):
                 table.append(_DROP)
             elif qualification == 1:
-                table.append(0 if kind == 1 else 2)
+                table.append(_QUALIFIED_CALL if kind == 1 else _QUALIFIED_CALL + 2)
             elif kind == 1:
-                table.append(1)
+                table.append(_QUALIFIED_CALL + 1)
             else:
-                table.append(_DROP if qualification == 2 else 3)
+                table.append(_DROP if qualification == 2 else _QUALIFIED_CALL + 3)
     return tuple(table)
 
 
@@ -219,10 +255,12 @@ def scan_packed(path: str, data: bytes, vocabulary: Vocabulary) -> list[int]:
         return []
     tokenizer = tokenizer_for(path)
     # The leading newline lets a defining first line match like any other (it is line 0's end).
-    tokens = tokenizer.findall("\n" + data.decode("utf-8", errors="replace"))
+    text = "\n" + data.decode("utf-8", errors="replace")
+    sites = _site_mentions(path, data, text, vocabulary.codes)
+    tokens = tokenizer.findall(text)
     codes = list(map(vocabulary.codes.get, map(str.rstrip, tokens, repeat(_SUFFIX_CHARS))))
     at = list(compress(count(), codes))  # a code is never 0: ids count from 1
-    if not at:
+    if not at and not sites:
         return []
     hit_codes = list(filter(None, codes))
     lines = compress(accumulate(map(str.count, tokens, repeat("\n"))), codes)  # each hit's line
@@ -233,14 +271,69 @@ def scan_packed(path: str, data: bytes, vocabulary: Vocabulary) -> list[int]:
     ids = map(lshift, map(add, map(rshift, compress(hit_codes, used), repeat(2)), repeat(-1)), repeat(ID_SHIFT))
     packed = map(or_, map(or_, ids, map(lshift, compress(lines, used), repeat(LINE_SHIFT))), compress(ranks, used))
     # Strongest form per (name, line): sorted descending, a dict keeps each key's last (lowest) value.
-    descending = sorted(packed, reverse=True)
+    descending = sorted([*packed, *sites], reverse=True)
     strongest = dict(zip(map(rshift, descending, repeat(LINE_SHIFT)), descending, strict=True))
     return list(reversed(strongest.values()))
 
 
+def _site_mentions(path: str, data: bytes, text: str, codes: dict[str, int]) -> list[int]:
+    """The raise and catch sites of a Python or JavaScript/TypeScript blob, packed like its
+    mentions (rank ``raise`` or ``catch``), for the names ``codes`` still looks up; [] for any
+    other blob, or one without the keywords."""
+    lowered = path.lower()
+    if lowered.endswith(_PY_EXTENSIONS):
+        pattern, words = _PY_SITES, _PY_SITE_WORDS
+    elif lowered.endswith(_JS_EXTENSIONS):
+        pattern, words = _JS_SITES, _JS_SITE_WORDS
+    else:
+        return []
+    if not any(word in data for word in words):
+        return []
+    found: list[int] = []
+    line, last = 0, 0
+
+    def add(chain: str, end: int, rank: int) -> None:
+        nonlocal line, last
+        name = chain.rpartition(".")[2].lstrip(" \t")
+        code = codes.get(name)
+        if code:
+            start = end - len(name)
+            line += text.count("\n", last, start)
+            last = start
+            found.append(((code >> 2) - 1) << ID_SHIFT | line << LINE_SHIFT | rank)
+
+    depth, catching = 0, []  # JavaScript: brace depth, and the depths catch blocks opened at
+    for match in pattern.finditer(text):
+        kind = match.lastgroup
+        if kind is None:  # a string or comment
+            continue
+        if kind == "raise" or kind == "catch":
+            add(match[kind], match.end(kind), _RAISE if kind == "raise" else _CATCH)
+        elif kind == "caught":
+            offset = match.start(kind)
+            for chain in _CHAINS.finditer(match[kind]):
+                add(chain[0], offset + chain.end(), _CATCH)
+        elif kind == "block":
+            depth += 1
+            catching.append(depth)
+            annotated = _ANNOTATED.match(match["param"] or "")
+            if annotated:
+                add(annotated[1], match.start("param") + annotated.end(1), _CATCH)
+        elif kind == "instance":
+            if catching:
+                add(match[kind], match.end(kind), _CATCH)
+        elif kind == "open":
+            depth += 1
+        else:  # close
+            if catching and catching[-1] == depth:
+                catching.pop()
+            depth = max(0, depth - 1)
+    return found
+
+
 def unpack(value: int) -> tuple[int, int, int]:
     """(id, line, rank) of a packed mention."""
-    return value >> ID_SHIFT, (value >> LINE_SHIFT) & _LINE_MASK, value & 3
+    return value >> ID_SHIFT, (value >> LINE_SHIFT) & _LINE_MASK, value & _RANK_MASK
 
 
 def scan_blob(path: str, data: bytes, names: Iterable[str]) -> list[tuple[str, int, str]]:
@@ -326,4 +419,4 @@ def read_postings(blob: bytes) -> Iterator[tuple[int, int, str]]:
     if sys.byteorder == "big":
         packed.byteswap()
     for value in packed:
-        yield value >> FILE_SHIFT, (value >> LINE_SHIFT) & _LINE_MASK, FORMS[value & 3]
+        yield value >> FILE_SHIFT, (value >> LINE_SHIFT) & _LINE_MASK, FORMS[value & _RANK_MASK]

@@ -235,10 +235,12 @@ def test_every_empty_section_says_why(rich, intent: str, target: str, name: str,
 
 def test_used_primitives_name_the_reads_the_answer_ran(rich) -> None:
     """Derived from the sections that were filled: the rationale read is named, while a section
-    this build cannot fill (routes, cross_repo without a fleet) names nothing."""
+    this build cannot fill (routes, cross_repo without a fleet; raises and catches of a
+    method) names nothing."""
     assert ask_context(rich, "how", "Base.run")["used_primitives"] == ["dependency", "rationale", "symbol"]
     usage = ask_context(rich, "usage", "Base.run")
     assert usage["used_primitives"] == ["impact", "related_tests", "similar_by_callees", "text_mentions"]
+    assert "overrides" in ask_context(rich, "impact", "Base.run")["used_primitives"]
     assert ask_context(rich, "usage", "nothing_like_it")["used_primitives"] == []
 
 

@@ -364,7 +364,7 @@ def test_audit_covers_the_text_index(text_repo: Any) -> None:
     assert runner.invoke(app, ["audit", "--json", *where]).exit_code == 0
     connection = apsw.Connection(str(index))
     postings = connection.execute("SELECT postings FROM mention_names WHERE name = 'helper'").fetchall()[0][0]
-    shifted = bytes([postings[0] + 4]) + postings[1:]  # the first posting's line, one further
+    shifted = bytes([postings[0] + 8]) + postings[1:]  # the first posting's line, one further
     connection.execute("UPDATE mention_names SET postings = ? WHERE name = 'helper'", (shifted,))
     connection.close()
     result = runner.invoke(app, ["audit", "--json", *where])

@@ -77,6 +77,35 @@ TRICKY_RS = (
     "macro_rules! helper { () => {} }\n"
 )
 NAMES = frozenset({"helper", "obj", "Obj", "from", "Helper"})
+SITES_PY = (
+    "try:\n"
+    "    raise Helper\n"
+    "    raise errors.Helper(obj)  # raise helper in a comment\n"
+    "    raise Helper(helper) from obj\n"
+    "except Helper:\n"
+    "    raise\n"
+    "except (obj . Helper, helper) as e:\n"
+    "    x = 'raise Helper'; y = raised(Helper)\n"
+    "except* (\n"
+    "        Helper,\n"
+    "        Obj):\n"
+    "    pass\n"
+    "except (helper(), Obj):\n"
+    "    pass\n"
+    "try: pass\n"
+    "except Exception: raise helper\n"
+    "obj.raise Helper; myraise Helper\n"
+)
+SITES_TS = (
+    "try { throw new Helper(1) } catch (e: Helper) {\n"
+    "  if (e instanceof obj.Helper) { throw e }\n"
+    "  const s = `${x instanceof Helper}`; // instanceof Helper\n"
+    "}\n"
+    "if (x instanceof Helper) {}\n"
+    "p.catch((e) => { if (e instanceof Helper) {} })\n"
+    "try {} catch { helper(e instanceof Obj) }\n"
+    "throw Helper.create(); throw new errors.Helper()\n"
+)
 
 
 def test_tricky_lines_scan_as_the_rules_say() -> None:
@@ -108,6 +137,33 @@ def test_what_the_rules_say_on_tricky_lines() -> None:
     assert rs == {2: "call", 3: "qualified_call", 4: "qualified_call", 7: "call"}
 
 
+def test_raise_and_catch_sites_are_tagged_as_the_rules_say() -> None:
+    for path, text in (("m.py", SITES_PY), ("m.ts", SITES_TS), ("m.js", SITES_TS), ("m.py", SITES_TS),
+                       ("m.ts", SITES_PY), ("m.rb", SITES_PY), ("m.go", SITES_TS)):
+        data = text.encode()
+        assert scan_blob(path, data, NAMES) == reference_scan(path, data, NAMES), path
+    py = {(name, line): form for name, line, form in scan_blob("m.py", SITES_PY.encode(), NAMES)}
+    # raise X, raise mod.X(...), raise X(...) from e; except X; a tuple (one chain may hold spaces
+    # around its dot), one over lines (except*); not: strings, comments, a bare raise, `raised(`,
+    # a tuple holding a call (no name in it is caught: a lexer reads only chains there), an
+    # identifier ending in raise or a qualified `.raise`.
+    assert {key: form for key, form in py.items() if form in ("raise", "catch")} == {
+        ("Helper", 2): "raise", ("Helper", 3): "raise", ("Helper", 4): "raise", ("Helper", 5): "catch",
+        ("Helper", 7): "catch", ("helper", 7): "catch", ("Helper", 10): "catch", ("Obj", 11): "catch",
+        ("helper", 16): "raise"}
+    assert py[("Helper", 8)] == "name" and py[("helper", 4)] == "name" and py[("Helper", 17)] == "name"
+    ts = {(name, line): form for name, line, form in scan_blob("m.ts", SITES_TS.encode(), NAMES)}
+    # throw new X; catch (e: X); instanceof inside a catch block (not in a template or comment,
+    # not after the block closed, not in a promise's .catch callback); an optional catch binding
+    # opens a block too; `throw X.create()` raises nothing by name.
+    assert {key: form for key, form in ts.items() if form in ("raise", "catch")} == {
+        ("Helper", 1): "raise", ("Helper", 2): "catch", ("Obj", 7): "catch", ("Helper", 8): "raise"}
+    assert ts[("Helper", 5)] == "name" and ts[("Helper", 6)] == "name"
+    assert scan_blob("m.rb", SITES_PY.encode(), NAMES) == [
+        row for row in reference_scan("m.rb", SITES_PY.encode(), NAMES)]
+    assert not {form for _, _, form in scan_blob("m.rb", SITES_PY.encode(), NAMES)} & {"raise", "catch"}
+
+
 def test_real_code_scans_as_the_rules_say() -> None:
     root = Path(cm_graph.__file__).parent
     sources = sorted(root.rglob("*.py")) + sorted((root.parent / "benchmarks").rglob("*.py"))
@@ -131,6 +187,8 @@ _FRAGMENTS = (
     "def ", "async def ", "class ", "const ", "let ", "export ", "function ", "function* ", "fn ", "func ",
     "impl ", "type ", "pub ", "static ", "(r *T) ", "${", "\r", "/", "]", "/g", "return ", "from ", "import ",
     "a.b", "r\"", "r#\"", "\"#", "br", "r##\"", "\"##", "macro_rules! ",
+    "raise ", "raise", "except", "except ", "except*", "throw new ", "throw ", "new ", "catch ", "catch",
+    "instanceof ", "e: ", " as e", "\r\n", "$",
 )
 
 

@@ -86,7 +86,172 @@ def reference_scan(path: str, data: bytes, names: Iterable[str]) -> list[tuple[s
             at = noise
             continue
         at += 1
+    _sites(path, data, text, wanted, best)
     return sorted(((name, ln, FORMS[rank]) for (name, ln), rank in best.items()), key=lambda row: (row[1], row[0]))
+
+
+_WS = " \t\r\n"
+
+
+def _sites(path: str, data: bytes, text: str, wanted: set[str], best: dict[tuple[str, int], int]) -> None:
+    """Raise and catch sites (Python; JavaScript/TypeScript), a second walk that skips the same
+    strings and comments and nothing else: at each character, a string or comment, else a site's
+    keyword (not right after a word character, ``$`` or ``.``), else (JavaScript) a brace."""
+    lowered = path.lower()
+    if lowered.endswith((".py", ".pyi", ".pyw")):
+        language, words = "py", ("raise", "except")
+    elif lowered.endswith(mentions._JS_EXTENSIONS):
+        language, words = "js", ("throw", "catch")
+    else:
+        return
+    if not any(word.encode() in data for word in words):
+        return
+    family = "hash" if language == "py" else "js"
+    raise_rank, catch_rank = FORMS.index("raise"), FORMS.index("catch")
+
+    def record(last: int, end: int, rank: int) -> None:
+        name = text[last:end]
+        if name in wanted:
+            key = (name, text.count("\n", 0, last))
+            best[key] = min(rank, best.get(key, rank))
+
+    depth, catching = 0, []
+    at = 0
+    while at < len(text):
+        noise = _noise_end(text, at, family)
+        if noise is not None:
+            at = noise
+            continue
+        if not (at > 0 and (_word_char(text[at - 1]) or text[at - 1] == ".")):
+            site = _py_site(text, at) if language == "py" else _js_site(text, at)
+            if site is not None:
+                end, found, block = site
+                for last, name_end, is_raise in found:
+                    if is_raise or block or catching or language == "py":
+                        record(last, name_end, raise_rank if is_raise else catch_rank)
+                if block:
+                    depth += 1
+                    catching.append(depth)
+                at = end
+                continue
+        if language == "js" and text[at] == "{":
+            depth += 1
+        elif language == "js" and text[at] == "}":
+            if catching and catching[-1] == depth:
+                catching.pop()
+            depth = max(0, depth - 1)
+        at += 1
+
+
+def _chain_end(text: str, at: int) -> tuple[int, int]:
+    """(end, start of its last identifier) of a dotted chain at a word start: identifiers joined by
+    ``.`` with spaces or tabs around it."""
+    end, last = _identifier_end(text, at), at
+    while True:
+        dot = _skip(text, end, " \t")
+        if text[dot:dot + 1] == ".":
+            after = _skip(text, dot + 1, " \t")
+            if after < len(text) and _word_start(text[after]):
+                last, end = after, _identifier_end(text, after)
+                continue
+        return end, last
+
+
+def _is_word_start(text: str, at: int) -> bool:
+    return at < len(text) and _word_start(text[at])
+
+
+def _py_site(text: str, at: int) -> tuple[int, list[tuple[int, int, bool]], bool] | None:
+    """``raise`` + spaces + a chain (raised), or ``except``/``except*`` + a chain or a
+    parenthesised list of chains, commas and whitespace only (each caught)."""
+    if text.startswith("raise", at):
+        after = _skip(text, at + 5, " \t")
+        if after > at + 5 and _is_word_start(text, after):
+            end, last = _chain_end(text, after)
+            return end, [(last, end, True)], False
+        return None
+    if not text.startswith("except", at):
+        return None
+    after = at + 6 + (text[at + 6:at + 7] == "*")
+    if after < len(text) and _word_char(text[after]):
+        return None
+    start = _skip(text, after, " \t")
+    if _is_word_start(text, start):
+        end, last = _chain_end(text, start)
+        return end, [(last, end, False)], False
+    if text[start:start + 1] != "(":
+        return None
+    found = []
+    inside = start + 1
+    while inside < len(text):
+        if text[inside] in _WS + ",":
+            inside += 1
+        elif text[inside] == ")":
+            return inside + 1, found, False
+        elif _word_start(text[inside]):
+            end, last = _chain_end(text, inside)
+            found.append((last, end, False))
+            inside = end
+        else:
+            return None
+    return None
+
+
+def _js_site(text: str, at: int) -> tuple[int, list[tuple[int, int, bool]], bool] | None:
+    """``throw new`` + a chain (raised); ``catch`` [``(param)``] ``{`` opening a catch block (a
+    ``param`` of the form ``e: Chain`` catches it); ``instanceof`` + a chain (caught inside a catch
+    block only)."""
+    for word in ("throw", "instanceof"):
+        if text.startswith(word, at):
+            after = _skip(text, at + len(word), " \t")
+            if after == at + len(word):
+                return None
+            if word == "throw":
+                if not text.startswith("new", after):
+                    return None
+                start = _skip(text, after + 3, " \t")
+                if start == after + 3:
+                    return None
+                after = start
+            if not _is_word_start(text, after):
+                return None
+            end, last = _chain_end(text, after)
+            return end, [(last, end, word == "throw")], False
+    if not text.startswith("catch", at) or (at + 5 < len(text) and _word_char(text[at + 5])):
+        return None
+    start = _skip(text, at + 5, " \t")
+    found = []
+    if text[start:start + 1] == "(":
+        close = start + 1
+        while close < len(text) and text[close] not in "()":
+            close += 1
+        if close >= len(text) or text[close] != ")":
+            return None
+        annotated = _annotated(text, start + 1, close)
+        if annotated is not None:
+            found.append(annotated)
+        start = close + 1
+    brace = _skip(text, start, _WS)
+    if text[brace:brace + 1] != "{":
+        return None
+    return brace + 1, found, True
+
+
+def _annotated(text: str, start: int, close: int) -> tuple[int, int, bool] | None:
+    """The caught chain of a catch parameter ``e: Chain`` between ``start`` and ``close``."""
+    at = _skip(text, start, _WS)
+    if at >= close or not _word_start(text[at]):
+        return None
+    at = _skip(text, _identifier_end(text, at), _WS)
+    if text[at:at + 1] != ":":
+        return None
+    at = _skip(text, at + 1, _WS)
+    if at >= close or not _word_start(text[at]):
+        return None
+    end, last = _chain_end(text, at)
+    if _skip(text, end, _WS) != close:
+        return None
+    return last, end, False
 
 
 def _identifier_end(text: str, at: int) -> int:
@@ -123,16 +288,16 @@ def _judge(best: dict[tuple[str, int], int], wanted: set[str], name: str, suffix
         return  # an assignment target or keyword argument
     call = last in ("(", "[", "{")
     if qualified:
-        rank = 0 if call else 2
+        rank = FORMS.index("qualified_call" if call else "qualified")
     else:
         if last == ":" and family != "hash":
             return  # an object key, label or annotated parameter
         if call:
-            rank = 1
+            rank = FORMS.index("call")
         elif name in mentions._KEYWORDS:
             return  # the reserved word itself
         else:
-            rank = 3
+            rank = FORMS.index("name")
     key = (name, line)
     best[key] = min(rank, best.get(key, rank))
 
