@@ -59,10 +59,11 @@ def test_a_definition_the_provider_has_no_node_for_is_a_resolved_use_labelled_so
     """``Local.run`` is defined inside ``factory()``: the provider made no node of it (its gap),
     the resolver keeps it, and its call of ``target()`` is listed with ``graph_node: false``."""
     document = ask_context(_workspace(tmp_path, state_dir), "usage", "target")
-    found = document["sections"]["resolved_callers"]["items"]
+    section = document["sections"]["resolved_callers"]
+    found = section["items"]
     assert [(i["label"], i["path"], i["line"], i["site"]["line"], i.get("graph_node"), i["relation"])
-            for i in found] == [("use.py", "pkg/use.py", 1, 1, None, "import"),
-                                (".run()", "pkg/use.py", 6, 7, False, "call")]
+            for i in found] == [(".run()", "pkg/use.py", 6, 7, False, "call")]
+    assert section["imports_folded"] == 1  # use.py's import: its file's use is listed
     assert {i["evidence"] for i in found} == {"resolved"}
     callers = document["sections"]["callers"]["items"]
     assert [(i["label"], i["confidence"]) for i in callers] == [("public()", "extracted")]
@@ -79,9 +80,9 @@ def test_a_resolved_caller_seeds_the_next_hop_and_every_step_says_its_evidence(
     assert [(i["label"], i["hop"]) for i in impact["sections"]["callers_by_hop"]["items"]] == [("public()", 1)]
     reach = impact["sections"]["resolved_by_hop"]["items"]
     assert [(i["label"], i["hop"], i["group"], i["via"]) for i in reach] == [
-        ("use.py", 1, "will_break", "target()"), (".run()", 1, "will_break", "target()"),
-        ("entry()", 2, "likely", "public()"), ("test_use.py", 3, "may_need_testing", "entry()"),
+        (".run()", 1, "will_break", "target()"), ("entry()", 2, "likely", "public()"),
         ("test_entry()", 3, "may_need_testing", "entry()")]
+    assert impact["sections"]["resolved_by_hop"]["imports_folded"] == 2  # use.py's, test_use.py's
     assert {i["evidence"] for i in reach} == {"resolved"}
     far = ask_context(workspace, "tests", "target")["sections"]["resolved_tests"]
     assert (far["status"], far["reason"]) == ("empty", "no_resolved_test")
