@@ -175,7 +175,7 @@ def _file(
         data = _side_bytes(reader, change, "new", new_kind)
         new = index_side(connection, change.new_path, data) if index_is == "new" else other_side(change.new_path, data)
     defs, facts = classify_file(change, old, new) if readable else ([], {
-        "module_level": {"old": [], "new": []}, "unmapped": {"old": [], "new": []}})
+        "module_level": {"old": [], "new": []}, "unmapped": {"old": [], "new": []}, "aligned_unchanged": []})
     entry = {"path": path, "old_path": change.old_path, "status": change.status,
              "in_generation": bool(tracked), "in_graph": bool(in_graph),
              "binary": change.binary, "submodule": change.submodule, "symlink": change.symlink,

@@ -5,10 +5,10 @@ holding it on its side (old lines onto the old side's ranges, new lines onto the
 an insertion above a function shifts it without touching it, and an edit of a method is the
 method's, not its class's. A definition on both sides (same key) is ``modified`` when a changed
 line falls in it on either side and its own text differs (a diff that aligns identical lines
-differently touches no definition); on one side only it is ``deleted`` or ``added``. In a renamed
-file the definitions found on both sides are ``renamed`` (with ``body_changed``). Changed lines no
-definition holds are the file's ``module_level`` lines; a side whose ranges are unknown leaves its
-lines ``unmapped``.
+differently touches no definition: it is named in ``aligned_unchanged``); on one side only it is
+``deleted`` or ``added``. In a renamed file the definitions found on both sides are ``renamed``
+(with ``body_changed``). Changed lines no definition holds are the file's ``module_level`` lines;
+a side whose ranges are unknown leaves its lines ``unmapped``.
 
 Then, over the whole diff (``match_renames``), a deleted and an added definition of one kind whose
 own text is the same but for the name (a rename) or whose name and text are the same (a move to
@@ -63,7 +63,8 @@ def _weaker(one: str, other: str) -> str:
 def classify_file(change: FileChange, old: SideDefs, new: SideDefs) -> tuple[list[Changed], dict[str, Any]]:
     """The changed definitions of one file and its line facts (``module_level``, ``unmapped``)."""
     old_owner, new_owner = owners(old), owners(new)
-    facts: dict[str, Any] = {"module_level": {"old": [], "new": []}, "unmapped": {"old": [], "new": []}}
+    facts: dict[str, Any] = {"module_level": {"old": [], "new": []}, "unmapped": {"old": [], "new": []},
+                             "aligned_unchanged": []}
     touched_old: set[str] = set()
     touched_new: set[str] = set()
     for side, numbers, owner, touched in (("old", change.old_lines, old_owner, touched_old),
@@ -97,6 +98,8 @@ def classify_file(change: FileChange, old: SideDefs, new: SideDefs) -> tuple[lis
         before, after = text(old, was, old_owner), text(new, now, new_owner)
         hit = key in touched_old or key in touched_new
         differs = hit and (before is None or after is None or before != after)
+        if hit and not differs:
+            facts["aligned_unchanged"].append(key)
         if renamed_file:
             found.append(Changed("renamed", was.kind, change.old_path, change.new_path, was, now, source,
                                  (old.source, new.source), body_changed=differs))
