@@ -221,6 +221,12 @@ class InvalidInput(Refusal):
     reason = "invalid"
 
 
+class BadRevision(InvalidInput):
+    """A ref, commit or range a diff names that git cannot resolve (``cm-graph changes``)."""
+
+    reason = "bad_revision"
+
+
 class Unreadable(Refusal):
     """The provider's document cannot be read under the pinned provider's contract."""
 
@@ -243,12 +249,6 @@ class Absent(Refusal):
     """Nothing has been built or published for this checkout."""
 
     reason = "absent"
-
-
-class BadRevision(Refusal):
-    """A ref, commit or range a diff names that git cannot resolve (``cm-graph changes``)."""
-
-    reason = "bad_revision"
 
 
 class Stale(Refusal):

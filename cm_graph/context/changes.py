@@ -40,9 +40,13 @@ WALKED = ("modified", "deleted", "renamed")
 
 
 def changes(
-    workspace: Workspace, spec: DiffSpec, *, max_items: Any = None, derive: bool = True
+    workspace: Workspace, spec: DiffSpec, *, max_items: Any = None, max_chars: int | None = None,
+    derive: bool = True,
 ) -> dict[str, Any]:
-    """The changed definitions of ``spec``'s diff and their callers, in the reply envelope."""
+    """The changed definitions of ``spec``'s diff and their callers, in the reply envelope;
+    ``max_chars`` (an agent surface's): whole definitions, callers and files are left out, in that
+    order from the end, until the wire JSON fits (``fit``); ``derive=False`` refuses
+    (``index_missing``) rather than derive an index."""
     items = check_max_items(max_items)
     checkout = workspace.checkout
     sides = resolve_sides(checkout, spec)
@@ -57,7 +61,8 @@ def changes(
 
     generation, connection = open_current_index(workspace, answerable, derive=derive)
     try:
-        return _answer(workspace, generation, connection, spec, sides, items)
+        document = _answer(workspace, generation, connection, spec, sides, items)
+        return document if max_chars is None else fit(document, max_chars)
     except apsw.Error:
         raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
     finally:
@@ -137,6 +142,72 @@ def _answer(
         next_actions=_next_actions(index_is, truncated),
     )
     return stamp_ids(document, "changes", spec.mode, spec.argument or "")
+
+
+_FITTED = (("definitions",), ("callers", "items"), ("files",))
+
+
+def _slot(document: dict[str, Any], path: tuple[str, ...]) -> tuple[dict[str, Any], str]:
+    holder = document
+    for key in path[:-1]:
+        holder = holder[key]
+    return holder, path[-1]
+
+
+def fit(document: dict[str, Any], max_chars: int) -> dict[str, Any]:
+    """``document`` with as many whole definitions, then callers, then files as fit ``max_chars``
+    characters of wire JSON (never a byte cut); what was left out is counted in ``bounds.shown``
+    and the citations no shown item uses are dropped. ``budget_too_small`` when the rest alone
+    does not fit."""
+    from ..base.errors import InvalidInput
+    from ..base.jsonio import dumps_wire
+
+    full = {path: list(_slot(document, path)[0][_slot(document, path)[1]]) for path in _FITTED}
+    if len(dumps_wire(document)) <= max_chars:
+        document["bounds"]["shown"] = {path[0]: [len(items), len(items)] for path, items in full.items()}
+        document["bounds"]["max_chars"] = max_chars
+        return stamp_ids(document, "changes", document["diff"]["mode"], document["diff"]["argument"] or "")
+    citations = list(document["citations"])
+    kept: dict[tuple[str, ...], list[Any]] = {path: [] for path in _FITTED}
+
+    def build() -> dict[str, Any]:
+        for path in _FITTED:
+            holder, key = _slot(document, path)
+            holder[key] = kept[path]
+        used = {c for c in _cites(kept)}
+        document["citations"] = [c for c in citations if c["id"] in used]
+        document["bounds"]["shown"] = {path[0]: [len(kept[path]), len(full[path])] for path in _FITTED}
+        document["bounds"]["max_chars"] = max_chars
+        document["bounds"]["truncated"] = True
+        return stamp_ids(document, "changes", document["diff"]["mode"], document["diff"]["argument"] or "")
+
+    if len(dumps_wire(build())) > max_chars:
+        raise InvalidInput("The answer's fixed part alone exceeds the character budget; raise max_chars.",
+                           reason="budget_too_small")
+    for path in _FITTED:
+        room = max_chars - len(dumps_wire(build()))
+        for item in full[path]:
+            size = len(dumps_wire(item)) + 1
+            if size > room:
+                break
+            kept[path].append(item)
+            room -= size
+        while len(dumps_wire(build())) > max_chars and kept[path]:
+            kept[path].pop()
+        if len(kept[path]) < len(full[path]):
+            break
+    return build()
+
+
+def _cites(kept: dict[tuple[str, ...], list[Any]]) -> set[str]:
+    found: set[str] = set()
+    for items in kept.values():
+        for item in items:
+            for value in (item.get("cite"), (item.get("site") or {}).get("cite"),
+                          (item.get("old") or {}).get("cite"), (item.get("new") or {}).get("cite")):
+                if isinstance(value, str):
+                    found.add(value)
+    return found
 
 
 def _head(workspace: Workspace) -> str | None:

@@ -226,3 +226,26 @@ def test_a_hostile_git_config_runs_nothing(tmp_path: Path) -> None:
     subprocess.run(["git", "-C", str(repo), "diff", "HEAD"], capture_output=True, check=False,
                    env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"})
     assert marker.exists()
+
+
+def test_an_agents_answer_fits_its_character_budget_by_whole_items(tmp_path: Path) -> None:
+    from cm_graph.base.jsonio import dumps_wire
+    from cm_graph.context.changes import changes as answer_changes
+    from cm_graph.context.diffread import DiffSpec
+    from cm_graph.generation.layout import Workspace
+
+    many = {f"pkg/mod_{i:02d}.py": "".join(f"def f{i}_{j}(x):\n    return x + {j}\n\n\n" for j in range(12))
+            for i in range(12)}
+    repo, state = built(tmp_path, {"pkg/__init__.py": "", **many})
+    for name in many:
+        edit(repo, name, "return x + ", "return x - ")
+    workspace = Workspace.locate(repo, state)
+    whole = answer_changes(workspace, DiffSpec("worktree"))
+    assert whole["summary"]["modified"] == 144
+    fitted = answer_changes(workspace, DiffSpec("worktree"), max_chars=6000)
+    assert len(dumps_wire(fitted)) <= 6000 and fitted["bounds"]["truncated"] is True
+    shown, total = fitted["bounds"]["shown"]["definitions"]
+    assert 0 < shown < total == 144 and len(fitted["definitions"]) == shown
+    assert fitted["definitions"] == whole["definitions"][:shown]
+    cited = {c["id"] for c in fitted["citations"]}
+    assert all(d["old"]["cite"] in cited for d in fitted["definitions"])
