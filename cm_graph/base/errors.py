@@ -63,6 +63,9 @@ REMEDIES: dict[str, Remedy] = {
                             "Build the index once: cm-graph index (then ask again; no restart needed).",
                             "cm-graph index"),
     # the question and the packet
+    "bad_revision": Remedy("git cannot resolve the ref, commit or range the diff names",
+                           "Name a revision git resolves in this checkout (git rev-parse --verify REF), or a range "
+                           "A..B of two."),
     "unresolved": Remedy("the target names no symbol or path in the graph",
                          "Name a symbol as the provider labels it (cm-graph symbols PATH lists a file's), or a "
                          "repository-relative path.", "cm-graph symbols PATH"),
@@ -216,6 +219,12 @@ class InvalidInput(Refusal):
     """Something the operator handed us (a flag, a file, a manifest) breaks its contract."""
 
     reason = "invalid"
+
+
+class BadRevision(InvalidInput):
+    """A ref, commit or range a diff names that git cannot resolve (``cm-graph changes``)."""
+
+    reason = "bad_revision"
 
 
 class Unreadable(Refusal):

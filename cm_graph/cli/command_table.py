@@ -61,6 +61,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("mcp", "Serve the graph to agents: MCP over stdio (default) or HTTP with its REST twin.",
             "mcp_commands", "mcp_command"),
     Command("version", "Print the installed cm-graph version.", "audit_commands", "version_command"),
+    Command("changes", "Which definitions a diff touched (added, modified, deleted, renamed) and who calls them.",
+            "changes_commands", "changes_command"),
     Command("symbols", "List a file's definitions (label, kind, line) from the index, by line.",
             "question_commands", "symbols_command"),
     Command("auth", "Authorization files for `cm-graph query`.", "connection_commands", "auth_app"),

@@ -76,6 +76,30 @@ def code_context_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
         )
 
 
+def changes_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``cm-graph changes`` for an agent: the checkout's diff (``diff``, ``ref``) against the bound
+    generation, bounded by ``max_items`` and ``max_chars``; never derives an index."""
+    from ..context.changes import CHANGES_SCHEMA, changes
+    from ..context.diffread import DiffSpec
+
+    workspace, _ = approved_workspace(caller)
+    mode, ref = arguments.get("diff", "worktree"), arguments.get("ref")
+    if (ref is None) != (mode in ("worktree", "staged")):
+        raise InvalidInput("`ref` names the ref, commit or range of diff base, commit and range, and only theirs.")
+    try:
+        return changes(workspace, DiffSpec(mode, ref), max_items=arguments.get("max_items"),
+                       max_chars=arguments.get("max_chars", DEFAULT_REPLY_CHARS), derive=False)
+    except Refusal as refusal:
+        if _is_refusal(refusal):
+            raise
+        detail, actions = located(caller, workspace, refusal.reason, refusal.message, reason_actions(refusal.reason))
+        return reply(
+            CHANGES_SCHEMA, "unavailable", detail, reason=refusal.reason, detail=detail,
+            diff={"mode": mode, "argument": ref}, freshness=freshness_now(workspace), bounds=asked_bounds(arguments),
+            **unanswered_ids("changes", mode, ref or ""), next_actions=actions,
+        )
+
+
 def unanswered_ids(kind: str, intent: str, target: str) -> dict[str, Any]:
     """The ids of a call the graph could not answer: what was asked, and no answer (``None``: the
     CLI refuses these with the same reason and prints no answer either)."""

@@ -7,7 +7,7 @@ answers in, ``base/envelope.py``), whether it only reads, its REST route, and th
 entry here plus one adapter function; nothing in the MCP server or the REST app changes.
 
 Descriptions and schemas are short on purpose: hosts put ``tools/list`` into the model's context
-on every turn, and tests hold it under 4,000 characters.
+on every turn, and tests hold it under 4,700 characters (six tools).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 from ..base.envelope import output_schema
 from ..base.rules import IDENTIFIER
 from ..context.budget import MAX_ITEMS, MIN_CHARS, MIN_ITEMS
+from ..context.diffread import MODES
 from ..context.intents import INTENT_NAMES
 from ..fleet import usages as fleet_usages
 from ..query.answerids import CAPABILITY_PREFIX, ID_PREFIX
@@ -28,6 +29,7 @@ from .answers import (
     DEFAULT_REPLY_CHARS,
     HARD_CAP_CHARS,
     ask_answer,
+    changes_answer,
     code_context_answer,
     graph_status_answer,
 )
@@ -86,6 +88,15 @@ TOOLS: tuple[Tool, ...] = (
         {"question": {"enum": list(QUESTION_NAMES)}, "target": TARGET,
          "depth": DEPTH, "node_budget": NODE_BUDGET, "max_chars": MAX_CHARS_ARGUMENT},
         ("question", "target"), output_schema(), ask_answer,
+    ),
+    Tool(
+        "changes",
+        "Before a commit: the definitions your diff changed, and their callers.",
+        True, "POST", "/graph/analyze/changes",
+        {"diff": {"enum": list(MODES)}, "ref": {"type": "string", "maxLength": 256},
+         "max_items": {"type": "integer", "minimum": MIN_ITEMS, "maximum": MAX_ITEMS},
+         "max_chars": MAX_CHARS_ARGUMENT},
+        (), output_schema(), changes_answer,
     ),
     Tool(
         "cross_repo_usages",

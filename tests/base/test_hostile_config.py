@@ -157,6 +157,9 @@ def test_no_command_of_the_command_table_runs_a_repository_configured_program(tm
     unresolved = run("ask", "symbol", "no_such_name_anywhere", code=1)
     run.check("ask unresolved", "1 tracked file changed" in unresolved.stderr, unresolved.stderr)
     run("symbols", "pkg/core.py")
+    touched = run.json("changes")  # git diff --raw and -U0 of the work tree: core.py edited
+    run.check("changes", touched.get("summary", {}).get("files") == 1, touched)
+    run("changes", "--staged")
     history = run.json("context history")  # git log over the signed commit too
     run.check("context history", history.get("commits_read") == 2, history)
     for intent in ("how", "usage", "impact", "tests"):

@@ -186,6 +186,7 @@ def ro_table(
                    "--packet-out", world.base / "packet.json", *where], "reads", None),
         "ask": (["ask", "impact", "parse_config", *where], "reads", None),
         "symbols": (["symbols", "example_pkg/config.py", *where], "reads", None),
+        "changes": (["changes", *where], "reads", None),
         "status": (["status", *where], "reads", None),
         "remove": (["remove", *where], "read_only", None),
         "doctor": (["doctor", *where], "reads", None),

@@ -115,6 +115,8 @@ PLAN = (
     Step(("symbols", HOSTILE["bidi"]), shows=(HOSTILE["bidi"], "user_bidi")),
     Step(("symbols", HOSTILE["csi"])),  # refused: a path no citation can name
     Step(("symbols", "pkg/nothere\u202e.py")),
+    Step(("changes", "--commit", "HEAD")),  # the hostile commit's own files, on the bound commit
+    Step(("changes", "--range", "HEAD~1..HEAD")),
     Step(("context", "how", "helper"), shows=(DOCSTRING,)),
     Step(("context", "usage", "helper"), shows=(HOSTILE["bidi"],)),
     # the widest budget: its change_coupling section shows every coupled file

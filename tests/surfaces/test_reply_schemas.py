@@ -55,6 +55,8 @@ GOOD = [
     ("ask", {"question": "dependency", "target": "parse_config"}),  # nothing to cite: uncitable
     ("cross_repo_usages", {"symbol": "parse_config"}),
     ("cross_repo_usages", {"symbol": "no_such_symbol"}),  # in a fleet: not_found
+    ("changes", {}),
+    ("changes", {"diff": "commit", "ref": "HEAD", "max_items": 5}),
     ("graph_status", {}),
     ("graph_status", {"fleet": "nosuch"}),
     ("graph_status", {"fleet": "deps"}),  # the fleet this checkout joins once it is current
@@ -71,6 +73,9 @@ REJECTED = [
     ("ask", {"target": "parse_config"}),
     ("cross_repo_usages", {"symbol": "x" * 513}),
     ("cross_repo_usages", {"symbol": ""}),
+    ("changes", {"diff": "bogus"}),
+    ("changes", {"diff": "commit"}),  # a commit diff names its commit
+    ("changes", {"diff": "commit", "ref": "no-such-ref"}),  # bad_revision
     ("graph_status", {"fleet": "Not A Fleet"}),
     ("graph_feedback", {"capability_id": "cmg:code_context:usage:parse_config"}),
     ("graph_feedback", {"capability_id": "cmg:graph_status:checkout:x", "answer_id": NO_ANSWER,
@@ -178,7 +183,10 @@ async def test_every_reply_in_every_state_is_valid_under_its_tools_output_schema
                      ("refreshed", "graph_feedback", False, "recorded"), ("stale", "code_context", False, "answered"),
                      ("current", "ask", False, "unavailable"), ("corrupt", "code_context", False, "unavailable"),
                      ("absent", "graph_status", False, "unavailable"), ("disconnected", "graph_feedback", True,
-                     "unauthorized")]:
+                     "unauthorized"), ("current", "changes", False, "answered"),
+                     ("stale", "changes", False, "answered"), ("index_missing", "changes", False, "unavailable"),
+                     ("corrupt", "changes", False, "unavailable"), ("current", "changes", True, "bad_revision"),
+                     ("absent", "changes", False, "unavailable")]:
         assert expected in seen, expected
     # Every state of every tool was seen, and the next actions offer the tools an agent calls next.
     assert {(state, name) for state, name, _, _ in seen} == {
