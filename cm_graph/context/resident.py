@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +38,11 @@ from ..base.rules import is_generation_id
 from ..generation.layout import Workspace
 from ..generation.scratch import sweep_stale_scratch
 from ..generation.status import GraphStatus
-from ..generation.store import ARTIFACT_NAME, BUILD_RECORD_NAME, MANIFEST_NAME, Generation
+from ..generation.store import ARTIFACT_NAME, ATTEMPT_NAME, BUILD_RECORD_NAME, MANIFEST_NAME, Generation
 from ..index.seal import seal_path
 from .coupling import history_path
 
 SWEEP_EVERY = 60.0
-_ATTEMPT_NAME = "attempt"
 
 
 @dataclass
@@ -64,14 +64,14 @@ class Settled:
             self.history.close()
 
 
-def _lstat(path: Path) -> tuple[int, ...] | None:
+def _lstat(path: str) -> tuple[int, ...] | None:
     try:
         return identity(os.lstat(path))
     except OSError:
         return None
 
 
-def _small(path: Path) -> bytes | None:
+def _small(path: str) -> bytes | None:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
@@ -88,17 +88,29 @@ def state_key(workspace: Workspace, also: tuple[Path, ...] = ()) -> tuple[Any, .
     head = read_head(workspace.checkout)
     if head is None:
         return None
-    pointer = _small(workspace.current_pointer)
+    pointer_path, fixed = _workspace_paths(workspace, also)
+    pointer = _small(pointer_path)
     generation = (pointer or b"").decode("ascii", "replace").strip()
-    paths = [workspace.root, workspace.graph_dir, workspace.directory, workspace.generations_dir,
-             workspace.indexes_dir, workspace.current_pointer, workspace.directory / _ATTEMPT_NAME, *also]
-    if is_generation_id(generation):
-        directory, index = workspace.generation_dir(generation), workspace.index_path(generation)
-        history = history_path(index)
-        paths += [directory, directory / MANIFEST_NAME, directory / BUILD_RECORD_NAME, directory / ARTIFACT_NAME,
-                  workspace.indexes_dir / f"{generation}.seal", index, seal_path(index), history,
-                  seal_path(history)]
+    paths = fixed + _generation_paths(workspace, generation) if is_generation_id(generation) else fixed
     return (str(workspace.checkout), str(workspace.root), head, pointer, tuple(_lstat(path) for path in paths))
+
+
+@lru_cache(maxsize=8)
+def _workspace_paths(workspace: Workspace, also: tuple[Path, ...]) -> tuple[str, tuple[str, ...]]:
+    """The pointer, and the directories and files every judgement reads (joined once, not per call)."""
+    paths = (workspace.root, workspace.graph_dir, workspace.directory, workspace.generations_dir,
+             workspace.indexes_dir, workspace.current_pointer, workspace.directory / ATTEMPT_NAME, *also)
+    return str(workspace.current_pointer), tuple(str(path) for path in paths)
+
+
+@lru_cache(maxsize=8)
+def _generation_paths(workspace: Workspace, generation: str) -> tuple[str, ...]:
+    """The files a judgement of ``generation`` and the open of its index and history read."""
+    directory, index = workspace.generation_dir(generation), workspace.index_path(generation)
+    history = history_path(index)
+    return tuple(str(path) for path in (
+        directory, directory / MANIFEST_NAME, directory / BUILD_RECORD_NAME, directory / ARTIFACT_NAME,
+        workspace.indexes_dir / f"{generation}.seal", index, seal_path(index), history, seal_path(history)))
 
 
 @dataclass
