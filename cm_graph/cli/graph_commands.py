@@ -252,6 +252,8 @@ def refresh_command(
 def status_command(
     revision: Annotated[str, typer.Option("--revision", help="The revision to check against.")] = "HEAD",
     allow_partial: Annotated[bool, typer.Option("--allow-partial", help="Treat a partial build as usable.")] = False,
+    verify: Annotated[bool, typer.Option(
+        "--verify", help="Hash graph.bin and the index in full instead of trusting their seals.")] = False,
     repo_path: RepoPath = None,
     state_dir: StateDir = None,
     json_output: Json = False,
@@ -259,8 +261,8 @@ def status_command(
     from .render import console, print_command, print_status
 
     workspace = Workspace.locate(repo_path, state_dir)
-    status = graph_status(workspace, revision, require_complete=not allow_partial)
-    value = status.to_json(search_readiness(status))
+    status = graph_status(workspace, revision, require_complete=not allow_partial, trust_seal=not verify)
+    value = status.to_json(search_readiness(status, verify=verify))
     changed = changed_tracked_files(workspace.checkout) if status.generation is not None else 0
     if changed:
         additions = value.setdefault("cm_graph", {})
