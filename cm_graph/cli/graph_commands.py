@@ -17,11 +17,11 @@ if TYPE_CHECKING:
     from ..generation.manifest import Manifest
     from ..index.format import IndexReport
 
-from ..base.errors import Refusal
+from ..base.errors import Corrupt, Refusal
 from ..base.git import changed_tracked_files
 from ..generation.definitions import MAX_GAP_FILES_SAID
 from ..generation.layout import Workspace
-from ..generation.status import graph_status
+from ..generation.status import GraphStatus, graph_status
 from ..generation.store import read_current, read_generation, remove_graph_state
 from ..index.ensure import ensure_index, index_for, search_readiness
 from .boundary import INTERRUPTED_EXIT, print_json, print_refusal
@@ -252,6 +252,8 @@ def refresh_command(
 def status_command(
     revision: Annotated[str, typer.Option("--revision", help="The revision to check against.")] = "HEAD",
     allow_partial: Annotated[bool, typer.Option("--allow-partial", help="Treat a partial build as usable.")] = False,
+    verify: Annotated[bool, typer.Option(
+        "--verify", help="Hash graph.bin and the index in full instead of trusting their seals.")] = False,
     repo_path: RepoPath = None,
     state_dir: StateDir = None,
     json_output: Json = False,
@@ -259,8 +261,17 @@ def status_command(
     from .render import console, print_command, print_status
 
     workspace = Workspace.locate(repo_path, state_dir)
-    status = graph_status(workspace, revision, require_complete=not allow_partial)
-    value = status.to_json(search_readiness(status))
+    status = graph_status(workspace, revision, require_complete=not allow_partial, trust_seal=not verify)
+    if not verify and status.generation is not None and status.usable:
+        # As a question: a graph.bin whose identity moved since its index was sealed is hashed in
+        # full there, and one that no longer matches its manifest is corrupt (not "unreadable").
+        try:
+            index_for(status.generation, verify=False)
+        except Corrupt as refusal:
+            status = GraphStatus("corrupt", refusal.message, status.generation)
+        except Refusal:
+            pass  # search_readiness says what the reader makes of it
+    value = status.to_json(search_readiness(status, verify=verify))
     changed = changed_tracked_files(workspace.checkout) if status.generation is not None else 0
     if changed:
         additions = value.setdefault("cm_graph", {})

@@ -30,6 +30,7 @@ from .compose import compose
 from .coupling import build_history, history_path, open_history
 from .intents import INTENT_NAMES
 from .paging import parse_cursor
+from .resident import Resident, Settled
 
 ANSWERABLE = ("current", "stale")
 
@@ -37,53 +38,73 @@ ANSWERABLE = ("current", "stale")
 def code_context(
     workspace: Workspace, intent: str, target: Any, *, max_chars: Any = None, derive: bool = True,
     fleet_access: MemberAccess | None = None, max_items: Any = None, cursor: Any = None,
+    resident: Resident | None = None, also: tuple[Path, ...] = (),
 ) -> dict[str, Any]:
     """The composed answer; ``derive=False`` refuses (``index_missing``) rather than derive an index.
     ``fleet_access`` says which fleet members' evidence the ``cross_repo`` section may carry (an
     agent surface passes its recipient's rule, ``fleet.members.member_authorizes``; None, the
     local operator's CLI: every member). ``max_items`` bounds every section's items; ``cursor``
-    (a next action's) asks for the page of a cut section instead (``paging.py``)."""
+    (a next action's) asks for the page of a cut section instead (``paging.py``). ``resident``: a
+    long-lived server's held judgement, reused while its files (and the files ``also`` names, the
+    connection's) are unchanged (``resident.py``)."""
     if intent not in INTENT_NAMES:
         raise InvalidInput(f"The intent must be one of: {', '.join(INTENT_NAMES)}.")
     budget = check_max_chars(max_chars)
     items = check_max_items(max_items)
     page = parse_cursor(cursor)
+
+    def answer(settled: Settled) -> dict[str, Any]:
+        generation, manifest = settled.generation, settled.generation.manifest
+        graph = {"generation": generation.id, "commit": manifest.commit, "tree": manifest.tree,
+                 "provider": manifest.provider.requirement, "built_at": manifest.built_at}
+        freshness = {"state": settled.status.state, "head": settled.head}
+
+        def fleet(label: str, max_items: int, max_chars: int) -> dict[str, Any] | None:
+            return own_definition_usages(workspace.root, workspace.checkout, label, fleet_access, max_items, max_chars)
+
+        try:
+            return compose(settled.connection, intent, target, graph, freshness, budget, settled.history, fleet,
+                           settled.gaps, max_items=items, cursor=page)
+        except apsw.Error:
+            raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
+
+    if resident is not None:
+        with resident.settled(workspace, lambda: settle(workspace, derive=derive, sweep=False), also) as held:
+            return answer(held)
+    settled = settle(workspace, derive=derive)
+    try:
+        return answer(settled)
+    finally:
+        settled.close()
+
+
+def settle(workspace: Workspace, *, derive: bool = True, sweep: bool = True) -> Settled:
+    """Judge the graph for HEAD and open its index: what one ``code_context`` answers from (a
+    refusal, with the lifecycle's reason, when it is neither current nor stale). ``sweep=False``:
+    the caller sweeps scratch itself (a resident server, on a timer)."""
     judged: list[GraphStatus] = []
 
     def answerable() -> Generation:
-        status = graph_status(workspace, "HEAD", trust_seal=True)
+        status = graph_status(workspace, "HEAD", trust_seal=True, sweep=sweep)
         if status.state not in ANSWERABLE or status.generation is None:
             raise Refusal(status.detail, reason=status.state)
         judged.append(status)
         return status.generation
 
     generation, connection = open_current_index(workspace, answerable, derive=derive)
-    history = None
     try:
         status = judged[-1]
-        manifest = generation.manifest
-        head: str | None = manifest.commit  # current: the status just resolved HEAD to this commit
+        head: str | None = generation.manifest.commit  # current: the status just resolved HEAD to this commit
         if status.state != "current":
             try:
                 head = resolve_revision(workspace.checkout, "HEAD").commit
             except GitFailure:
                 head = None
-        graph = {"generation": generation.id, "commit": manifest.commit, "tree": manifest.tree,
-                 "provider": manifest.provider.requirement, "built_at": manifest.built_at}
-        freshness = {"state": status.state, "head": head}
         history = _open_history(workspace.index_path(generation.id))
-
-        def fleet(label: str, max_items: int, max_chars: int) -> dict[str, Any] | None:
-            return own_definition_usages(workspace.root, workspace.checkout, label, fleet_access, max_items, max_chars)
-
-        return compose(connection, intent, target, graph, freshness, budget, history, fleet, recorded_gaps(generation),
-                       max_items=items, cursor=page)
-    except apsw.Error:
-        raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
-    finally:
+        return Settled(status, generation, connection, history, head, recorded_gaps(generation))
+    except BaseException:
         connection.close()
-        if history is not None:
-            history.close()
+        raise
 
 
 def _open_history(index_path: Path) -> apsw.Connection | None:

@@ -159,14 +159,16 @@ GRAPH_CHANGED_REMEDY = Remedy("the graph was being replaced or removed",
 
 def graph_status(
     workspace: Workspace, revision: str = "HEAD", *, require_complete: bool = True,
-    trust_seal: bool = False,
+    trust_seal: bool = False, sweep: bool = True,
 ) -> GraphStatus:
-    """The verdict for ``revision``. Readers take no lock, so a verdict that is not usable is
+    """The verdict for ``revision`` (``sweep=False``: the caller sweeps scratch on its own
+    schedule, as a resident server does). Readers take no lock, so a verdict that is not usable is
     judged again (at most three attempts) when the ``current`` pointer changed meanwhile: a
     concurrent refresh published a new generation and pruned the one being judged, or a removal
     took the state away. A graph that kept changing under every attempt is never called damaged
     for the files it lost meanwhile: it is ``absent`` for now (``GRAPH_CHANGED``)."""
-    sweep_stale_scratch(workspace)
+    if sweep:
+        sweep_stale_scratch(workspace)
     for _attempt in range(STATUS_ATTEMPTS):
         pointer = _pointer_bytes(workspace)
         status = _judge(workspace, revision, require_complete, trust_seal)

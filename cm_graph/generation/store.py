@@ -83,7 +83,8 @@ class Generation:
         With ``trust_seal`` the SHA-256 is not recomputed when the file's identity and change
         times (device, inode, size, mtime_ns, ctime_ns) equal those recorded the last time it
         was fully verified: any write, rename or chmod moves ctime, which an unprivileged
-        process cannot set back. Questions use the seal; ``status`` and ``audit`` never do.
+        process cannot set back. Questions and a plain ``status`` use the seal; ``status --verify``
+        and ``audit`` never do. A seal already saying what was just verified is not written again.
         """
         if os.path.islink(self.artifact_path):
             raise Corrupt("The generation's artifact is a symbolic link; remove and rebuild.")
@@ -106,7 +107,8 @@ class Generation:
             _, digest = file_digest(handle, MAX_ARTIFACT_BYTES)
             if digest != self.manifest.graph_digest:
                 raise Corrupt("The generation's artifact digest does not match its manifest.")
-            self._write_seal(seal)
+            if self._read_seal() != seal:  # an unchanged seal is not written again (an fsync'd write)
+                self._write_seal(seal)
         except BaseException:
             handle.close()
             raise

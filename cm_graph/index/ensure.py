@@ -62,10 +62,11 @@ def _open_reusable(path: Path, generation: Generation, *, full: bool = False) ->
     return None
 
 
-def _reusable(path: Path, generation: Generation) -> dict[str, int] | None:
+def _reusable(path: Path, generation: Generation, *, full: bool = True) -> dict[str, int] | None:
     """The counts of a reusable index of this generation (see ``_open_reusable``; the seal is
-    checked in full: this is the path of ``status``, ``index`` and builds, not of questions)."""
-    connection = _open_reusable(path, generation, full=True)
+    checked in full unless ``full=False``: this is the path of ``status --verify``, ``index`` and
+    builds; a plain ``status`` checks it as a question does)."""
+    connection = _open_reusable(path, generation, full=full)
     if connection is None:
         return None
     try:
@@ -133,12 +134,14 @@ def has_usable_index(generation: Generation) -> bool:
     return True
 
 
-def index_for(generation: Generation, *, rebuild: bool = False) -> IndexReport:
-    """The index of an already verified generation: reused when readable, else derived."""
+def index_for(generation: Generation, *, rebuild: bool = False, verify: bool = True) -> IndexReport:
+    """The index of an already verified generation: reused when readable, else derived.
+    ``verify=False`` trusts the index's seal as a question does (its bytes are hashed only when
+    its identity or graph.bin's moved since it was sealed)."""
     started = time.perf_counter()
     path = generation.workspace.index_path(generation.id)
     if not rebuild:
-        counts = _reusable(path, generation)
+        counts = _reusable(path, generation, full=verify)
         if counts is not None:
             try:
                 size = os.stat(path).st_size
@@ -165,17 +168,18 @@ def _derive(generation: Generation, path: Path, *, trust_artifact_seal: bool = T
 READINESS_SCHEMA = "code_mower.contextGraphSearchReadiness.v1"
 
 
-def search_readiness(status: GraphStatus) -> dict[str, object]:
+def search_readiness(status: GraphStatus, *, verify: bool = True) -> dict[str, object]:
     """Can this reader answer questions from the current generation?
 
     It asks the same reader a question would: the generation's index is derived (or reused)
     exactly as the first question would derive it, so status and query never disagree about
-    whether the reader can consume the generation.
+    whether the reader can consume the generation. ``verify=False`` (a plain ``status``) checks
+    the index against its seal as a question does instead of hashing it.
     """
     if not status.usable or status.generation is None:
         return {"schema": READINESS_SCHEMA, "search": "unavailable", "reader": "not_checked", "reason": status.state}
     try:
-        index_for(status.generation)
+        index_for(status.generation, verify=verify)
     except ReaderIncompatible as refusal:
         return {
             "schema": READINESS_SCHEMA, "search": "unavailable", "reader": "incompatible",

@@ -8,7 +8,8 @@ cannot set back); otherwise the digests are recomputed: an index whose bytes no 
 its seal, or that has no seal, is derived again (it is derived state), and a graph.bin that no
 longer matches its manifest is ``corrupt``. The graph.bin's own seal is not enough on the
 question path: a forged one over an edited graph.bin would pass, but the edit still moves the
-identity recorded here. ``status`` and ``audit`` always hash the index in full.
+identity recorded here. ``status --verify`` and ``audit`` always hash the index in full; a plain
+``status`` checks it as a question does.
 
 A file derived from several sealed indexes rather than one graph.bin (the fleet index) is sealed
 in the same line with ``-`` for the source and its own subject (``write_derived_seal``): any

@@ -2,8 +2,11 @@
 
 Each adapter takes the caller and the validated arguments and returns the structured object
 that MCP sends as ``structuredContent`` (and as compact JSON text) and REST sends as its body.
-Nothing is kept between calls: every call settles the authorization, the consuming revision
-(HEAD) and the current generation again, so a ``refresh`` between two calls is served at once.
+Every call settles the authorization (the connection file is read again) and the consuming
+revision (HEAD) again, so a ``disconnect`` or a ``refresh`` between two calls is seen at once;
+``code_context`` keeps the graph's judgement and its open index between calls only while every
+file they were judged from (HEAD's included, read from git's own files) is unchanged
+(``context/resident.py``).
 
 What the graph cannot answer (no graph, a stale one for ``ask``, a missing index, an unresolved
 target) is an ordinary answer with ``status``, ``reason`` and ``next_actions``, in the one envelope
@@ -25,6 +28,7 @@ from ..base.jsonio import dumps_wire
 from ..base.printable import printable
 from ..context.compose import context_action
 from ..context.from_workspace import code_context
+from ..context.resident import Resident
 from ..context.shape import CODE_CONTEXT_SCHEMA
 from ..evidence.ask import ask
 from ..evidence.askview import dropped_note
@@ -39,6 +43,8 @@ SURFACE_STATUS_SCHEMA = "cm_graph.surfaceStatus.v1"
 # A reply's characters: the default keeps an answer far below hosts' warnings (about 10k tokens),
 # the cap below the size at which they spill a reply to a file (50,000 characters).
 DEFAULT_REPLY_CHARS, HARD_CAP_CHARS = 8000, 40_000
+# The server's one held judgement for code_context (a process serves one connection).
+RESIDENT = Resident()
 
 
 def reason_actions(reason: str | None, **known: str | None) -> list[dict[str, Any]]:
@@ -63,7 +69,8 @@ def code_context_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
     try:
         return code_context(workspace, intent, target, max_chars=arguments.get("max_chars"), derive=False,
                             fleet_access=fleet_access(caller), max_items=arguments.get("max_items"),
-                            cursor=arguments.get("cursor"))
+                            cursor=arguments.get("cursor"), resident=RESIDENT,
+                            also=(caller.store.state_path(caller.connection),))
     except Refusal as refusal:
         if _is_refusal(refusal):
             raise
