@@ -118,7 +118,8 @@ PLAN = (
     Step(("changes", "--commit", "HEAD")),  # the hostile commit's own files, on the bound commit
     Step(("changes", "--range", "HEAD~1..HEAD")),
     Step(("context", "how", "helper"), shows=(DOCSTRING,)),
-    Step(("context", "usage", "helper"), shows=(HOSTILE["bidi"],)),
+    # a wide budget: every section's items are shown, the hostile file's among them
+    Step(("context", "usage", "helper", "--max-chars", "40000"), shows=(HOSTILE["bidi"],)),
     # the widest budget: its change_coupling section shows every coupled file
     Step(("context", "impact", "helper", "--max-chars", "40000"), shows=(HOSTILE["bidi"], *COUPLED)),
     Step(("context", "tests", "helper"), shows=(BIDI_TEST,)),

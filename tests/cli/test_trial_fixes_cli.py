@@ -97,7 +97,8 @@ def test_piped_tables_never_fold_a_citation(tmp_path: Path) -> None:
     })
     state = tmp_path / "state"
     assert cli("build", "--sandbox", "off", *where(repo, state)).code == 0
-    asked = ("context", "usage", "a_function_with_a_rather_long_name", *where(repo, state))
+    # a budget that shows several of the long rows (the point is how a piped table draws them)
+    asked = ("context", "usage", "a_function_with_a_rather_long_name", "--max-chars", "20000", *where(repo, state))
     callers = cli(*asked, "--json").out["sections"]["callers"]["items"]
     rows = [f"{item['site']['path']}#L{item['site']['line']}" for item in callers]
     assert len(rows) >= 3 and all(len(row) >= 78 for row in rows)  # a 4-column row is wider than 80
