@@ -102,9 +102,11 @@ def mention_items(
 
 
 class Owners:
-    """Names a mention by the definition the graph has it in: the nearest symbol or test at or
-    above its line (the provider records no end lines), else its file; for the tests intent, the
-    nearest test at or above it, else its file. Each file's definitions
+    """Names a mention by the definition it is in: in a file the resolver reads, the innermost
+    definition whose range holds the line (``owner_ranges.sql``: a call below a nested callback
+    is the enclosing function's, not the callback's); elsewhere, the nearest symbol or test at or
+    above its line (the provider records no end lines); else its file. For the tests intent, the
+    innermost *test* holding it (or the nearest above), else its file. Each file's definitions
     are read once. A line the graph links to another definition of the name says which one
     (``linked_to``: label, path, line), so an agent sees where the graph and the text disagree."""
 
@@ -112,6 +114,7 @@ class Owners:
         self._connection = connection
         self._files: dict[str, tuple[list[int], list[tuple[str, str]]]] = {}
         self._tests: dict[str, tuple[list[int], list[tuple[str, str]]]] = {}  # the files' test definitions
+        self._ranges: dict[str, list[tuple[int, int, int, str, str, str | None, str | None]]] = {}
         self._linked = linked
         wanted = sorted(set(linked.values()))
         self._chosen: dict[int, dict[str, Any]] = {}
@@ -120,12 +123,16 @@ class Owners:
                 self._chosen[row[0]] = {"label": row[1], "path": row[2], "line": row[3]}
 
     def item(self, path: str, line: int, form: str) -> dict[str, Any]:
-        return self._owned(path, line, form, self._definitions(path))[0]
+        held = self._held(path, line, form, tests=False)
+        return held[0] if held is not None else self._owned(path, line, form, self._definitions(path))[0]
 
     def test_item(self, path: str, line: int, form: str) -> tuple[dict[str, Any], int | None]:
         """The item named by the nearest *test* at or above the line (``is_test_name``), else the
         file, and that owner's line: a ``@click.command`` callback nested in a test function is
         not a test, the test function around it is."""
+        held = self._held(path, line, form, tests=True)
+        if held is not None:
+            return held
         found = self._tests.get(path)
         if found is None:
             lines, owners = self._definitions(path)
@@ -133,6 +140,27 @@ class Owners:
             found = ([at for at, _ in tests], [owner for _, owner in tests])
             self._tests[path] = found
         return self._owned(path, line, form, found)
+
+    def _held(self, path: str, line: int, form: str, *, tests: bool) -> tuple[dict[str, Any], int | None] | None:
+        """The item named by the innermost definition (``tests``: test) whose range holds the
+        line, else by the file; None in a file the resolver does not read."""
+        ranges = self._ranges.get(path)
+        if ranges is None:
+            ranges = fetch_rows(self._connection.execute(query_sql("owner_ranges"), {"path": path}),
+                                tuple[int, int, int, str, str, str | None, str | None])
+            self._ranges[path] = ranges
+        if not ranges:
+            return None
+        holding = [r for r in ranges if r[0] <= line <= r[1]]
+        if tests:
+            holding = [r for r in holding if is_test_name(r[5] or r[4])]
+        if not holding:
+            return self._item(path, line, form, path.rsplit("/", 1)[-1], "file"), None
+        _, _, at, kind, name, label, node_kind = holding[-1]  # rank order: the innermost is last
+        if label is None:  # the provider's gap: named as the provider names such a definition
+            label = {"function": f"{name}()", "method": f".{name}()"}.get(kind, name)
+            node_kind = "test" if is_test_path(path) and is_test_name(name) else "symbol"
+        return self._item(path, line, form, label, node_kind or "symbol"), at
 
     def _owned(
         self, path: str, line: int, form: str, definitions: tuple[list[int], list[tuple[str, str]]]
@@ -144,12 +172,15 @@ class Owners:
             (label, kind), owner_line = owners[first], lines[first]
         else:
             (label, kind), owner_line = (path.rsplit("/", 1)[-1], "file"), None
+        return self._item(path, line, form, label, kind), owner_line
+
+    def _item(self, path: str, line: int, form: str, label: str, kind: str) -> dict[str, Any]:
         item = {"label": label, "kind": kind, "path": path, "line": line, "form": form,
                 "confidence": TEXTUAL, "test": is_test_path(path)}
         other = self._linked.get((path, line))
         if other is not None:
             item["linked_to"] = dict(self._chosen[other])
-        return item, owner_line
+        return item
 
     def _definitions(self, path: str) -> tuple[list[int], list[tuple[str, str]]]:
         found = self._files.get(path)

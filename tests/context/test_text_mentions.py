@@ -445,7 +445,8 @@ def test_a_test_mention_belongs_to_the_test_around_it_not_a_nested_callback(tmp_
     ]
     assert found["total"] == 4
     assert "4 test(s) use it by name, not in the graph (textual): `test_cli.py` [" in document["answer"]
-    # The usage intent still names each line's nearest definition (no end lines: :13 is cmd()'s).
+    # The usage intent names each line by the innermost definition holding it (issue 27 item 7):
+    # :13 is below the nested cmd(), in test_echo_twice() (the nearest definition above was cmd()).
     usage = ask_context(workspace, "usage", "echo")
     assert [i["label"] for i in usage["sections"]["mentions"]["items"]] == [
-        "shared()", "cmd()", "cmd()", ".setup_method()", "inner()"]
+        "shared()", "cmd()", "test_echo_twice()", ".setup_method()", "inner()"]
