@@ -22,7 +22,7 @@ from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..evidence.documents import CitationChecker
 from ..generation.layout import Workspace
-from ..generation.status import graph_status
+from ..generation.status import GraphStatus
 from ..generation.store import Generation
 from ..index.ensure import open_current_index
 from ..index.pymodules import is_python_path
@@ -31,11 +31,11 @@ from .blast import DEPTH, callers
 from .budget import check_max_items
 from .defranges import NOTHING, SideDefs, index_side, other_side
 from .diffread import DiffSpec, FileChange, SideReader, read_diff, resolve_sides
+from .from_workspace import answerable
 from .hunkmap import Changed, classify_file, match_renames
 from .shape import CitationBook
 
 CHANGES_SCHEMA = "cm_graph.changes.v1"
-ANSWERABLE = ("current", "stale")
 WALKED = ("modified", "deleted", "renamed")
 
 
@@ -50,16 +50,8 @@ def changes(
     items = check_max_items(max_items)
     checkout = workspace.checkout
     sides = resolve_sides(checkout, spec)
-    judged = []
-
-    def answerable() -> Generation:
-        status = graph_status(workspace, "HEAD", trust_seal=True)
-        if status.state not in ANSWERABLE or status.generation is None:
-            raise Refusal(status.detail, reason=status.state)
-        judged.append(status)
-        return status.generation
-
-    generation, connection = open_current_index(workspace, answerable, derive=derive)
+    judged: list[GraphStatus] = []
+    generation, connection = open_current_index(workspace, answerable(workspace, judged), derive=derive)
     try:
         document = _answer(workspace, generation, connection, spec, sides, items)
         return document if max_chars is None else fit(document, max_chars)

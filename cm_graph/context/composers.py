@@ -32,7 +32,7 @@ from .sections import (
 from .sentences import unsearched_note
 from .sites import anchor_definition, is_class
 from .textual import mention_items, without_sites
-from .walks import MAX_READ, Step, walk
+from .walks import MAX_READ, Step, chain_back, walk
 
 DYNAMIC = "the provider does not extract dynamic calls, so this is not proof of no use"
 FLEET_ITEMS = 5  # per repository, in the cross_repo section
@@ -62,7 +62,7 @@ def walked_with_members(reading: Reading, row: Section) -> Found:
     by_node = {s.reached: s for s in steps if s.reached != s.origin}
     items, nodes = _items(reading, steps, set(methods))
     for item, step in zip(items, steps[: len(items)], strict=True):
-        root = _chain(step, by_node, _spec(row).depth)[-1].origin
+        root = chain_back(step, by_node, _spec(row).depth)[-1].origin
         if root != reading.node:
             item["through"] = nodes[root]["label"]
 
@@ -93,11 +93,11 @@ def tests_reached(reading: Reading, row: Section) -> Found:
     rows = reading.connection.execute(query_sql("tests_among"), {"nodes": json.dumps([s.reached for s in steps])})
     tests = {test[0] for test in rows}
     steps = [s for s in steps if s.reached in tests]
-    chains = {s.origin for step in steps[:reading.limit] for s in _chain(step, by_node, spec.depth)}
+    chains = {s.origin for step in steps[:reading.limit] for s in chain_back(step, by_node, spec.depth)}
     items, nodes = _items(reading, steps, chains)
     for item, step in zip(items, steps[: len(items)], strict=True):
         item["reaching"] = [nodes[step.reached]["label"]] + [
-            f"{s.relation} {nodes[s.origin]['label']}" for s in _chain(step, by_node, spec.depth)]
+            f"{s.relation} {nodes[s.origin]['label']}" for s in chain_back(step, by_node, spec.depth)]
     return Found(items, len(steps), limited)
 
 
@@ -127,17 +127,6 @@ def _items(
                     site={"path": step.site_path, "line": step.site_line} if step.site_path else None)
         items.append(item)
     return items, nodes
-
-
-def _chain(step: Step | None, by_node: dict[int, Step], depth: int) -> list[Step]:
-    """The steps from a reached node back to the anchor (at most the walk's depth)."""
-    chain = []
-    for _ in range(depth):
-        if step is None:
-            break
-        chain.append(step)
-        step = by_node.get(step.origin)
-    return chain
 
 
 def similar_by_callees(reading: Reading, row: Section) -> Found:

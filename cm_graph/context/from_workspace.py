@@ -10,6 +10,7 @@ every other state (absent, partial, corrupt, ...) is a refusal with the lifecycl
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -78,20 +79,27 @@ def code_context(
         settled.close()
 
 
-def settle(workspace: Workspace, *, derive: bool = True, sweep: bool = True) -> Settled:
-    """Judge the graph for HEAD and open its index: what one ``code_context`` answers from (a
-    refusal, with the lifecycle's reason, when it is neither current nor stale). ``sweep=False``:
-    the caller sweeps scratch itself (a resident server, on a timer)."""
-    judged: list[GraphStatus] = []
+def answerable(workspace: Workspace, judged: list[GraphStatus], *, sweep: bool = True) -> Callable[[], Generation]:
+    """The judge ``open_current_index`` calls: the graph for HEAD, trusting the seals as a
+    question does, refused with the lifecycle's reason unless it is current or stale; each
+    status it judged is appended to ``judged`` (the caller answers from the last)."""
 
-    def answerable() -> Generation:
+    def judge() -> Generation:
         status = graph_status(workspace, "HEAD", trust_seal=True, sweep=sweep)
         if status.state not in ANSWERABLE or status.generation is None:
             raise Refusal(status.detail, reason=status.state)
         judged.append(status)
         return status.generation
 
-    generation, connection = open_current_index(workspace, answerable, derive=derive)
+    return judge
+
+
+def settle(workspace: Workspace, *, derive: bool = True, sweep: bool = True) -> Settled:
+    """Judge the graph for HEAD and open its index: what one ``code_context`` answers from (a
+    refusal, with the lifecycle's reason, when it is neither current nor stale). ``sweep=False``:
+    the caller sweeps scratch itself (a resident server, on a timer)."""
+    judged: list[GraphStatus] = []
+    generation, connection = open_current_index(workspace, answerable(workspace, judged, sweep=sweep), derive=derive)
     try:
         status = judged[-1]
         head: str | None = generation.manifest.commit  # current: the status just resolved HEAD to this commit

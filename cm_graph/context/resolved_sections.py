@@ -14,6 +14,7 @@ from typing import Any
 from . import resolved
 from .relations import WalkSpec
 from .sections import HOP_GROUPS, Found, Reading, Section, filled
+from .walks import chain_back
 from .walks import walk as graph_walk
 
 
@@ -61,7 +62,7 @@ def _beyond_graph(reading: Reading, row: Section, *, tests_only: bool) -> Found 
         heads = resolved.describe_keys(reading.connection, [s.reached for s in steps])
         steps = [step for step in steps if resolved.is_test(heads[step.reached])]
     shown = steps[:reading.limit]
-    chains = {step.reached: _chain(step, by_key, spec.depth) for step in shown}
+    chains = {step.reached: chain_back(step, by_key, spec.depth) for step in shown}
     wanted = {reading.node} | {s.reached for s in shown} | {link.origin for chain in chains.values() for link in chain}
     named = resolved.describe_keys(reading.connection, sorted(wanted))
     items = []
@@ -88,15 +89,3 @@ def _beyond_graph(reading: Reading, row: Section, *, tests_only: bool) -> Found 
 def _spec(row: Section) -> WalkSpec:
     assert row.walk is not None, row.name
     return row.walk
-
-
-def _chain(step: resolved.Step, by_key: dict[int, resolved.Step], depth: int) -> list[resolved.Step]:
-    """The steps from a reached key back to the anchor (at most the walk's depth)."""
-    chain: list[resolved.Step] = []
-    current: resolved.Step | None = step
-    for _ in range(depth):
-        if current is None:
-            break
-        chain.append(current)
-        current = by_key.get(current.origin)
-    return chain

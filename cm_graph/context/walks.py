@@ -11,6 +11,7 @@ work as any other node, and the walk says when that bound (not the graph) ended 
 from __future__ import annotations
 
 import json
+from typing import Protocol, TypeVar
 
 import apsw
 
@@ -34,6 +35,27 @@ class Step:
     confidence: str
     site_path: str
     site_line: int | None
+
+
+class Linked(Protocol):
+    """A step that names the key it was reached from (``walks.Step``, ``resolved.Step``)."""
+
+    @property
+    def origin(self) -> int: ...
+
+
+StepT = TypeVar("StepT", bound=Linked)
+
+
+def chain_back(step: StepT | None, by_reached: dict[int, StepT], depth: int) -> list[StepT]:
+    """The steps from a reached node back to the anchor (at most the walk's depth)."""
+    chain = []
+    for _ in range(depth):
+        if step is None:
+            break
+        chain.append(step)
+        step = by_reached.get(step.origin)
+    return chain
 
 
 @record
