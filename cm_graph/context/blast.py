@@ -26,8 +26,9 @@ import apsw
 
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
-from .composers import describe
+from .nodes import describe
 from .relations import IMPACTS, INCOMING, WalkSpec
+from .resolved import ALL_ROLES
 from .textual import mention_facts, mention_items
 from .walks import MAX_READ, walk
 
@@ -124,9 +125,11 @@ def _resolved_walk(
     for hop in range(1, depth + 1):
         if not frontier:
             break
-        rows = fetch_rows(connection.execute(
-            query_sql("resolved_callers"), {"definitions": json.dumps(frontier), "limit": MAX_READ - read + 1}),
-            tuple[int, int, str, int, str, str, str, int, int | None])
+        rows = [(used, enclosing, path, line, role, kind, qualname, def_line, node)
+                for used, enclosing, node, path, line, role, kind, qualname, def_line in fetch_rows(connection.execute(
+                    query_sql("resolved_users"), {"frontier": json.dumps(frontier), "roles": json.dumps(ALL_ROLES),
+                                                  "limit": MAX_READ - read + 1}),
+                    tuple[int, int, int | None, str, int, str, str, str, int])]
         if len(rows) > MAX_READ - read:
             rows = rows[: MAX_READ - read]
             facts["read_limited"].append("resolved")

@@ -37,6 +37,8 @@ GRAPH = "graph"
 # What uses a definition: every role but an override (an override is a definition of its own,
 # the overrides section's).
 USE_ROLES = ("call", "instantiate", "reference", "import", "inherit", "decorate", "fixture")
+# Every role the resolver records (a changed definition's callers include its overrides).
+ALL_ROLES = (*USE_ROLES, "override")
 # What runs it (a test that only imports the module reaches nothing by that import).
 RUN_ROLES = ("call", "instantiate", "reference", "inherit", "decorate", "fixture")
 
@@ -126,9 +128,9 @@ def _resolved_hop(
         return []
     rows = fetch_rows(connection.execute(query_sql("resolved_users"), {
         "frontier": json.dumps(definitions), "roles": json.dumps(list(roles)), "limit": limit}),
-        tuple[int, int, int | None, str, int, str])
+        tuple[int, int, int | None, str, int, str, str, str, int])
     return [(by_definition[used], node if node is not None else -enclosing, RESOLVED, role, RESOLVED, path, line)
-            for used, enclosing, node, path, line, role in rows]
+            for used, enclosing, node, path, line, role, *_ in rows]
 
 
 def describe_keys(connection: apsw.Connection, keys: list[int]) -> dict[int, dict[str, Any]]:

@@ -91,23 +91,16 @@ class _Enclosing:
     not read, to the nearest graph symbol at or above it; else to the file."""
 
     def __init__(self, connection: apsw.Connection) -> None:
-        self._connection = connection
-        self._ranges: dict[str, list[tuple[int, int, str, str, str]]] = {}
         self._graph = Owners(connection, {})
 
     def item(self, path: str, line: int) -> dict[str, Any]:
-        ranges = self._ranges.get(path)
-        if ranges is None:
-            ranges = fetch_rows(self._connection.execute(query_sql("definition_ranges"), {"path": path}),
-                                tuple[int, int, str, str, str])
-            self._ranges[path] = ranges
-        if not ranges:  # not a file the resolver reads: the graph's nearest symbol above
+        holding = self._graph.ranges.holding(path, line)
+        if holding is None:  # not a file the resolver reads: the graph's nearest symbol above
             return {"label": self._graph.item(path, line, "")["label"], "path": path, "line": line}
-        holding = [r for r in ranges if r[0] <= line <= r[1] and r[2] != "module"]
         if not holding:
             return {"label": path.rsplit("/", 1)[-1], "path": path, "line": line}
-        _, _, _, qualname, module = holding[-1]  # rank order: the innermost is last
-        return {"label": local_name(qualname, module), "path": path, "line": line}
+        innermost = holding[-1]  # rank order: the innermost is last
+        return {"label": local_name(innermost.qualname, innermost.module), "path": path, "line": line}
 
 
 def enclosing_count(items: list[dict[str, Any]]) -> int:

@@ -22,6 +22,7 @@ from typing import Any
 
 import apsw
 
+from ..base.records import record
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..index.graphmodel import is_test_path
@@ -101,6 +102,42 @@ def mention_items(
     return grouped[:limit], len(grouped)
 
 
+@record
+class Range:
+    """One resolver definition of a file, as ``owner_ranges.sql`` reads it."""
+
+    start_line: int
+    end_line: int
+    line: int
+    kind: str
+    name: str
+    qualname: str
+    module: str
+    label: str | None  # the provider's node for it, when there is one
+    node_kind: str | None
+
+
+class FileRanges:
+    """The resolver's definition ranges of each file asked about, read once per file."""
+
+    def __init__(self, connection: apsw.Connection) -> None:
+        self._connection = connection
+        self._files: dict[str, list[Range]] = {}
+
+    def holding(self, path: str, line: int) -> list[Range] | None:
+        """The definitions whose range holds ``line``, outermost first; None for a file the
+        resolver does not read."""
+        ranges = self._files.get(path)
+        if ranges is None:
+            rows = fetch_rows(self._connection.execute(query_sql("owner_ranges"), {"path": path}),
+                              tuple[int, int, int, str, str, str, str, str | None, str | None])
+            ranges = [Range(*row) for row in rows]
+            self._files[path] = ranges
+        if not ranges:
+            return None
+        return [r for r in ranges if r.start_line <= line <= r.end_line]
+
+
 class Owners:
     """Names a mention by the definition it is in: in a file the resolver reads, the innermost
     definition whose range holds the line (``owner_ranges.sql``: a call below a nested callback
@@ -114,7 +151,7 @@ class Owners:
         self._connection = connection
         self._files: dict[str, tuple[list[int], list[tuple[str, str]]]] = {}
         self._tests: dict[str, tuple[list[int], list[tuple[str, str]]]] = {}  # the files' test definitions
-        self._ranges: dict[str, list[tuple[int, int, int, str, str, str | None, str | None]]] = {}
+        self.ranges = FileRanges(connection)
         self._linked = linked
         wanted = sorted(set(linked.values()))
         self._chosen: dict[int, dict[str, Any]] = {}
@@ -144,19 +181,16 @@ class Owners:
     def _held(self, path: str, line: int, form: str, *, tests: bool) -> tuple[dict[str, Any], int | None] | None:
         """The item named by the innermost definition (``tests``: test) whose range holds the
         line, else by the file; None in a file the resolver does not read."""
-        ranges = self._ranges.get(path)
-        if ranges is None:
-            ranges = fetch_rows(self._connection.execute(query_sql("owner_ranges"), {"path": path}),
-                                tuple[int, int, int, str, str, str | None, str | None])
-            self._ranges[path] = ranges
-        if not ranges:
+        holding = self.ranges.holding(path, line)
+        if holding is None:
             return None
-        holding = [r for r in ranges if r[0] <= line <= r[1]]
         if tests:
-            holding = [r for r in holding if is_test_name(r[5] or r[4])]
+            holding = [r for r in holding if is_test_name(r.label or r.name)]
         if not holding:
             return self._item(path, line, form, path.rsplit("/", 1)[-1], "file"), None
-        _, _, at, kind, name, label, node_kind = holding[-1]  # rank order: the innermost is last
+        innermost = holding[-1]  # rank order: the innermost is last
+        at, kind, name, label, node_kind = (innermost.line, innermost.kind, innermost.name, innermost.label,
+                                            innermost.node_kind)
         if label is None:  # the provider's gap: named as the provider names such a definition
             label = {"function": f"{name}()", "method": f".{name}()"}.get(kind, name)
             node_kind = "test" if is_test_path(path) and is_test_name(name) else "symbol"
