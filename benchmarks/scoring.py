@@ -12,8 +12,8 @@ reader's filter to the lines they read (the line is a ``raise``/``except``/``thr
 (the line calls or decorates with the name, or defines it): reading the line shows its form.
 
 **The honesty rule** (``said_incomplete``): an answer says it may be incomplete when a section
-that answers the task is ``truncated`` or ``unavailable``, or ``bounds.omissions`` names such a
-section (or none: an untraversable border), or such a section's ``detail`` says its items may
+that answers the task is ``truncated`` or ``unavailable``, or the prose names an untraversable
+border, or such a section's ``detail`` says its items may
 not be all (``INCOMPLETE_WORDING``: "at least N", "…and N more", "may miss", "cannot see", ...),
 or — when the agent was given nothing for the task — that an empty result is not evidence of
 none (``HEDGED_NONE``). An answer with recall < 1 that does none of these **reads as complete**:
@@ -203,7 +203,7 @@ def said_incomplete(task: Task, answer: CmGraphAnswer, claimed_nothing: bool) ->
     """The machine check of issue 27: did the answer (any the agent read) say it may miss some?
 
     Only what speaks about the sections that answer the task counts: such a section
-    ``truncated`` or ``unavailable``; an omission in it (or an untraversable border); its
+    ``truncated`` or ``unavailable``; an untraversable border the prose names; its
     ``detail`` saying the items may not be all (``INCOMPLETE_WORDING``); and, when the agent was
     given nothing for the task, its ``detail`` saying that an empty result is not evidence of
     none (``HEDGED_NONE``). A hedge on another section ("no test reaches it ... not proof of no
@@ -227,9 +227,8 @@ def said_incomplete(task: Task, answer: CmGraphAnswer, claimed_nothing: bool) ->
             match = INCOMPLETE_WORDING.search(detail) or (HEDGED_NONE.search(detail) if claimed_nothing else None)
             if match:
                 signals.append(f"{name}: “{match.group(0)}”")
-        for omission in (document.get("bounds") or {}).get("omissions", []):
-            if omission.get("section") is None or omission.get("section") in relevant:
-                signals.append(f"omission: {omission.get('section')} by {omission.get('by')}")
+        if "(untraversable)" in str(document.get("answer", "")):  # records next to what it walked were left out
+            signals.append("untraversable border")
     return bool(signals), sorted(set(signals))
 
 

@@ -28,6 +28,8 @@ from typing import Any
 
 from expected import Task
 
+from cm_graph.context.wire import cited, location, section_items
+
 INTENTS = {"signature_change": "usage", "rename": "usage", "raise_catch": "usage", "dead_code": "usage",
            "overrides": "usage", "impact": "impact", "how": "how", "tests": "tests"}
 CODE_GLOBS = {"Python": ("*.py",),
@@ -74,20 +76,26 @@ def evidence_of(section: str, item: dict[str, Any]) -> str:
 
 def _items(document: dict[str, Any]) -> list[Item]:
     found = []
+    citations = cited(document)
     for name, section in (document.get("sections") or {}).items():
-        for item in section.get("items", []):
-            if not isinstance(item, dict) or "path" not in item:
+        for item in section_items(section, citations):
+            if not item.get("path"):
                 continue
             site = item.get("site") or {}
-            where = (site["path"], int(site["line"])) if site.get("path") and site.get("line") else (
-                item["path"], int(item.get("line") or 1))
-            found.append(Item(name, evidence_of(name, item), item["path"], int(item.get("line") or 1), where,
+            where = ((site["path"], int(site["line"])) if site.get("path") and site.get("line")
+                     else (item["path"], int(item.get("line") or 1)))
+            found.append(Item(name, evidence_of(name, item), item["path"], int(item.get("line") or where[1]), where,
                               str(item.get("label", "")), str(item.get("kind", "")), item.get("form"), item.get("hop")))
     return found
 
 
 def _cited(document: dict[str, Any]) -> set[tuple[str, int]]:
-    return {(c["path"], int(c["line"])) for c in document.get("citations", []) if c.get("path") and c.get("line")}
+    found = set()
+    for cite in cited(document).values():
+        path, line = location(cite)
+        if line is not None:
+            found.add((path, line))
+    return found
 
 
 class CmGraph:

@@ -12,36 +12,38 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ..context.shape import shown_cite
+from ..context.wire import header, section_items
 from .render import literal
 
 
 def _where(item: dict[str, Any]) -> tuple[str, str]:
     """The location a row shows (the call site when it is cited, else the definition) and the
-    cite the prose uses for the same item (``shown_cite``)."""
+    cite the prose uses for the same item (the site's, else the definition's)."""
     site = item.get("site") or {}
     if site.get("cite"):
-        return f"{site['path']}#L{site['line']}" if site["line"] else site["path"], shown_cite(item) or ""
-    path, line = item["path"], item["line"]
-    return (f"{path}#L{line}" if path and line else path or "-"), shown_cite(item) or ""
+        return f"{site['path']}#L{site['line']}" if site["line"] else site["path"], site["cite"]
+    path, line = item.get("path"), item.get("line")
+    return (f"{path}#L{line}" if path and line else path or "-"), item.get("cite") or ""
 
 
 def print_context(out: Console, document: dict[str, Any]) -> None:
     head = f"{document['intent']} {document['target']}: {document['status']}"
     out.print(literal(head, style="bold"))
     out.print(literal(document["answer"]))
-    for name, section in document["sections"].items():
+    for name, rows in document["sections"].items():
+        section = header(rows)
         title = f"{name}: {section['status']} ({section['shown']} of {section['total']})"
         if section["status"] != "ok" and section["reason"]:
             title += f" - {section['reason']}"
-        if not section["items"]:
+        items = section_items(rows, document["citations"])
+        if not items:
             out.print(literal(title, style="dim"))
             continue
         table = Table(title=literal(title), title_justify="left")
         # A citation is folded onto the next line when narrow, never cut with an ellipsis.
         for column in ("", "name", "where", "how"):
             table.add_column(column, overflow="fold")
-        for item in section["items"]:
+        for item in items:
             how = item.get("relation") or (f"{item['form']}, {item.get('confidence') or item['evidence']}"
                                            if "form" in item else
                                            f"overrides, {', '.join(item['evidence'])}, depth {item['depth']}"

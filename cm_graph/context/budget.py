@@ -21,6 +21,7 @@ MIN_CHARS, DEFAULT_CHARS, MAX_CHARS = 5000, 8000, 1_000_000
 # Items a section shows at most, before the character budget drops any: the default carries
 # every caller of a target with up to 50 of them; ``--max-items`` takes up to MAX_ITEMS.
 MIN_ITEMS, DEFAULT_ITEMS, MAX_ITEMS = 1, 50, 500
+FLOOR = 3  # items each other section keeps, while the budget allows, before they all give way to the first
 
 
 def check_max_chars(value: Any) -> int:
@@ -40,17 +41,24 @@ def check_max_items(value: Any) -> int:
 
 
 def fit(
-    shown: dict[str, int], max_chars: int, build: Callable[[dict[str, int], dict[str, int]], dict[str, Any]]
+    shown: dict[str, int], max_chars: int, build: Callable[[dict[str, int], dict[str, int]], dict[str, Any]],
+    first: str | None = None,
 ) -> dict[str, Any]:
-    """``build(shown, dropped)`` renders the answer; cut until its JSON fits ``max_chars``."""
+    """``build(shown, dropped)`` renders the answer; cut until its JSON fits ``max_chars``.
+
+    The intent's ``first`` section (usage's callers, impact's first hops) is cut last: the other
+    sections give up items down to ``FLOOR`` each, then the rest of theirs, and only then does
+    ``first`` lose any, so the default budget carries every caller of a target with up to 50."""
     order = list(shown)
     start = dict(shown)
     plan: list[str] = []  # the victims in drop order: a function of the counts alone
     counts = dict(start)
-    while any(counts.values()):
-        victim = max(reversed([name for name in order if counts[name] > 0]), key=lambda name: counts[name])
-        counts[victim] -= 1
-        plan.append(victim)
+    for floor, names in ((FLOOR, [n for n in order if n != first]), (0, [n for n in order if n != first]),
+                         (0, [n for n in order if n == first])):
+        while any(counts[name] > floor for name in names):
+            victim = max(reversed([name for name in names if counts[name] > floor]), key=lambda name: counts[name])
+            counts[victim] -= 1
+            plan.append(victim)
 
     def after(drops: int) -> dict[str, Any]:
         now, gone = dict(start), dict.fromkeys(start, 0)

@@ -34,10 +34,21 @@ from .resolve import Resolution, followable, resolve
 from .section_table import BY_NAME, SECTIONS_OF, used_primitives, used_relations
 from .sections import UNTRAVERSABLE, FleetUsages, Found, Reading, Section, behind_borders, filled, unavailable
 from .sentences import count, resolved_more, textual_tests, unseen
-from .shape import CODE_CONTEXT_SCHEMA, ID_PLACEHOLDER, LIST_HEAD, CitationBook, listed, shown_cite, tag
+from .shape import (
+    AT_SITE,
+    CODE_CONTEXT_SCHEMA,
+    ID_PLACEHOLDER,
+    LIST_HEAD,
+    CitationBook,
+    encode,
+    listed,
+    shown_cite,
+    tag,
+)
 from .walks import MAX_READ
 
 NEXT_INTENT = {intent.name: intent.then for intent in INTENTS}
+FIRST_SECTION = {intent.name: intent.first for intent in INTENTS}
 
 
 @record
@@ -116,7 +127,7 @@ def _answer(
             if found is None:
                 sections[name] = unavailable(row)
                 continue
-            keep = [_cited(dict(item), book) for item in found.items[: shown[name]]]
+            keep = [_cited(dict(item), book, row.of_users) for item in found.items[: shown[name]]]
             dropped_by = "max_chars" if dropped[name] else "max_items" if shown[name] < found.total else None
             # A walk cut at its read bound keeps saying so whatever else cut the list: its total
             # is then a lower bound, and the prose must say "at least".
@@ -131,9 +142,9 @@ def _answer(
         _not_uncalled(sections)
         pages = _pageable(sections)
         for name in pages:
-            _says_more(sections[name], intent, target)
+            _says_more(sections[name], name)
         prose = _prose(anchor_item, rows, sections, bindings, read.set_aside, read.untraversable, pages,
-                       target, read.reexported_by)
+                       intent, target, read.reexported_by)
         lacking = gaps_note(gaps, item_paths(anchor_item, sections))
         document = reply(
             CODE_CONTEXT_SCHEMA, "answered", f"{prose} {lacking}" if lacking else prose,
@@ -141,36 +152,47 @@ def _answer(
             used_primitives=used_primitives(read.ran), used_relations=used_relations(read.ran), graph=graph,
             freshness=read.freshness,
             bounds={"max_items": max_items, "max_chars": max_chars, "max_read": MAX_READ,
-                    "truncated": bool(omissions), "unverified_citations": book.unverified, "omissions": omissions},
+                    "truncated": bool(omissions), "unverified_citations": book.unverified},
             capability_id=capability_id("code_context", intent, target), answer_id=ID_PLACEHOLDER,
         )
         printable_prose(document)
+        encode(document)
         document["answer_id"] = answer_id(document)
+        cursors = {name: cursor_for(name, sections[name]["shown"], max_chars, max_items, graph["generation"],
+                                    document["answer_id"]) for name in pages}
+        document.pop("next_actions")
+        if cursors:
+            document["pages"] = cursors
         document["next_actions"] = _next_actions(intent, target, read.freshness, omissions, max_chars, max_items,
-                                                 [cursor_for(name, sections[name]["shown"], max_chars, max_items,
-                                                             graph["generation"], document["answer_id"])
-                                                  for name in pages])
+                                                 cursors)
         printable_prose(document)
         return document
 
     shown = {row.name: min(len(found.items), max_items) if (found := raw[row.name]) is not None else 0
              for row in rows}
-    return fit(shown, max_chars, build)
+    return fit(shown, max_chars, build, FIRST_SECTION[intent])
 
 
 def _pageable(sections: dict[str, Any]) -> list[str]:
-    """The sections holding items past the ones shown, in order: each gets a page."""
+    """The sections holding items past the ones shown, in order, none shown included: each gets a
+    page (a name too common to list has none to page)."""
     return [name for name, section in sections.items()
-            if section["items"] and section["total"] > section.get("offset", 0) + section["shown"]
+            if section["total"] > section.get("offset", 0) + section["shown"]
             and section.get("reason") != "common_name"]
 
 
-def _says_more(section: dict[str, Any], intent: str, target: str) -> None:
-    """A cut section's sentence says how many more it holds and which call returns them."""
+def _more(section: dict[str, Any]) -> str:
+    """How many items a cut section holds past the ones shown ("at least" past a read bound)."""
     more = section["total"] - section.get("offset", 0) - section["shown"]
-    bound = "at least " if section.get("reason") == "read_limit" else ""
-    section["detail"] = (f"{section['shown']} shown, {bound}{more} more: the next action `cm-graph context {intent} "
-                         f"{shlex.quote(target)} --cursor …` (tool code_context, argument cursor) returns them.")
+    return f"at least {more}" if section.get("reason") == "read_limit" else str(more)
+
+
+def _says_more(section: dict[str, Any], name: str) -> None:
+    """A cut section's sentence: its status, reason, shown and total say how many more it holds
+    and ``pages`` names the cursor, so only a walk stopped at its read bound says more."""
+    more = section["total"] - section.get("offset", 0) - section["shown"]
+    section["detail"] = (f"At least {more} more: the walk stopped at its read bound; the cursor pages.{name} "
+                         "returns the rest it reached." if section.get("reason") == "read_limit" else None)
 
 
 def _page(
@@ -187,7 +209,7 @@ def _page(
         first = _read(connection, intent, target, resolution, graph, freshness, history, fleet, cursor.max_items)
         pinned = _answer(connection, intent, target, first, graph, cursor.max_chars, cursor.max_items, gaps)
     section = (pinned or {}).get("sections", {}).get(cursor.section)
-    fits = section is not None and section["items"] and cursor.offset <= section["total"]
+    fits = section is not None and 0 < section.get("total", 0) and cursor.offset <= section["total"]
     check_answer(cursor, pinned["answer_id"] if pinned is not None and fits else None)
     read = _read(connection, intent, target, resolution, graph, freshness, history, fleet, cursor.offset + max_items)
     row, found = BY_NAME[cursor.section], read.raw[cursor.section]
@@ -199,7 +221,7 @@ def _page(
         book = CitationBook(checker.confirms, graph["commit"])
         anchor_item = _cited(dict(read.anchor), book)
         taken = shown[row.name]
-        keep = [_cited(dict(item), book) for item in items[:taken]]
+        keep = [_cited(dict(item), book, row.of_users) for item in items[:taken]]
         last = cursor.offset + taken >= found.total
         cut = "read_limit" if found.read_limited else None if last else "max_chars" if dropped[row.name] else \
             "max_items"
@@ -208,7 +230,7 @@ def _page(
         sections = {row.name: page}
         more = not last
         if more:
-            _says_more(page, intent, target)
+            _says_more(page, row.name)
         where = f"{tag(anchor_item['label'], anchor_item['cite'])}"
         text = (f"{row.name} of {where}, items {cursor.offset + 1} to {cursor.offset + taken} of "
                 f"{count(page)}: {listed([tag(i['label'], shown_cite(i)) for i in keep], taken)}.")
@@ -220,15 +242,17 @@ def _page(
             citations=book.entries, used_primitives=used_primitives([row]), used_relations=used_relations([row]),
             graph=graph, freshness=read.freshness,
             bounds={"max_items": max_items, "max_chars": max_chars, "max_read": MAX_READ, "truncated": bool(more),
-                    "unverified_citations": book.unverified,
-                    "omissions": [{"section": row.name, "dropped": found.total - cursor.offset - taken,
-                                   "by": cut}] if more else []},
+                    "unverified_citations": book.unverified},
             capability_id=capability_id("code_context", intent, target), answer_id=ID_PLACEHOLDER,
         )
         printable_prose(document)
+        encode(document)
         document["answer_id"] = answer_id(document)
         following = Cursor(cursor.section, cursor.offset + taken, cursor.max_chars, cursor.max_items,
                            cursor.generation, cursor.answer).text()
+        document.pop("next_actions")
+        if more:
+            document["pages"] = {row.name: following}
         document["next_actions"] = ([context_action(f"the next {row.name} page", intent, target, cursor=following,
                                                     max_items=max_items if max_items != DEFAULT_ITEMS else None)]
                                     if more else [])
@@ -310,11 +334,19 @@ def _not_untested(sections: dict[str, Any]) -> None:
                            f"but {' and '.join(other)}; {caveat[0].lower()}{caveat[1:]}")
 
 
-def _cited(item: dict[str, Any], book: CitationBook) -> dict[str, Any]:
-    item["cite"] = book.cite(item["path"], item["line"])
+def _cited(item: dict[str, Any], book: CitationBook, at_site: bool = False) -> dict[str, Any]:
+    """Cite ``item`` at its definition and its site; ``at_site`` (a section of the anchor's users):
+    at the site alone when the commit confirms it and the definition is in the site's file (its
+    line is kept, uncited), so a caller costs one citation, not two."""
     site = item.get("site")
     if site is not None:
         item["site"] = {"path": site["path"], "line": site["line"], "cite": book.cite(site["path"], site["line"])}
+        if at_site and item["site"]["cite"] and item["path"] == site["path"] and book.confirms(item["path"],
+                                                                                                 item["line"]):
+            item["cite"] = None  # its definition's line stays, in the site's file
+            item[AT_SITE] = True
+            return item
+    item["cite"] = book.cite(item["path"], item["line"])
     return item
 
 
@@ -323,7 +355,7 @@ NOT_THIS_KIND = ("not_a_class", "not_a_method")  # raises/catches of a non-class
 
 def _prose(
     anchor: dict[str, Any], rows: tuple[Section, ...], sections: dict[str, Any], bindings: list[dict[str, Any]],
-    set_aside: int, untraversable: bool, pages: list[str], target: str, reexported_by: str | None,
+    set_aside: int, untraversable: bool, pages: list[str], intent: str, target: str, reexported_by: str | None,
 ) -> str:
     where = (f"{anchor['path']}#L{anchor['line']}" if anchor["line"] else anchor["path"]) or "no source location"
     sentences = [f"{tag(anchor['label'], anchor['cite'])} ({anchor['kind']}) is defined at {where}."]
@@ -353,9 +385,10 @@ def _prose(
     if untraversable:
         sentences.append(UNTRAVERSABLE_PROSE)
     if pages:
-        cut = [f"{name} {sections[name]['shown']} of {count(sections[name])}" for name in pages]
-        sentences.append(f"Cut to fit: {', '.join(cut)}; a next action per section (`--cursor`, or the tool's "
-                         "cursor argument) returns the rest.")
+        cut = [f"{name} ({_more(sections[name])} more)" for name in pages]
+        sentences.append(f"Cut to fit: {', '.join(cut)}; each one's cursor in `pages` returns the rest "
+                         f"(`cm-graph context {intent} {shlex.quote(target)} --cursor CURSOR`, or the tool's cursor "
+                         "argument).")
     if missing:
         sentences.append("Not available: " + ", ".join(missing) + ".")
     return " ".join(sentences)
@@ -391,18 +424,18 @@ def context_action(
 
 def _next_actions(
     intent: str, target: str, freshness: dict[str, Any], omissions: list[dict[str, Any]], max_chars: int,
-    max_items: int, cursors: list[str],
+    max_items: int, cursors: dict[str, str],
 ) -> list[dict[str, Any]]:
     actions = []
     if freshness.get("state") != "current":
         actions += remedy_actions("stale")
-    if any(o["by"] == "max_chars" for o in omissions):
+    items = max_items if max_items != DEFAULT_ITEMS else None
+    if cursors:  # the first cut section's page; every other's cursor is in ``pages``
+        section, cursor = next(iter(cursors.items()))
+        actions.append(context_action(f"the rest of {section}", intent, target, cursor=cursor, max_items=items))
+    elif any(o["by"] == "max_chars" for o in omissions):
         actions.append(context_action("items were dropped to fit the budget", intent, target, max_chars * 2,
-                                      max_items=max_items if max_items != DEFAULT_ITEMS else None))
-    for cursor in cursors:
-        section = cursor.split(".", 1)[0]
-        actions.append(context_action(f"the rest of {section}", intent, target, cursor=cursor,
-                                      max_items=max_items if max_items != DEFAULT_ITEMS else None))
+                                      max_items=items))
     follow = NEXT_INTENT[intent]
     actions.append(context_action(f"then the {follow} intent", follow, target))
     return actions
@@ -449,9 +482,10 @@ def _unanswered(
         sections={}, citations=book.entries, used_primitives=[], used_relations=used_relations(rows), graph=graph,
         freshness=freshness,
         bounds={"max_items": max_items, "max_chars": max_chars, "max_read": MAX_READ, "truncated": False,
-                "unverified_citations": book.unverified, "omissions": []},
+                "unverified_citations": book.unverified},
         capability_id=capability_id("code_context", intent, target), answer_id=ID_PLACEHOLDER, next_actions=actions,
     )
     printable_prose(document)
+    encode(document)
     document["answer_id"] = answer_id(document)
     return document

@@ -67,16 +67,19 @@ def textual_answer(
 
 
 def gaps_note(gaps: dict[str, list[dict[str, Any]]], paths: list[str]) -> str | None:
-    """One sentence per file of ``paths`` (the anchor's first) with gaps: what the graph lacks there."""
+    """One sentence naming the files of ``paths`` (the anchor's first, at most ``GAP_FILES_SAID``)
+    with gaps and what the graph lacks in each."""
     said: list[str] = []
     for path in dict.fromkeys(paths):
         names = gaps.get(path)
         if names and len(said) < GAP_FILES_SAID:
             named = ", ".join(f"{item['name']} at L{item['line']}" for item in names[:LIST_HEAD])
             more = f", …and {len(names) - LIST_HEAD} more" if len(names) > LIST_HEAD else ""
-            said.append(f"The graph lacks {len(names)} definition(s) the text of {path} holds (extraction gaps: "
-                        f"{named}{more}), so what it says of that file is incomplete.")
-    return " ".join(said) or None
+            said.append(f"{path} ({len(names)}: {named}{more})")
+    if not said:
+        return None
+    return (f"The graph lacks definitions the text holds (extraction gaps) in {'; '.join(said)}, so what it says "
+            f"of {'that file' if len(said) == 1 else 'those files'} is incomplete.")
 
 
 def item_paths(anchor: dict[str, Any], sections: dict[str, Any]) -> list[str]:

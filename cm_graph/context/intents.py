@@ -16,12 +16,14 @@ class Intent:
     name: str
     summary: str  # the help of `cm-graph context <name>`
     then: str  # the intent the answer's last next action runs
+    first: str  # the section the character budget cuts last (``budget.fit``)
 
 
 INTENTS: tuple[Intent, ...] = (
-    Intent("how", "How it works: what it calls (depth 2) and defines, with citations.", "usage"),
-    Intent("usage", "Where it is used: callers with call sites, references, tests, similar code.", "impact"),
-    Intent("impact", "What breaks if it changes: transitive callers by hop, and the tests that reach it.", "tests"),
-    Intent("tests", "The tests that reach it, each with its reaching path.", "impact"),
+    Intent("how", "How it works: what it calls (depth 2) and defines, with citations.", "usage", "calls"),
+    Intent("usage", "Where it is used: callers with call sites, references, tests, similar code.", "impact", "callers"),
+    Intent("impact", "What breaks if it changes: transitive callers by hop, and the tests that reach it.", "tests",
+           "callers_by_hop"),
+    Intent("tests", "The tests that reach it, each with its reaching path.", "impact", "tests"),
 )
 INTENT_NAMES = tuple(intent.name for intent in INTENTS)

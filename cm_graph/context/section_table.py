@@ -140,12 +140,14 @@ BY_NAME = {row.name: row for row in SECTIONS}
 SECTIONS_OF = {intent: tuple(row for row in SECTIONS if intent in row.intents) for intent in INTENT_NAMES}
 
 
-def used_relations(rows: Iterable[Section]) -> dict[str, dict[str, object]]:
-    """The declared map of the walks among ``rows``, in their order."""
+def used_relations(rows: Iterable[Section]) -> dict[str, str]:
+    """The declared map of the walks among ``rows``, in their order, one line each:
+    ``"<along|against> <depth>: <relation words>"``; a resolved section walks its graph twins'
+    words and the resolver's roles: ``"against 1: callers+references, resolved call,import,…"``."""
     direction = {OUTGOING: "along", INCOMING: "against"}
-    return {row.name: {"direction": direction[row.walk.direction], "depth": row.walk.depth,
-                       **({"relations_of": list(row.beside), "roles": list(row.roles)} if row.beside
-                          else {"relations": list(row.walk.relations)})}
+    return {row.name: f"{direction[row.walk.direction]} {row.walk.depth}: "
+                      + (f"{'+'.join(row.beside)}, resolved {','.join(row.roles)}" if row.beside
+                         else ",".join(row.walk.relations))
             for row in rows if row.walk is not None}
 
 

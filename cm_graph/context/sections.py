@@ -18,7 +18,7 @@ import apsw
 from ..base.records import record
 from ..index.mentions import defined_name
 from .coupling import MIN_DEGREE, MIN_REVS, MIN_SHARED
-from .relations import WalkSpec
+from .relations import INCOMING, WalkSpec
 from .sites import enclosing_count, site_facts
 from .textual import COMMON_TOTAL, call_lines, common_name_detail, mention_facts
 
@@ -111,6 +111,11 @@ class Section:
     beside: tuple[str, ...] = ()
     roles: tuple[str, ...] = ()
     headline: Callable[[dict[str, Any], dict[str, Any]], str] | None = None
+
+    @property
+    def of_users(self) -> bool:
+        """Whether its items use the anchor (a walk against the edges): each is cited where it does."""
+        return self.walk is not None and self.walk.direction == INCOMING
 
     def nothing_found(self, **fields: Any) -> tuple[str, str]:
         """The empty reason and its sentence, formatted with the walk's depth (1 for a section

@@ -1,7 +1,12 @@
-"""The wire shape ``cm_graph.codeContext.v1``: key order, citations, ids and the prose.
+"""The wire shape ``cm_graph.codeContext.v2``: key order, citations, ids, the prose, and the dense
+table each section's items travel in.
 
 Everything here is a pure function of the sections already chosen, so the same graph and
 target give the same bytes: citations are numbered in the order the answer first needs them.
+Composers and the prose work on items as dicts; ``encode`` turns them into the wire's table at
+the very end (``wire.py`` reads them back), because an item's keys repeated per row, its path
+spelled beside the citation that names it, and each citation's commit were most of an answer's
+characters: the default budget showed 1 of 36 callers.
 The two ids (``capability_id``: the intent and the normalised target, stable across generations;
 ``answer_id``: the SHA-256 of the canonical JSON of the answer) are ``query/answerids.py``'s,
 which every surface shares.
@@ -13,9 +18,11 @@ from typing import Any
 
 from ..base.rules import citation_string
 
-CODE_CONTEXT_SCHEMA = "cm_graph.codeContext.v1"
+CODE_CONTEXT_SCHEMA = "cm_graph.codeContext.v2"
 LIST_HEAD = 6
 ID_PLACEHOLDER = "sha256:" + "0" * 64
+OMITTED_WHEN_NONE, OMITTED_WHEN_ZERO = ("reason", "detail"), ("shown", "total")
+AT_SITE = "_at_site"  # an item cited at its site alone: its definition's line is in the site's file
 
 
 
@@ -29,6 +36,10 @@ class CitationBook:
         self._ids: dict[tuple[str, int | None], str] = {}
         self.entries: list[dict[str, Any]] = []
         self.unverified = 0
+
+    def confirms(self, path: str, line: int | None) -> bool:
+        """Whether the bound commit carries ``path`` (and ``line``), citing nothing."""
+        return bool(path) and bool(self._confirms(path, line))
 
     def cite(self, path: str, line: int | None) -> str | None:
         if not path:
@@ -66,3 +77,59 @@ def listed(parts: list[str], total: int, *, at_least: bool = False) -> str:
     if not parts and total:  # the budget showed none of them: never a list that starts with "…and"
         return f"none of {bound}{total} shown (cut to fit)"
     return head + (f", …and {bound}{more} more" if more > 0 else "")
+
+
+def encode(document: dict[str, Any]) -> None:
+    """Turn ``document``'s sections and citations into the wire form, in place.
+
+    A section's ``reason`` and ``detail`` are left out when there is none (an unavailable one's
+    ``detail`` too: the prose names it with its reason), ``shown`` and ``total`` when it holds
+    nothing; ``wire.header`` reads them back with those defaults. Its items become
+    ``columns`` and ``rows`` (one list per item, in report order); a value every row shares goes
+    once into ``same``; an item's ``path``/``line`` go when its citation names them, and its
+    ``site`` is the site's citation id. A section without items has no ``columns`` or ``rows``. Citations are one map, id to ``path#Lline``, every one confirmed at
+    ``graph.commit``."""
+    document["sections"] = {name: _section(section) for name, section in document["sections"].items()}
+    document["citations"] = {entry["id"]: entry["cite"] for entry in document["citations"]}
+
+
+def _section(section: dict[str, Any]) -> dict[str, Any]:
+    wire: dict[str, Any] = {}
+    for key, value in section.items():
+        if key == "items" or (key in OMITTED_WHEN_NONE and value is None):
+            continue
+        if key == "detail" and section["status"] == "unavailable":
+            continue  # the prose names the section with its reason (Not available: …)
+        if key in OMITTED_WHEN_ZERO and not section["total"]:
+            continue
+        wire[key] = value
+    items = [_flat(item) for item in section["items"]]
+    if not items:
+        return wire
+    columns = list(dict.fromkeys(key for item in items for key in item))
+    same = {}
+    if len(items) > 1:
+        same = {key: items[0].get(key) for key in columns
+                if all(key in item and item[key] == items[0][key] for item in items)}
+    columns = [key for key in columns if key not in same]
+    if same:
+        wire["same"] = same
+    wire["columns"] = columns
+    wire["rows"] = [[item.get(key) for key in columns] for item in items]
+    return wire
+
+
+def _flat(item: dict[str, Any]) -> dict[str, Any]:
+    """One item's wire fields: its location through its citation id when it has one (an item the
+    commit does not confirm keeps its path and line, uncited)."""
+    flat = dict(item)
+    if flat.pop(AT_SITE, False):  # cited at its site, in whose file its definition's line is
+        flat.pop("path")
+        flat.pop("cite")
+    elif flat.get("cite") and "path" in flat:
+        flat.pop("path")
+        flat.pop("line", None)
+    site = flat.get("site")
+    if isinstance(site, dict):
+        flat["site"] = site.get("cite")  # an unconfirmed site is counted in bounds.unverified_citations
+    return flat

@@ -16,6 +16,7 @@ from ..base.records import record
 from ..context.budget import DEFAULT_ITEMS
 from ..context.from_workspace import code_context
 from ..context.intents import INTENT_NAMES
+from ..context.wire import cited
 from ..evidence.ask import Unusable, open_question
 from ..evidence.askview import answer_targets
 from ..fleet.members import MemberAccess
@@ -70,7 +71,7 @@ def _context(
         "code_context", intent, target, asked,
         document["capability_id"], document["answer_id"], document["graph"]["generation"],
         document["graph"]["commit"], document["status"] == "answered",
-        tuple(sorted({c["cite"] for c in document["citations"]})),
+        tuple(sorted(set(cited(document).values()))),
     )
 
 

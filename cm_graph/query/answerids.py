@@ -5,7 +5,8 @@ the same on every generation and outcomes about one capability can be pooled. ``
 (``sha256:`` of the canonical JSON of the answer) names *what was answered*: the answer carries its
 generation and its arguments, so the id pins both and an outcome can be replayed against it. It
 leaves out what describes the checkout rather than the answer (``freshness``: where HEAD is now,
-and for a fleet which members are behind theirs; ``next_actions``: advice that follows from it),
+and for a fleet which members are behind theirs; ``next_actions`` and ``pages``: advice and cursors
+that follow from it, a cursor naming the answer's id),
 so moving HEAD alone, in the checkout or in any fleet member, never changes an answer's id.
 
 This sits in ``query/`` so the questions (``evidence/``) and ``code_context`` (``context/``) share
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 # Keys of an answer document that are not part of the answer itself.
-NOT_THE_ANSWER = ("answer_id", "freshness", "next_actions")
+NOT_THE_ANSWER = ("answer_id", "freshness", "pages", "next_actions")
 ID_PREFIX = "sha256:"
 CAPABILITY_PREFIX = "cmg:"
 

@@ -20,7 +20,7 @@ from cm_graph.context.intents import INTENT_NAMES
 from cm_graph.context.walks import MAX_READ
 
 from ..support.askkit import ask_graph
-from ..support.contextkit import ask_context, masked, published
+from ..support.contextkit import ask_context, masked, published, readable
 from ..support.g0 import edge, g0_graph, node
 from ..support.helpers import make_repo, numbered_lines
 
@@ -98,7 +98,7 @@ def test_usage_follows_callbacks_where_the_seed_impact_does_not(rich, tmp_path: 
     assert [item["relation"] for item in callers["items"]] == ["calls", "indirect_call", "calls"]
     site = callers["items"][1]["site"]
     assert (site["path"], site["line"]) == ("pkg/use.py", 11) and site["cite"] is not None
-    assert document["used_relations"]["callers"]["relations"] == ["calls", "indirect_call"]
+    assert document["used_relations"]["callers"] == "against 1: calls,indirect_call"
     # The seed's impact question over the same graph does not see the callback.
     seed = ask_graph(rich.checkout, tmp_path / "seed-state", _rich_graph(), "impact", "pkg/core.py")
     assert seed.packet is not None
@@ -227,7 +227,8 @@ def test_every_empty_section_says_why(rich, intent: str, target: str, name: str,
     document = ask_context(rich, intent, target)
     section = document["sections"][name]
     assert (section["status"], section["reason"], section["shown"], section["total"]) == (status, reason, 0, 0)
-    assert section["detail"]
+    # an unavailable section's sentence is the prose's: it names the section with its reason
+    assert section["detail"] if status == "empty" else f"{name} ({reason})" in document["answer"]
     if status == "empty" and name in ("calls", "callers", "tests", "callers_by_hop"):
         assert "not proof of no use" in section["detail"] and "safe" not in document["answer"].lower()
         assert section["detail"] in document["answer"]
@@ -268,19 +269,19 @@ def test_budget_holds_on_a_hub_and_counts_what_it_drops(tmp_path: Path, state_di
     files, graph = _hub_graph(60)
     workspace = published(make_repo(tmp_path / "repo", files), state_dir, graph)
     for max_chars in (5000, 5500, 6000, 8000, 20000):
-        document = ask_context(workspace, "usage", "hub", max_chars=max_chars)
+        document = ask_context(workspace, "usage", "hub", max_chars=max_chars, wire=True)
         assert len(dumps_wire(document)) <= max_chars
         callers = document["sections"]["callers"]
         assert callers["total"] == 60 and callers["shown"] < 60
         assert callers["status"] == "truncated"
         assert callers["reason"] in ("max_items", "max_chars")
-        dropped = {o["section"]: o["dropped"] for o in document["bounds"]["omissions"]}
-        assert dropped["callers"] == 60 - callers["shown"]
-        cited = {c["id"] for c in document["citations"]}
-        assert all(item["cite"] in cited for item in callers["items"])
+        assert document["bounds"]["truncated"] is True
+        assert f"callers ({60 - callers['shown']} more)" in document["answer"] or callers["reason"] == "max_items"
+        assert all(row[callers["columns"].index("site")] in document["citations"] for row in callers["rows"])
     small = ask_context(workspace, "usage", "hub", max_chars=5000)
     assert small["sections"]["callers"]["reason"] == "max_chars"
-    assert any(a["command"].endswith("--max-chars 10000") for a in small["next_actions"])
+    cursor = small["pages"]["callers"]
+    assert any(a["command"].endswith(f"--cursor {cursor}") for a in small["next_actions"])
     with pytest.raises(InvalidInput):
         ask_context(workspace, "usage", "hub", max_chars=10)
 
@@ -351,7 +352,7 @@ def test_cli_json_rich_and_refusals(g0_repo: Path, state_dir: Path) -> None:
     done = runner.invoke(app, ["context", "usage", "parse_config", "--json", *base])
     assert done.exit_code == 0, done.stderr
     document = json.loads(done.stdout)
-    assert document["schema"] == "cm_graph.codeContext.v1" and document["status"] == "answered"
+    assert document["schema"] == "cm_graph.codeContext.v2" and document["status"] == "answered"
     person = runner.invoke(app, ["context", "impact", "parse_config", *base])
     assert person.exit_code == 0 and "will break (hop 1)" in person.stdout
     missing = runner.invoke(app, ["context", "tests", "nothing_like_it", "--json", *base])
@@ -374,7 +375,7 @@ def test_the_installed_command_prints_the_in_process_bytes(g0_repo: Path, state_
     for intent, target in G0_TARGETS.items():
         done = run_installed("context", intent, target, "--json", "--state-dir", state_dir, cwd=g0_repo)
         assert done.returncode == 0, done.stderr
-        assert done.stdout == dumps_wire(ask_context(workspace, intent, target)) + "\n"
+        assert done.stdout == dumps_wire(ask_context(workspace, intent, target, wire=True)) + "\n"
 
 
 def test_the_rich_view_never_cuts_a_citation_on_a_narrow_terminal(g0_repo: Path, state_dir: Path) -> None:
@@ -385,10 +386,11 @@ def test_the_rich_view_never_cuts_a_citation_on_a_narrow_terminal(g0_repo: Path,
 
     from cm_graph.cli.context_view import _where, print_context
 
-    document = ask_context(published(g0_repo, state_dir, g0_graph()), "usage", G0_TARGETS["usage"])
+    wire = ask_context(published(g0_repo, state_dir, g0_graph()), "usage", G0_TARGETS["usage"], wire=True)
+    document = readable(wire)
     assert document["citations"], "the test needs an answer with citations"
     out = io.StringIO()
-    print_context(Console(file=out, width=60, color_system=None), document)
+    print_context(Console(file=out, width=60, color_system=None), wire)
     shown = out.getvalue()
     assert "…" not in shown, shown
     places = [_where(item)[0] for section in document["sections"].values() for item in section["items"]]

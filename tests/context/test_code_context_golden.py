@@ -22,7 +22,7 @@ from ..support.golden import answer_text, case_input
 @pytest.mark.parametrize("folder", CODE_CONTEXT_ANSWERS.params())
 def test_the_answer_is_its_golden_file(g0_repo: Path, state_dir: Path, folder: Path) -> None:
     golden = CODE_CONTEXT_ANSWERS.read(folder)["answer.json"].decode("utf-8")
-    document = ask_context(published(g0_repo, state_dir, g0_graph()), *case_input(folder))
+    document = ask_context(published(g0_repo, state_dir, g0_graph()), *case_input(folder), wire=True)
     assert document["answer_id"] == answer_id(document)
     assert masked(document) == dumps_wire(json.loads(golden)), "python -m tests.support.golden, then review the diff"
     assert answer_text(document) == golden

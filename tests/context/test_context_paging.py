@@ -15,7 +15,7 @@ from cm_graph.base.errors import InvalidInput
 from cm_graph.context.budget import DEFAULT_ITEMS
 from cm_graph.generation.layout import Workspace
 
-from ..support.contextkit import ask_context, many_callers
+from ..support.contextkit import ask_context, many_callers, readable
 from ..support.helpers import make_repo, provider_extract, publish, run_installed
 
 pytestmark = [pytest.mark.provider]
@@ -63,12 +63,13 @@ def test_a_cut_section_says_how_many_more_and_the_exact_call_that_returns_them(w
     callers = document["sections"]["callers"]
     assert callers["total"] == CALLERS and callers["shown"] < CALLERS
     more = CALLERS - callers["shown"]
-    assert f"{more} more" in callers["detail"]
+    assert f"callers ({more} more)" in document["answer"]
     action = _page_action(document, "callers")
+    assert action["arguments"]["cursor"] == document["pages"]["callers"]
     assert action["tool"] == "code_context"
     assert shlex.split(action["command"]) == ["cm-graph", "context", "usage", "target", "--cursor",
                                               action["arguments"]["cursor"]]
-    assert f"callers {callers['shown']} of {CALLERS}" in document["answer"]
+    assert f"{CALLERS} caller(s) in the graph (graph), {callers['shown']} shown" in document["answer"]
 
 
 def test_following_the_pages_returns_every_caller_once(workspace: Workspace) -> None:
@@ -116,7 +117,7 @@ def test_the_cli_takes_max_items_and_the_cursor_its_next_action_names(workspace:
     action = _page_action(json.loads(first.stdout), "callers")
     page = run_installed(*shlex.split(action["command"])[1:], "--json", *where, cwd=workspace.checkout)
     assert page.returncode == 0, page.stderr
-    items = json.loads(page.stdout)["sections"]["callers"]["items"]
+    items = readable(json.loads(page.stdout))["sections"]["callers"]["items"]
     assert [i["label"] for i in items] == [f"caller_{i:02d}()" for i in range(3, 6)]
     other = run_installed("context", "usage", "caller_00", "--cursor", action["arguments"]["cursor"], *where,
                           cwd=workspace.checkout)

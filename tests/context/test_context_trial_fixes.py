@@ -23,7 +23,7 @@ from rich.console import Console
 
 from cm_graph.cli.context_view import print_context
 
-from ..support.contextkit import ask_context, mention_lines
+from ..support.contextkit import ask_context, mention_lines, readable
 from ..support.g0 import edge, node
 from ..support.helpers import git, inventory_for, make_repo, provider_extract, publish, run_installed
 
@@ -109,14 +109,15 @@ def semver(tmp_path: Path, state_dir: Path):  # type: ignore[no-untyped-def]
 # 1 ---------------------------------------------------------------------------------------------
 
 def test_a_call_the_graph_linked_to_another_same_named_definition_stays_a_mention(semver) -> None:
-    document = ask_context(semver, "usage", "functions/parse.js::parse()")
+    wire = ask_context(semver, "usage", "functions/parse.js::parse()", wire=True)
+    document = readable(wire)
     assert document["status"] == "answered"
     assert document["anchors"][0]["path"] == "functions/parse.js"
     mentions = document["sections"]["mentions"]
     # module.exports = parse (its own file) is a plain use by name, linked nowhere
     assert mention_lines(document) == [("functions/clean.js", 3), ("functions/parse.js", 5), ("functions/valid.js", 3)]
     assert mentions["total"] == 3
-    chosen = [item["linked_to"] for item in mentions["items"] if "linked_to" in item]
+    chosen = [item["linked_to"] for item in mentions["items"] if item.get("linked_to")]
     assert chosen == [{"label": "parse", "path": "functions/clean.js", "line": 1},
                       {"label": "parse", "path": "functions/valid.js", "line": 1}]
     assert "links 2 of those shown to another definition" in document["answer"]
@@ -126,7 +127,7 @@ def test_a_call_the_graph_linked_to_another_same_named_definition_stays_a_mentio
     assert "none of its callers" in callers["detail"] and "3 line(s)" in callers["detail"]
     assert "No caller reaches it" not in document["answer"]
     out = io.StringIO()
-    print_context(Console(file=out, width=400, color_system=None), document)
+    print_context(Console(file=out, width=400, color_system=None), wire)
     assert "graph links it to parse at functions/clean.js#L1" in out.getvalue()
 
 
@@ -242,9 +243,10 @@ def test_prose_and_table_cite_an_item_by_the_same_id(tmp_path: Path, state_dir: 
     ], "hyperedges": [], "input_tokens": 0, "output_tokens": 0, "extracted_sources": []}
     workspace = published(repo, state_dir, graph)
     for intent, section in (("tests", "tests"), ("usage", "callers"), ("impact", "callers_by_hop")):
-        document = ask_context(workspace, intent, "FromBytes")
+        wire = ask_context(workspace, intent, "FromBytes", wire=True)
+        document = readable(wire)
         out = io.StringIO()
-        print_context(Console(file=out, width=400, color_system=None), document)
+        print_context(Console(file=out, width=400, color_system=None), wire)
         row = next(line for line in out.getvalue().splitlines() if "TestFromBytes()" in line and "│" in line)
         row_id = row.split("│")[1].strip()
         assert f"`TestFromBytes()` [{row_id}]" in document["answer"], (intent, row, document["answer"])
@@ -263,7 +265,7 @@ def test_the_real_provider_on_a_commonjs_project(tmp_path: Path) -> None:
     assert built.returncode == 0, built.stderr
     asked = run_installed("context", "usage", "parse", "--json", "--state-dir", state, cwd=repo)
     assert asked.returncode == 0, asked.stdout + asked.stderr
-    document = json.loads(asked.stdout)
+    document = readable(json.loads(asked.stdout))
     assert [(a["label"], a["path"]) for a in document["anchors"]] == [("parse()", "functions/parse.js")]
     assert "chosen over 2 variable binding(s)" in document["answer"]
     assert {("functions/clean.js", 3), ("functions/valid.js", 3)} <= set(mention_lines(document))

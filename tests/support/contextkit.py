@@ -11,13 +11,17 @@ from typing import Any
 
 from cm_graph.base.jsonio import dumps_wire
 from cm_graph.context.from_workspace import code_context
+from cm_graph.context.wire import cited, header, location, section_items
 from cm_graph.generation.layout import Workspace
 
 from .helpers import publish
 
 
-def ask_context(workspace: Workspace, intent: str, target: str, **options: Any) -> dict[str, Any]:
-    return code_context(workspace, intent, target, **options)
+def ask_context(workspace: Workspace, intent: str, target: str, *, wire: bool = False, **options: Any
+                ) -> dict[str, Any]:
+    """The answer read back (``readable``); ``wire``: the bytes' document as it is sent."""
+    document = code_context(workspace, intent, target, **options)
+    return document if wire else readable(document)
 
 
 def many_callers(count: int) -> dict[str, str]:
@@ -43,3 +47,15 @@ def masked(document: dict[str, Any]) -> str:
     """The answer's bytes with this publish's generation id (and the digest over it) masked."""
     text = dumps_wire(document).replace(document["graph"]["generation"], "<generation>")
     return text.replace(document["answer_id"], "<answer_id>")
+
+
+def readable(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` (a code_context answer) with each section's ``items`` read back from its rows
+    and the citations as ``{id, path, line, cite}`` entries, for tests that look at items."""
+    citations = cited(document)
+    out = dict(document)
+    out["sections"] = {name: {**header(section), "items": section_items(section, citations)}
+                       for name, section in document.get("sections", {}).items()}
+    out["citations"] = [{"id": cid, "cite": cite, "path": location(cite)[0], "line": location(cite)[1]}
+                        for cid, cite in citations.items()]
+    return out

@@ -69,7 +69,7 @@ def main() -> int:
             print(f"wrote {folder / 'packet.json'}")
         workspace = published(repo, Path(base) / "state-context", g0_graph())
         for folder in CODE_CONTEXT_ANSWERS.folders():
-            document = ask_context(workspace, *case_input(folder))
+            document = ask_context(workspace, *case_input(folder), wire=True)
             (folder / "answer.json").write_text(answer_text(document), encoding="utf-8")
             print(f"wrote {folder / 'answer.json'}")
     return 0
