@@ -87,8 +87,8 @@ def encode(document: dict[str, Any]) -> None:
     nothing; ``wire.header`` reads them back with those defaults. Its items become
     ``columns`` and ``rows`` (one list per item, in report order); a value every row shares goes
     once into ``same``; an item's ``path``/``line`` go when its citation names them, and its
-    ``site`` is the site's citation id. A section without items has no ``columns`` or ``rows``. Citations are one map, id to ``path#Lline``, every one confirmed at
-    ``graph.commit``."""
+    ``site`` is the site's citation id. A section without items has no ``columns`` or ``rows``.
+    Citations are one map, id to ``path#Lline``, every one confirmed at ``graph.commit``."""
     document["sections"] = {name: _section(section) for name, section in document["sections"].items()}
     document["citations"] = {entry["id"]: entry["cite"] for entry in document["citations"]}
 

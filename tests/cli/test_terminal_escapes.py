@@ -28,6 +28,8 @@ import typer.main
 
 from cm_graph.cli.app import app
 from cm_graph.cli.command_table import COMMANDS
+from cm_graph.context.wire import cited as cited_of
+from cm_graph.context.wire import section_items
 
 from ..support.hostilenames import (
     ADDED,
@@ -227,7 +229,7 @@ def test_json_prose_names_no_control_character_and_json_stays_exact(runs: list[t
     assert not broke, "\n".join(broke[:20])
     impact = next(json.loads(run.stdout) for step, run in runs
                   if step.args[:3] == ("context", "impact", "helper") and "--json" in run.args and "40000" in run.args)
-    coupled = {item["path"] for item in impact["sections"]["change_coupling"]["items"]}
+    coupled = {item["path"] for item in section_items(impact["sections"]["change_coupling"], cited_of(impact))}
     assert set(COUPLED) <= coupled  # the structured fields keep the exact name
     assert shown(COUPLED[0]) in impact["answer"] and COUPLED[0] not in impact["answer"]  # the prose: visibly
 

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from cm_graph.context.wire import cited as cited_of
+from cm_graph.context.wire import section_items
+
 from ..generation.test_lifecycle import cli, where
 from ..support.helpers import make_repo, run_installed
 
@@ -99,7 +102,8 @@ def test_piped_tables_never_fold_a_citation(tmp_path: Path) -> None:
     assert cli("build", "--sandbox", "off", *where(repo, state)).code == 0
     # a budget that shows several of the long rows (the point is how a piped table draws them)
     asked = ("context", "usage", "a_function_with_a_rather_long_name", "--max-chars", "20000", *where(repo, state))
-    callers = cli(*asked, "--json").out["sections"]["callers"]["items"]
+    answer = cli(*asked, "--json").out
+    callers = section_items(answer["sections"]["callers"], cited_of(answer))
     rows = [f"{item['site']['path']}#L{item['site']['line']}" for item in callers]
     assert len(rows) >= 3 and all(len(row) >= 78 for row in rows)  # a 4-column row is wider than 80
     piped = run_installed(*asked, cwd=tmp_path)  # stdout is a pipe: rich would give it 80 columns

@@ -16,6 +16,7 @@ from typing import Any
 import apsw
 
 from cm_graph.audit.score import GATE_RATE
+from cm_graph.context.wire import cited as cited_of
 from cm_graph.feedback.outcomes import store_path
 from cm_graph.feedback.rewards import report, reward
 
@@ -30,7 +31,7 @@ GONE = "example_pkg/loader.py#L{}"  # loader.py has 40-odd lines: 900 and up no 
 
 
 def cited(answer: dict[str, Any]) -> list[str]:
-    return sorted({citation["cite"] for citation in answer["citations"]})
+    return sorted(set(cited_of(answer).values()))
 
 
 def resolving(answer: dict[str, Any], count: int) -> list[str]:

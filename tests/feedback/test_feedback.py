@@ -17,6 +17,7 @@ from typing import Any
 import apsw
 import pytest
 
+from cm_graph.context.wire import cited as cited_of
 from cm_graph.feedback.outcomes import store_path
 from cm_graph.feedback.record import record_outcome
 from cm_graph.feedback.rewards import report
@@ -70,7 +71,7 @@ def test_record_is_checked_idempotent_per_client_and_keeps_no_prose(g0_repo: Pat
     assert b"secret words" not in store_path(state_dir).read_bytes()
     [case] = exported["cases"]
     assert case["answer_id"] == answer["answer_id"] and case["commit"] == answer["graph"]["commit"]
-    assert case["cited"] == sorted(c["cite"] for c in answer["citations"])
+    assert case["cited"] == sorted(cited_of(answer).values())
 
 
 @pytest.mark.parametrize("flags, reason", [

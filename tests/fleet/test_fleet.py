@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from cm_graph.base.errors import Refusal
 from cm_graph.cli.app import app
+from cm_graph.context.wire import section_items
 from cm_graph.fleet.build import open_fleet
 from cm_graph.fleet.members import add_member, member_from, read_members, remove_member
 from cm_graph.fleet.usages import cross_repo_usages
@@ -238,7 +239,8 @@ def test_code_context_usage_fills_cross_repo_from_the_fleet(fleet: tuple[Path, d
     assert "cross_repo_usages" in document["used_primitives"]
     section = document["sections"]["cross_repo"]
     assert (section["status"], section["fleet"], section["shown"], section["total"]) == ("ok", "deps", 1, 1)
-    assert section["items"][0]["repository"] == "app" and section["items"][0]["citation"] == "app/main.py#L1"
+    [item] = section_items(section)
+    assert item["repository"] == "app" and item["citation"] == "app/main.py#L1"
     answer = code_context(Workspace(repos["lib"], state), "usage", "helper")["answer"]
     assert "Used from other repositories of the fleet deps (1): app app/main.py#L1." in answer
     # the other Client (otherlib's) is not this repository's: its usage section is empty, not borrowed

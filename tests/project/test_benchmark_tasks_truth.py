@@ -189,10 +189,9 @@ def test_the_trace_binds_what_the_walk_cannot_and_names_the_tests(traced: tuple[
     assert hops[(CORE, "helper.inner")] == 1 and hops[("tests/test_use.py", "test_f")] == 2
 
 
-def _answer(sections: dict[str, dict[str, object]],
-            omissions: list[dict[str, object]] | None = None) -> CmGraphAnswer:
-    document = {"status": "answered", "answer": "", "sections": sections, "citations": [],
-                "bounds": {"omissions": omissions or []}, "next_actions": []}
+def _answer(sections: dict[str, dict[str, object]], prose: str = "") -> CmGraphAnswer:
+    document = {"status": "answered", "answer": prose, "sections": sections, "citations": {},
+                "bounds": {}, "next_actions": []}
     return CmGraphAnswer([document], None)
 
 
@@ -205,8 +204,10 @@ def test_the_honesty_rule_counts_only_what_speaks_about_the_task() -> None:
     assert scoring.said_incomplete(task, _answer(quiet), claimed_nothing=True) == (False, [])  # not its section
     cut = {**quiet, "mentions": {"status": "truncated", "reason": "max_items", "detail": None}}
     assert scoring.said_incomplete(task, _answer(cut), claimed_nothing=False)[0]
-    dropped = [{"section": "callers", "dropped": 3, "by": "max_chars"}]
-    assert scoring.said_incomplete(task, _answer(quiet, dropped), claimed_nothing=False)[0]
+    dropped = {**quiet, "callers": {"status": "truncated", "reason": "max_chars", "detail": None}}
+    assert scoring.said_incomplete(task, _answer(dropped), claimed_nothing=False)[0]
     empty = {**quiet, "callers": {"status": "empty", "detail": "none within depth 1; not evidence of none"}}
     assert scoring.said_incomplete(task, _answer(empty), claimed_nothing=True)[0]
     assert not scoring.said_incomplete(task, _answer(empty), claimed_nothing=False)[0]
+    border = "Next to what it reached, the graph left out records ... are in no section (untraversable)."
+    assert scoring.said_incomplete(task, _answer(quiet, border), claimed_nothing=False)[0]

@@ -19,6 +19,9 @@ pytest.importorskip("mcp", reason="the optional extra mcp is not installed (pip 
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
+from cm_graph.context.wire import cited as cited_of
+from cm_graph.context.wire import section_items
+
 from ..support.helpers import CM_GRAPH  # noqa: E402
 from ..support.hostilenames import (  # noqa: E402
     CHECKOUT,
@@ -74,6 +77,7 @@ async def test_mcp_prose_and_text_hold_no_control_character(tmp_path: Path) -> N
                       if FORBIDDEN.search(sentence)]
     assert not broke, "\n".join(broke)
     impact = answers[2]
-    assert set(COUPLED) <= {item["path"] for item in impact["sections"]["change_coupling"]["items"]}
-    assert any(HOSTILE["bidi"] in citation["cite"] for citation in impact["citations"])
+    assert set(COUPLED) <= {item["path"] for item in section_items(impact["sections"]["change_coupling"],
+                                                                   cited_of(impact))}
+    assert any(HOSTILE["bidi"] in cite for cite in cited_of(impact).values())
     assert shown(COUPLED[0]) in impact["answer"]  # the prose names the coupled files, visibly

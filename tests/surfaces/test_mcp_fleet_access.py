@@ -19,6 +19,7 @@ import pytest
 pytest.importorskip("mcp", reason="the optional extra mcp is not installed (pip install -e '.[mcp]')")
 
 from cm_graph.connections.store import ConnectionStore, connect, disconnect  # noqa: E402
+from cm_graph.context.wire import section_items
 from cm_graph.fleet.members import add_member, member_from  # noqa: E402
 from cm_graph.generation.layout import Workspace  # noqa: E402
 from cm_graph.index.ensure import ensure_index  # noqa: E402
@@ -55,7 +56,8 @@ def fleet_of_three(tmp_path: Path, *, app_by_connection: bool) -> Served:
 def assert_app_withheld(answer: dict[str, Any]) -> None:
     section = answer["sections"]["cross_repo"]
     assert APP_EVIDENCE not in json.dumps(answer), "app's evidence reached a recipient its connection refuses"
-    assert (section["status"], section["shown"], section["total"], section["items"]) == ("empty", 0, 0, [])
+    assert (section["status"], section.get("shown", 0), section.get("total", 0), section_items(section)) == (
+        "empty", 0, 0, [])
     assert section["coverage"] == {"members_total": 3, "members_covered": 2,
                                    "missing": [{"repository": "acme/app", "state": "unauthorized"}],
                                    "complete": False}
@@ -79,7 +81,7 @@ async def test_code_context_withholds_a_member_the_recipient_may_not_see(tmp_pat
     async with stdio(served, REVIEWER) as reviewer:  # app's connection names this recipient
         seen = await call(reviewer, "code_context", {"target": "helper", "intent": "usage"})
         section = seen["sections"]["cross_repo"]
-        assert [(i["repository"], i["citation"]) for i in section["items"]] == [("acme/app", "app/main.py#L1")]
+        assert [(i["repository"], i["citation"]) for i in section_items(section)] == [("acme/app", "app/main.py#L1")]
         assert section["coverage"]["missing"] == [] and seen["answer_id"] != context["answer_id"]
     path, ready = serving(served)
     with http_server(served, ready=ready), uds_client(path) as rest:
@@ -92,7 +94,7 @@ async def test_code_context_withholds_a_member_the_recipient_may_not_see(tmp_pat
     cli = run_installed("context", "usage", "helper", "--repo-path", served.repo, "--state-dir", served.state,
                         "--json", cwd=served.repo)
     assert cli.returncode == 0, cli.stderr
-    assert "app/main.py#L1" in json.loads(cli.stdout)["sections"]["cross_repo"]["items"][0]["citation"]
+    assert "app/main.py#L1" in section_items(json.loads(cli.stdout)["sections"]["cross_repo"])[0]["citation"]
 
 
 async def test_ask_commit_report_records_the_feedback(tmp_path: Path) -> None:
@@ -101,7 +103,7 @@ async def test_ask_commit_report_records_the_feedback(tmp_path: Path) -> None:
     served = fleet_of_three(tmp_path, app_by_connection=False)
     async with stdio(served) as client:
         context = await call(client, "code_context", {"target": "helper", "intent": "usage"})
-        assert context["sections"]["cross_repo"]["items"][0]["citation"] == "app/main.py#L1"
+        assert section_items(context["sections"]["cross_repo"])[0]["citation"] == "app/main.py#L1"
         usages = await call(client, "cross_repo_usages", {"symbol": "helper"})
         for repo in (served.repo, served.repo.parent / "app"):
             write_files(repo, {"README": "one more line\n"})

@@ -21,6 +21,7 @@ from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
+from cm_graph.context.wire import cited as cited_of
 from cm_graph.index.ensure import ensure_index  # noqa: E402
 
 from ..support.g0 import edge, g0_graph, node  # noqa: E402
@@ -80,8 +81,8 @@ async def list_and_call_each(client: Client, served: Served) -> dict[str, dict[s
     context, asked, status = answers["code_context"], answers["ask"], answers["graph_status"]
     commit = context["graph"]["commit"]
     assert context["status"] == "answered" and context["freshness"]["state"] == "current"
-    assert context["citations"] and all(cited_line_exists(served.repo, commit, c["cite"])
-                                        for c in context["citations"])
+    assert context["citations"] and all(cited_line_exists(served.repo, commit, cite)
+                                        for cite in cited_of(context).values())
     assert asked["status"] == "answered" and asked["graph"]["commit"] == commit
     cites = [c["source"] for d in asked["documents"]["items"] for c in d["citations"]]
     assert cites and all(cited_line_exists(served.repo, commit, cite) for cite in cites)
@@ -209,7 +210,7 @@ async def test_a_hub_answer_stays_within_the_cap_by_whole_items(tmp_path: Path) 
             assert len(result.content[0].text) <= (max_chars or 8000)
             callers = answer["sections"]["callers"]
             assert callers["total"] == 600 and 0 < callers["shown"] < 600 == callers["total"]
-            assert len(callers["items"]) == callers["shown"] and answer["bounds"]["truncated"] is True
+            assert len(callers["rows"]) == callers["shown"] and answer["bounds"]["truncated"] is True
         over = await client.call_tool("code_context", {"target": "hub", "max_chars": 40_001})
         assert over.is_error is True and structured(over)["reason"] == "invalid"
         asked = await client.call_tool("ask", {"question": "impact", "target": "hub", "node_budget": 200,

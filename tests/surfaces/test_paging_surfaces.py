@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from cm_graph.context.wire import section_items
+
 httpx2 = pytest.importorskip("httpx2", reason="the optional extra mcp is not installed (pip install -e '.[mcp]')")
 
 from ..support.contextkit import many_callers  # noqa: E402
@@ -38,7 +40,8 @@ def test_rest_and_mcp_take_max_items_and_page_with_the_cursor(tmp_path: Path) ->
         assert result["isError"] is False, result
         page = json.loads(result["content"][0]["text"])
         assert page["page"]["of"] == document["answer_id"]
-        assert [i["label"] for i in page["sections"]["callers"]["items"]] == [f"caller_{i:02d}()" for i in range(4, 8)]
+        assert [i["label"] for i in section_items(page["sections"]["callers"])] == [
+            f"caller_{i:02d}()" for i in range(4, 8)]
         other = client.post("/graph/analyze/code-context", json={**action["arguments"], "target": "caller_00"})
         assert other.status_code == 400 and other.json()["reason"] == "cursor_mismatch"
         too_many = client.post("/graph/analyze/code-context", json={"target": "target", "max_items": 501})
