@@ -52,8 +52,7 @@ FLEET = {"type": "string", "pattern": f"^{IDENTIFIER}$"}  # a fleet name (base.r
 DEPTH = {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH}
 NODE_BUDGET = {"type": "integer", "minimum": 1, "maximum": MAX_NODE_BUDGET}
 COUNT = {"type": "integer", "minimum": 0}  # the upper bound is record_outcome's, checked there
-# graph_feedback repeats the asking tool's arguments loosely: the re-ask checks their ranges, and its
-# capability_id the target.
+# graph_feedback repeats the asking tool's bounds loosely: the re-ask checks their ranges.
 INTEGER = {"type": "integer"}
 
 
@@ -89,14 +88,13 @@ ASKED = "as asked"  # graph_feedback: an argument the answer was asked with
 TOOLS: tuple[Tool, ...] = (
     Tool(
         "code_context",
-        "Call before grep or reading files: one cited answer (callers, callees, tests, impact by hop). Check "
-        "`freshness`.",
+        "Call before grep or reading files: one cited answer (callers, callees, tests, impact). Check `freshness`.",
         True, "POST", "/graph/analyze/code-context",
         {"target": described(TARGET, "symbol, Class.method or path", "Config.load"),
          "intent": described({"enum": list(INTENT_NAMES), "default": "usage"}, "answer", "impact"),
          "max_chars": REPLY_CHARS,
          "max_items": described(SECTION_ITEMS, "per section (50)", 20),
-         "cursor": described({"type": "string", "maxLength": 128}, "a page action's", "callers.50.8000.50.ab12.cd34")},
+         "cursor": described({"type": "string", "maxLength": 128}, "a page action's", "callers.50.8000.50.ab12")},
         ("target",), output_schema(), code_context_answer,
     ),
     Tool(
@@ -114,7 +112,7 @@ TOOLS: tuple[Tool, ...] = (
         "Before a commit: what your diff changed, and its callers.",
         True, "POST", "/graph/analyze/changes",
         {"diff": described({"enum": list(MODES)}, "which (worktree)", "staged"),
-         "ref": described({"type": "string", "maxLength": 256}, "of base, commit or range", "main"),
+         "ref": described({"type": "string", "maxLength": 256}, "for base/commit/range", "main"),
          "max_items": described(SECTION_ITEMS, "per list (50)", 20), "max_chars": REPLY_CHARS},
         (), output_schema(), changes_answer,
     ),
@@ -139,13 +137,13 @@ TOOLS: tuple[Tool, ...] = (
         "After a task: did an answer save reads? Its ids and non-default arguments.",
         False, "POST", "/graph/feedback",
         {"capability_id": described({"type": "string", "pattern": "^" + re.escape(CAPABILITY_PREFIX)},
-                                    "the answer's", "cmg:code_context:usage:load"),
+                                    "the answer's", "cmg:code_context:how:load"),
          "answer_id": described({"type": "string", "pattern": "^" + re.escape(ID_PREFIX) + "[0-9a-f]{64}$"},
                                 "the answer's", ID_PREFIX + "0" * 64),
          "reads_avoided": described(COUNT, "reads saved", 2),
          "files_read": described(COUNT, "read anyway", 1),
          "correct": described({"type": "boolean"}, "right?", True),
-         "target": described({"type": "string"}, ASKED, ".load()"), "max_chars": described(INTEGER, ASKED, 16_000),
+         "target": described(TARGET, ASKED, ".load()"), "max_chars": described(INTEGER, ASKED, 16_000),
          "max_items": described(INTEGER, ASKED, 20), "depth": described(INTEGER, ASKED, 3),
          "node_budget": described(INTEGER, ASKED, 80)},
         ("capability_id", "answer_id", "reads_avoided", "files_read", "correct"), output_schema(),
