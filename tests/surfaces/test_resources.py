@@ -10,6 +10,8 @@ characters.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +22,8 @@ pytest.importorskip("mcp", reason="the optional extra mcp is not installed (pip 
 import jsonschema  # noqa: E402
 from mcp import MCPError  # noqa: E402
 
-from ..support.helpers import run_installed  # noqa: E402
-from ..support.surfacekit import connected  # noqa: E402
+from ..support.helpers import CM_GRAPH, run_installed  # noqa: E402
+from ..support.surfacekit import RECIPIENT, connected  # noqa: E402
 from .test_mcp_server import stdio, structured  # noqa: E402
 
 pytestmark = pytest.mark.anyio
@@ -105,3 +107,34 @@ async def test_an_unnamed_recipient_reads_no_resource(tmp_path: Path) -> None:
                 await client.read_resource(uri)
             assert refused.value.data["reason"] == "unauthorized", (uri, refused.value.data)
             assert "#L" not in json.dumps(refused.value.data) and "parse_config" not in json.dumps(refused.value.data)
+
+
+def inspector_run(inspector: list[str], served: Any, *flags: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*inspector, str(CM_GRAPH), *served.args(RECIPIENT), *flags], cwd=served.repo,
+                          env={**os.environ, **served.env()}, capture_output=True, text=True, timeout=300)
+
+
+def test_the_mcp_inspector_lists_and_reads_the_resources_and_sees_every_description(
+    tmp_path: Path, inspector: list[str]
+) -> None:
+    """A client nobody here wrote (the MCP Inspector's command line, from npm) lists both
+    resources, reads a file's definitions as the CLI prints them, and lists every argument with
+    its description and example."""
+    served = connected(tmp_path)
+    cli = run_installed("symbols", "example_pkg/config.py", "--json", "--state-dir", served.state, cwd=served.repo)
+    listed = inspector_run(inspector, served, "--method", "resources/list")
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    assert [r["uri"] for r in json.loads(listed.stdout)["resources"]] == ["cmgraph://status"]
+    templates = inspector_run(inspector, served, "--method", "resources/templates/list")
+    assert [t["uriTemplate"] for t in json.loads(templates.stdout)["resourceTemplates"]] == ["cmgraph://symbols/{path}"]
+    read = inspector_run(inspector, served, "--method", "resources/read", "--uri", "cmgraph://symbols/example_pkg/config.py")
+    assert read.returncode == 0, read.stderr[-2000:]
+    assert json.loads(json.loads(read.stdout)["contents"][0]["text"]) == json.loads(cli.stdout)
+    missing = inspector_run(inspector, served, "--method", "resources/read", "--uri", "cmgraph://symbols/nope.py")
+    assert missing.returncode != 0 and "No such tracked file" in missing.stdout + missing.stderr
+    tools = json.loads(inspector_run(inspector, served, "--method", "tools/list").stdout)["tools"]
+    for tool in tools:
+        for name, spec in tool["inputSchema"]["properties"].items():
+            assert EXAMPLE in spec.get("description", ""), (tool["name"], name)
+    model = [{"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]} for t in tools]
+    assert len(json.dumps(model, separators=(",", ":"))) < 4000
