@@ -91,7 +91,7 @@ TOOLS: tuple[Tool, ...] = (
         "Call before grep or reading files: one cited answer (callers, callees, tests, impact). Check `freshness`.",
         True, "POST", "/graph/analyze/code-context",
         {"target": described(TARGET, "symbol, Class.method or path", "Config.load"),
-         "intent": described({"enum": list(INTENT_NAMES), "default": "usage"}, "answer", "impact"),
+         "intent": described({"enum": list(INTENT_NAMES), "default": "usage"}, "which", "impact"),
          "max_chars": REPLY_CHARS,
          "max_items": described(SECTION_ITEMS, "per section (50)", 20),
          "cursor": described({"type": "string", "maxLength": 128}, "a page action's", "callers.50.8000.50.ab12")},
