@@ -7,12 +7,14 @@ the extra the command refuses (``extra_missing``) with the line that installs it
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ..base.errors import Refusal
+from ..base.printable import printable
 from ..base.rules import identifier
 from .command_kit import exit_refusing, state_root
 
@@ -24,6 +26,12 @@ def _require_extra() -> None:
     if find_spec("mcp") is None or find_spec("starlette") is None:
         raise Refusal("The MCP server needs the optional extra: pip install 'cm-graph[mcp]'.",
                       reason="extra_missing")
+
+
+def announce(line: str) -> None:
+    """The HTTP server's one start-up line on stderr (the path is the operator's, escaped as any)."""
+    sys.stderr.write(f"cm-graph: {printable(line)}\n")
+    sys.stderr.flush()
 
 
 def mcp_command(
@@ -58,7 +66,7 @@ def mcp_command(
         if http:
             from ..surfaces.serve import serve_http
 
-            serve_http(caller, socket_path=socket_path, host=host, port=port)
+            serve_http(caller, socket_path=socket_path, host=host, port=port, announce=announce)
         else:
             from ..surfaces.mcp_server import serve_stdio
 

@@ -12,12 +12,10 @@ from typing import Annotated, Any
 
 import typer
 
-from ..base.errors import EXIT_CODES, Refusal
+from ..base.errors import EXIT_CODES
 from ..base.git import changed_tracked_files
 from ..generation.definitions import recorded_gaps
 from ..generation.layout import Workspace
-from ..generation.status import require_current
-from ..index.ensure import open_current_index
 from ..query.targets import path_spelling
 from .boundary import print_json, print_refusal
 from .command_kit import (
@@ -137,42 +135,17 @@ def symbols_command(
     allow_partial: Annotated[bool, typer.Option("--allow-partial", help="Read a partial build too.")] = False,
     json_output: Json = False,
 ) -> None:
-    from ..base.rules import is_bounded_text
-    from ..evidence.documents import CitationChecker
-    from ..query.suggest import suggestions
-    from ..query.symbols import file_symbols
+    from ..evidence.filesymbols import file_definitions, require_path
     from .render import console, print_symbols
 
-    if not is_bounded_text(path.strip("/"), 1024):
-        raise Refusal("Name a repository-relative file path (one line, not blank).", reason="invalid")
+    require_path(path)
     workspace = Workspace.locate(repo_path, state_dir)
-    generation, connection = open_current_index(
-        workspace, lambda: require_current(workspace, revision, require_complete=not allow_partial))
-    try:
-        listed: list[dict[str, object]] = []
-        spellings = _repository_paths(workspace.checkout, path)
-        for candidate in spellings:
-            listed = file_symbols(connection, candidate)
-            if listed:
-                path = candidate
-                break
-        near = [] if listed else [str(item["text"]) for item in suggestions(connection, path) if item["why"] == "path"]
-        census = CitationChecker(connection)  # the bound commit's tracked files
-        tracked = bool(listed) or any(census.confirms(candidate, None) for candidate in spellings)
-    finally:
-        connection.close()
-    if not listed:
-        hint = f" Did you mean: {'; '.join(near)}?" if near else ""
-        if not tracked:
-            raise Refusal(f"No such tracked file at the graph's commit: {path}.{hint}", reason="unresolved")
-        raise Refusal(f"The graph has no definition in that file.{hint}", reason="unresolved")
-    # What the text of the file defines and the graph lacks (extraction gaps): the list is not the file's whole.
-    dropped = [{**item, "evidence": "textual"} for item in recorded_gaps(generation).get(path, [])]
+    answer = file_definitions(workspace, path, _repository_paths(workspace.checkout, path), revision=revision,
+                              allow_partial=allow_partial)
     if json_output:
-        print_json({"schema": "cm_graph.symbols.v1", "path": path, "symbols": listed,
-                    **({"dropped": dropped} if dropped else {})})
+        print_json(answer)
     else:
-        print_symbols(console(), path, listed, dropped)
+        print_symbols(console(), answer["path"], answer["symbols"], answer.get("dropped", []))
 
 
 def _repository_paths(checkout: Path, given: str) -> list[str]:

@@ -11,6 +11,7 @@ a refusal too, is in the one envelope (``base/envelope.py``).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,8 +84,14 @@ def call_tool(caller: Caller, tool: Tool, arguments: Any) -> Reply:
     problem = argument_error(tool, arguments)
     if problem is not None:
         return Reply(refusal(problem, reason="invalid"), True)
+    return answered(caller, lambda: offered(tool.adapter(caller, with_defaults(tool, arguments))), f"tool {tool.name}")
+
+
+def answered(caller: Caller, answer: Callable[[], dict[str, Any]], what: str) -> Reply:
+    """``answer()``, or the refusal it raised (with the reason's next actions, filled from what the
+    server was started for), or ``internal`` for a fault: a tool call and a resource read alike."""
     try:
-        return Reply(offered(tool.adapter(caller, with_defaults(tool, arguments))), False)
+        return Reply(answer(), False)
     except Refusal as refused:
         refused_reply = refusal(refused.message, reason=refused.reason, connection=caller.connection,
                                 recipient=caller.recipient, state=str(caller.store.root))
@@ -92,5 +99,5 @@ def call_tool(caller: Caller, tool: Tool, arguments: Any) -> Reply:
             refused_reply["next_actions"].append(serve_elsewhere(caller))
         return Reply(refused_reply, True)
     except Exception:  # a fault of this program: logged on stderr, never its text to the agent
-        LOG.exception("tool %s failed", tool.name)
+        LOG.exception("%s failed", what)
         return Reply(refusal("cm-graph failed while answering; see the server's log.", reason="internal"), True)

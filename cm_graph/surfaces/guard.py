@@ -4,7 +4,8 @@ The SDK's DNS-rebinding check covers only its own endpoint; a REST route mounted
 answers a rebound page unless something checks every request. This is a pure ASGI middleware
 (Starlette's ``BaseHTTPMiddleware`` buffers responses and would break MCP's event stream).
 A request is refused unless its Host names a loopback address (with the bound port on TCP),
-its Origin is absent or loopback, and, on TCP, it carries the server's bearer token; and its body
+its Origin is absent or loopback, and, on TCP, it carries the server's bearer token (a 401 says
+``WWW-Authenticate: Bearer realm="cm-graph"``); and its body
 is at most 64 KiB however it is framed: a declared ``Content-Length`` is judged first, and the
 body itself is read here, counted, before any route sees it (a chunked body declares no length,
 and the SDK's ``/mcp`` would otherwise read up to its own, far larger, limit). A JSON body in which
@@ -28,6 +29,7 @@ Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 MAX_BODY_BYTES = 65_536
+CHALLENGE = b'Bearer realm="cm-graph"'
 
 
 def allowed_hosts(port: int | None) -> frozenset[str]:
@@ -94,8 +96,10 @@ class Guard:
                 return
         status, payload = verdict
         body = wire_bytes(payload)
+        # RFC 9110: a 401 names the scheme that would be accepted (the token file is the server's).
+        challenge = [(b"www-authenticate", CHALLENGE)] if status == 401 else []
         await send({"type": "http.response.start", "status": status, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *challenge,
         ]})
         await send({"type": "http.response.body", "body": body})
 

@@ -1,5 +1,9 @@
 """``cm-graph mcp``: the tool table served over MCP with the official Python SDK's low-level server.
 
+Beside the tools, the resources of ``resources.py`` (a file's definitions, the graph's status):
+a read answers the object as JSON text, or a refusal as a JSON-RPC error whose data is the
+refusal reply a tool would give.
+
 The low-level server (not ``MCPServer``'s decorators) because the table already holds each
 tool's JSON Schema, and the same schema must check REST arguments and describe OpenAPI; the
 SDK's function introspection would make a second, different one. Each result carries the whole
@@ -19,7 +23,8 @@ from mcp.server.lowlevel import Server
 from .. import __version__
 from ..base.envelope import refusal
 from .authority import Caller
-from .dispatch import call_tool, wire_bytes
+from .dispatch import answered, call_tool, wire_bytes
+from .resources import JSON, RESOURCES, read
 from .stdio_wire import INVALID_REQUEST, REPEATED_REQUEST_KEY, JudgedLines, claimed_stdin
 from .tools import BY_NAME, TOOLS, Tool
 
@@ -51,8 +56,23 @@ def call_result(payload: dict[str, Any], is_error: bool) -> types.CallToolResult
     )
 
 
+def read_result(caller: Caller, uri: str) -> types.ReadResourceResult:
+    """The resource ``uri`` read now, or the refusal as a JSON-RPC error (Invalid Params)."""
+    from mcp import MCPError
+
+    reply = answered(caller, lambda: read(caller, uri), f"resource {uri[:80]!r}")
+    if reply.is_error:
+        raise MCPError(types.INVALID_PARAMS, reply.payload["answer"], reply.payload)
+    return types.ReadResourceResult(contents=[
+        types.TextResourceContents(uri=uri, mime_type=JSON, text=reply.body.decode("utf-8"))])
+
+
 def build_server(caller: Caller) -> Server[Any]:
     listing = [tool_listing(tool) for tool in TOOLS]
+    resources = [types.Resource(name=r.name, uri=r.uri, description=r.description, mime_type=JSON)
+                 for r in RESOURCES if not r.is_template]
+    templates = [types.ResourceTemplate(name=r.name, uri_template=r.uri, description=r.description, mime_type=JSON)
+                 for r in RESOURCES if r.is_template]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listing)
@@ -66,9 +86,19 @@ def build_server(caller: Caller) -> Server[Any]:
         reply = await anyio.to_thread.run_sync(call_tool, caller, tool, arguments)
         return call_result(reply.payload, reply.is_error)
 
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=resources)
+
+    async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=templates)
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        return await anyio.to_thread.run_sync(read_result, caller, params.uri)
+
     return Server(
         SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
-        on_list_tools=list_tools, on_call_tool=run_tool,
+        on_list_tools=list_tools, on_call_tool=run_tool, on_list_resources=list_resources,
+        on_list_resource_templates=list_templates, on_read_resource=read_resource,
         get_tool_input_schema=lambda name: BY_NAME[name].input_schema if name in BY_NAME else None,
     )
 

@@ -14,14 +14,15 @@ import contextlib
 import os
 import signal
 import socket
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..base.errors import InvalidInput, Refusal
 from ..base.privfs import ensure_private_dir
 from .authority import Caller
-from .bearer import bearer_token
+from .bearer import TOKEN_FILE, bearer_token
 from .guard import Guard
 from .mcp_server import build_server
 from .rest import rest_routes
@@ -29,6 +30,9 @@ from .rest import rest_routes
 LOOPBACK_HOSTS = ("127.0.0.1", "::1")
 RUN_DIRECTORY = "run"
 SOCKET_SUFFIX = ".sock"
+# sun_path holds 108 bytes on Linux and 104 on macOS and the BSDs, the terminating NUL included.
+MAX_SOCKET_PATH_BYTES = 107 if sys.platform.startswith("linux") else 103
+Announce = Callable[[str], None]
 
 
 def http_app(caller: Caller, *, port: int | None, token: str | None) -> Any:
@@ -40,7 +44,7 @@ def http_app(caller: Caller, *, port: int | None, token: str | None) -> Any:
         streamable_http_path="/mcp", json_response=True, stateless_http=True,
         # The guard checks every route, this one included, against the address actually bound.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-        custom_starlette_routes=rest_routes(caller),
+        custom_starlette_routes=rest_routes(caller, authenticated=token is not None),
     )
     return Guard(app, port=port, token=token)
 
@@ -52,7 +56,18 @@ def run_directory(state_root: Path) -> Path:
 
 
 def default_socket(caller: Caller) -> Path:
-    return run_directory(caller.state_root) / f"{caller.connection}{SOCKET_SUFFIX}"
+    """``<state>/run/<connection>.sock`` (its directory is made private when the socket is bound)."""
+    return caller.state_root / RUN_DIRECTORY / f"{caller.connection}{SOCKET_SUFFIX}"
+
+
+def require_socket_path(path: Path) -> None:
+    """Refuse, before anything is made or bound, a socket path longer than ``sun_path`` takes
+    (the kernel would refuse the bind with an error that names no limit)."""
+    size = len(os.fsencode(path))
+    if size > MAX_SOCKET_PATH_BYTES:
+        raise Refusal(f"The Unix socket path {path} is {size} bytes, over the {MAX_SOCKET_PATH_BYTES} this platform "
+                      "takes; choose a shorter one with --socket (or a shorter --state-dir).",
+                      reason="socket_path_too_long")
 
 
 def _listening(path: Path) -> bool:
@@ -102,20 +117,30 @@ def tcp_socket(host: str, port: int) -> socket.socket:
     return listener
 
 
-def serve_http(caller: Caller, *, socket_path: Path | None, host: str | None, port: int | None) -> None:
-    """Bind (a Unix socket unless a TCP port is given), then serve until interrupted."""
+def serve_http(caller: Caller, *, socket_path: Path | None, host: str | None, port: int | None,
+               announce: Announce = lambda line: None) -> None:
+    """Bind (a Unix socket unless a TCP port is given), say where in one line (``announce``: the
+    CLI writes it on stderr), then serve until interrupted."""
     import uvicorn
 
     if port is None:
         path = socket_path or default_socket(caller)
+        require_socket_path(path)  # before the run directory is made: a refused path leaves nothing
+        if socket_path is None:
+            run_directory(caller.state_root)
         listener, token, bound_port = unix_socket(path), None, None
+        where = f"the Unix socket {path}"
     else:
         host = host or LOOPBACK_HOSTS[0]
         require_loopback(host)  # before the token file is made or read: a refused flag leaves nothing
-        token = bearer_token(run_directory(caller.state_root))  # a bad token file: nothing is bound
+        run = run_directory(caller.state_root)
+        token = bearer_token(run)  # a bad token file: nothing is bound
         listener = tcp_socket(host, port)
         bound_port = listener.getsockname()[1]
+        address = f"[{host}]" if ":" in host else host
+        where = f"http://{address}:{bound_port} (bearer token in {run / TOKEN_FILE})"
     app = http_app(caller, port=bound_port, token=token)
+    announce(f"serving MCP at /mcp and the REST routes on {where}")
     config = uvicorn.Config(app, log_level="warning", limit_concurrency=32, lifespan="on")
     try:
         stoppable_server(config).run(sockets=[listener])

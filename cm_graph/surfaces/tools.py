@@ -6,12 +6,16 @@ answers in, ``base/envelope.py``), whether it only reads, its REST route, and th
 (``answers.py``) that computes the whole answer. A new capability is one
 entry here plus one adapter function; nothing in the MCP server or the REST app changes.
 
-Descriptions and schemas are short on purpose: hosts put ``tools/list`` into the model's context
-on every turn, and tests hold it under 4,700 characters (six tools).
+Every argument has a description that ends with an example (``described``). Descriptions and
+schemas are short on purpose: hosts put each tool's name, description and input schema into the
+model's context on every turn (not its output schema or annotations, which they keep to check and
+gate replies: anthropics/claude-code#90150), and tests hold that part of ``tools/list`` under 4,000
+characters (six tools, 28 arguments) and the whole listing under 6,000.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,7 +52,8 @@ FLEET = {"type": "string", "pattern": f"^{IDENTIFIER}$"}  # a fleet name (base.r
 DEPTH = {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH}
 NODE_BUDGET = {"type": "integer", "minimum": 1, "maximum": MAX_NODE_BUDGET}
 COUNT = {"type": "integer", "minimum": 0}  # the upper bound is record_outcome's, checked there
-INTEGER = {"type": "integer"}  # graph_feedback repeats the asking tool's; the re-ask checks its range
+# graph_feedback repeats the asking tool's bounds loosely: the re-ask checks their ranges.
+INTEGER = {"type": "integer"}
 
 
 @dataclass(frozen=True)
@@ -65,64 +70,82 @@ class Tool:
 
     @property
     def input_schema(self) -> dict[str, Any]:
-        return {"type": "object", "properties": self.arguments, "required": list(self.required),
-                "additionalProperties": False}
+        required = {"required": list(self.required)} if self.required else {}  # none: nothing to list
+        return {"type": "object", "properties": self.arguments, **required, "additionalProperties": False}
 
+
+def described(spec: dict[str, Any], description: str, example: Any) -> dict[str, Any]:
+    """An argument's schema with its description, which ends with an example the schema accepts
+    (``, e.g. <example>``: text as it is, anything else as JSON; tests check each one)."""
+    shown = example if isinstance(example, str) else json.dumps(example)
+    return {**spec, "description": f"{description}, e.g. {shown}"}
+
+
+REPLY_CHARS = described(MAX_CHARS_ARGUMENT, "reply size", 16_000)
+SECTION_ITEMS = {"type": "integer", "minimum": MIN_ITEMS, "maximum": MAX_ITEMS}  # default 50 (context/budget.py)
+ASKED = "as asked"  # graph_feedback: an argument the answer was asked with
 
 TOOLS: tuple[Tool, ...] = (
     Tool(
         "code_context",
-        "Call before grep or reading files: one cited answer about a symbol or path (callers, callees, "
-        "tests, impact by hop, docstrings); a cut list names its next page. Check `freshness`.",
+        "Call before grep or reading files: one cited answer (callers, callees, tests, impact). Check `freshness`.",
         True, "POST", "/graph/analyze/code-context",
-        {"target": TARGET, "intent": {"enum": list(INTENT_NAMES), "default": "usage"},
-         "max_chars": MAX_CHARS_ARGUMENT,
-         "max_items": {"type": "integer", "minimum": MIN_ITEMS, "maximum": MAX_ITEMS},  # default 50 (budget.py)
-         "cursor": {"type": "string", "maxLength": 128}},
+        {"target": described(TARGET, "symbol, Class.method or path", "Config.load"),
+         "intent": described({"enum": list(INTENT_NAMES), "default": "usage"}, "which", "impact"),
+         "max_chars": REPLY_CHARS,
+         "max_items": described(SECTION_ITEMS, "per section (50)", 20),
+         "cursor": described({"type": "string", "maxLength": 128}, "a page action's", "callers.50.8000.50.ab12")},
         ("target",), output_schema(), code_context_answer,
     ),
     Tool(
         "ask",
-        "One bounded graph question as cited evidence documents for HEAD.",
+        "One graph question as cited evidence for HEAD.",
         True, "POST", "/graph/ask",
-        {"question": {"enum": list(QUESTION_NAMES)}, "target": TARGET,
-         "depth": DEPTH, "node_budget": NODE_BUDGET, "max_chars": MAX_CHARS_ARGUMENT},
+        {"question": described({"enum": list(QUESTION_NAMES)}, "which", "impact"),
+         "target": described(TARGET, "symbol or path", "Config.load"),
+         "depth": described(DEPTH, "hops", 3), "node_budget": described(NODE_BUDGET, "nodes", 80),
+         "max_chars": REPLY_CHARS},
         ("question", "target"), output_schema(), ask_answer,
     ),
     Tool(
         "changes",
-        "Before a commit: the definitions your diff changed, and their callers.",
+        "Before a commit: what your diff changed, and its callers.",
         True, "POST", "/graph/analyze/changes",
-        {"diff": {"enum": list(MODES)}, "ref": {"type": "string", "maxLength": 256},
-         "max_items": {"type": "integer", "minimum": MIN_ITEMS, "maximum": MAX_ITEMS},
-         "max_chars": MAX_CHARS_ARGUMENT},
+        {"diff": described({"enum": list(MODES)}, "which (worktree)", "staged"),
+         "ref": described({"type": "string", "maxLength": 256}, "for base/commit/range", "main"),
+         "max_items": described(SECTION_ITEMS, "per list (50)", 20), "max_chars": REPLY_CHARS},
         (), output_schema(), changes_answer,
     ),
     Tool(
         "cross_repo_usages",
-        "Where a symbol is defined and used across this checkout's fleet, by repository, anchored by "
-        "import or receiver type.",
+        "A symbol's definitions and uses across the fleet, by repository.",
         True, "POST", "/graph/analyze/cross-repo-usages",
-        {"symbol": {"type": "string", "minLength": 1, "maxLength": fleet_usages.MAX_SYMBOL_CHARS}, "fleet": FLEET,
-         "max_chars": {**MAX_CHARS_ARGUMENT, "minimum": fleet_usages.MIN_CHARS}},
+        {"symbol": described({"type": "string", "minLength": 1, "maxLength": fleet_usages.MAX_SYMBOL_CHARS},
+                             "bare or dotted", "lib.Client"),
+         "fleet": described(FLEET, "another fleet", "deps"),
+         "max_chars": described({**MAX_CHARS_ARGUMENT, "minimum": fleet_usages.MIN_CHARS}, "reply size", 16_000)},
         ("symbol",), output_schema(), cross_repo_usages_answer,
     ),
     Tool(
         "graph_status",
-        "Can this checkout's graph answer now (state, index, commit vs HEAD)? With `fleet`: the "
-        "fleet doctor's report.",
-        True, "GET", "/graph/status", {"fleet": FLEET}, (), output_schema(),
-        graph_status_answer,
+        "Is the graph ready now (state, index, HEAD)?",
+        True, "GET", "/graph/status", {"fleet": described(FLEET, "report this fleet", "deps")},
+        (), output_schema(), graph_status_answer,
     ),
     Tool(
         "graph_feedback",
-        "After a task: did an answer save file reads? Its two ids, plus any non-default argument it "
-        "was asked with.",
+        "After a task: did an answer save reads? Its ids and non-default arguments.",
         False, "POST", "/graph/feedback",
-        {"capability_id": {"type": "string", "pattern": "^" + re.escape(CAPABILITY_PREFIX)},
-         "answer_id": {"type": "string", "pattern": "^" + re.escape(ID_PREFIX) + "[0-9a-f]{64}$"},
-         "reads_avoided": COUNT, "files_read": COUNT, "correct": {"type": "boolean"},
-         "target": TARGET, "max_chars": INTEGER, "max_items": INTEGER, "depth": INTEGER, "node_budget": INTEGER},
+        {"capability_id": described({"type": "string", "pattern": "^" + re.escape(CAPABILITY_PREFIX)},
+                                    "the answer's", "cmg:code_context:how:load"),
+         "answer_id": described({"type": "string", "pattern": "^" + re.escape(ID_PREFIX) + "[0-9a-f]{64}$"},
+                                "the answer's", ID_PREFIX + "0" * 64),
+         "reads_avoided": described(COUNT, "reads saved", 2),
+         "files_read": described(COUNT, "read anyway", 1),
+         "correct": described({"type": "boolean"}, "right?", True),
+         "target": described(TARGET, ASKED, ".load()"), "max_chars": described(INTEGER, ASKED, 16_000),
+         "max_items": described(INTEGER, ASKED, 20), "depth": described(INTEGER, ASKED, 3),
+         "node_budget": described(INTEGER, ASKED, 80)},
         ("capability_id", "answer_id", "reads_avoided", "files_read", "correct"), output_schema(),
         graph_feedback_answer,
     ),

@@ -66,7 +66,12 @@ async def list_and_call_each(client: Client, served: Served) -> dict[str, dict[s
     assert {tool.name for tool in listed} == TOOLS
     wire = json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed],
                       separators=(",", ":"))
-    assert len(wire) < 4700, len(wire)  # six tools; five were 3,994 characters
+    # What hosts put into the model's context each turn: name, description, input schema (under
+    # 4,000 with a description and an example for every argument); the whole listing adds the
+    # output schemas and annotations hosts keep for themselves.
+    model = json.dumps([{"name": t.name, "description": t.description, "inputSchema": t.input_schema}
+                        for t in listed], separators=(",", ":"))
+    assert len(model) < 4000 and len(wire) < 6000, (len(model), len(wire))
     for tool in listed:
         assert tool.annotations is not None
         assert tool.annotations.read_only_hint is (tool.name != "graph_feedback"), tool.name

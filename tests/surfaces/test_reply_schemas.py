@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -38,12 +37,10 @@ from cm_graph.index.ensure import ensure_index  # noqa: E402
 
 from ..support.g0 import g0_with_two_loads  # noqa: E402
 from ..support.helpers import CM_GRAPH, commit_all, numbered_lines, publish, run_installed, write_files  # noqa: E402
-from ..support.network import npm_registry_unreachable  # noqa: E402
 from ..support.surfacekit import CONNECTION, RECIPIENT, Served, connected  # noqa: E402
 from .test_mcp_server import stdio, structured  # noqa: E402
 
 pytestmark = pytest.mark.anyio
-INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
 NO_ANSWER = "sha256:" + "0" * 64
 # Arguments each tool accepts, the graph's answer whatever it is (an unknown target included).
 GOOD = [
@@ -194,16 +191,6 @@ async def test_every_reply_in_every_state_is_valid_under_its_tools_output_schema
                                     "recipients_edited", "disconnected") for name, _ in GOOD}
     assert {("code_context", "code_context"), ("cross_repo_usages", "graph_status"),
             ("ask", "ask")} <= replies.actions, replies.actions
-
-
-@pytest.fixture(scope="module")
-def inspector() -> list[str]:
-    if shutil.which("npx") is None:
-        pytest.skip("the MCP Inspector's command line needs node and npx")
-    unreachable = npm_registry_unreachable()
-    if unreachable is not None:
-        pytest.skip(f"the MCP Inspector comes from npm: {unreachable}")
-    return ["npx", "--yes", INSPECTOR, "--cli"]
 
 
 def inspector_call(inspector: list[str], served: Served, recipient: str, name: str,

@@ -8,6 +8,8 @@ import re
 import socket
 import stat
 import subprocess
+import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -248,3 +250,90 @@ def test_a_lone_surrogate_in_any_argument_is_refused_never_a_fault(tmp_path: Pat
         for route, body in bodies.items():
             refused = client.post(route, content=body)
             assert refused.status_code == 400 and refused.json()["reason"] == "invalid", (route, refused.text[:200])
+
+
+def test_a_route_asked_with_another_method_is_405_naming_the_one_it_takes(tmp_path: Path) -> None:
+    """Issue 30 item 5: a path that is a route, asked with a method it does not take, is 405 with
+    ``Allow`` (not 404: the route exists); a path that is no route stays 404; OpenAPI lists every
+    parameter of a GET route, and over the Unix socket asks for no token."""
+    served = connected(tmp_path)
+    path, ready = serving(served)
+    with http_server(served, ready=ready), uds_client(path) as client:
+        for method, route, allow in (("GET", "/graph/ask", "POST"), ("PUT", "/graph/analyze/code-context", "POST"),
+                                     ("POST", "/graph/status", "GET, HEAD"), ("DELETE", "/openapi.json", "GET, HEAD")):
+            done = client.request(method, route)
+            assert done.status_code == 405, (method, route, done.status_code, done.text)
+            assert done.headers["allow"] == allow, (method, route, done.headers)
+            assert done.json()["reason"] == "method_not_allowed" and allow in done.json()["answer"], done.text
+        assert client.get("/no/such/route").status_code == 404
+        assert client.post("/graph/analyze/nothing").status_code == 404
+        openapi = client.get("/openapi.json").json()
+    status = openapi["paths"]["/graph/status"]["get"]
+    assert [(p["name"], p["in"], p["required"]) for p in status["parameters"]] == [("fleet", "query", False)]
+    assert status["parameters"][0]["schema"]["pattern"] and status["parameters"][0]["description"]
+    assert "security" not in openapi and "securitySchemes" not in openapi.get("components", {})
+
+
+def test_the_server_says_where_it_listens_in_one_line(tmp_path: Path) -> None:
+    """One start-up line on stderr, once the socket is bound: the Unix socket's path, or the TCP
+    address with the port actually bound (``--port 0`` picks one) and where the token is."""
+    from ..support.surfacekit import stop
+
+    served = connected(tmp_path)
+    path, ready = serving(served)
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen([str(CM_GRAPH), *served.args("claude:builder", "--http")], env=served.env(),
+                                   stdout=subprocess.DEVNULL, stderr=log)
+        try:
+            deadline = time.monotonic() + 60
+            while not ready():
+                assert process.poll() is None and time.monotonic() < deadline, "the server did not answer"
+                time.sleep(0.1)
+        finally:
+            stop(process)
+        log.seek(0)
+        lines = log.read().decode().splitlines()
+    assert lines == [f"cm-graph: serving MCP at /mcp and the REST routes on the Unix socket {path}"], lines
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen([str(CM_GRAPH), *served.args("claude:builder", "--http", "--port", "0")],
+                                   env=served.env(), stdout=subprocess.DEVNULL, stderr=log)
+        try:
+            said = b""
+            deadline = time.monotonic() + 60
+            while b"\n" not in said:
+                assert process.poll() is None and time.monotonic() < deadline, "the server did not say where"
+                time.sleep(0.1)
+                log.seek(0)
+                said = log.read()
+            line = said.decode().splitlines()[0]
+            found = re.fullmatch(r"cm-graph: serving MCP at /mcp and the REST routes on http://127\.0\.0\.1:(\d+) "
+                                 r"\(bearer token in (.+)\)", line)
+            assert found is not None, line
+            token_file = Path(found.group(2))
+            assert token_file == served.state / "run" / "token"
+            headers = {"Authorization": f"Bearer {token_file.read_text().strip()}"}
+            answered = httpx2.get(f"http://127.0.0.1:{found.group(1)}/openapi.json", headers=headers, timeout=30)
+            assert answered.status_code == 200
+            assert answered.json()["security"] == [{"bearer": []}]
+            assert answered.json()["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+            denied = httpx2.get(f"http://127.0.0.1:{found.group(1)}/graph/status", timeout=30)
+            assert denied.status_code == 401 and denied.headers["www-authenticate"] == 'Bearer realm="cm-graph"'
+        finally:
+            stop(process)
+        log.seek(0)
+        assert len(log.read().decode().splitlines()) == 1
+
+
+def test_a_socket_path_too_long_for_the_platform_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    """A Unix socket path longer than the platform takes (107 bytes on Linux) is refused before
+    anything is bound, with its reason and one sentence naming the limit, never an I/O error."""
+    served = connected(tmp_path)
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    for flags in (("--socket", str(deep / "s.sock")), ("--state-dir", str(deep))):
+        done = subprocess.run([str(CM_GRAPH), *served.args("claude:builder", "--http"), *flags], env=served.env(),
+                              capture_output=True, text=True, timeout=60)
+        lines = done.stderr.splitlines()
+        assert done.returncode == 1 and len(lines) == 1, (flags, done.stderr)
+        assert lines[0].startswith("cm-graph: socket_path_too_long: ") and "107" in lines[0], lines
+        assert "Traceback" not in done.stderr and done.stdout == ""
+    assert not deep.exists()
