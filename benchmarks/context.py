@@ -59,7 +59,7 @@ def _percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
-def _publish(meta: dict[str, Any], out: Path) -> Any:
+def publish(meta: dict[str, Any], out: Path) -> Any:
     from cm_graph.generation.layout import Workspace
     from cm_graph.generation.status import graph_status
     from cm_graph.provider.publish import publish_provider_output
@@ -490,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
         if package.name not in wanted:
             continue
         meta = corpus.prepare_real(package, opts.cache, log)
-        workspace = _publish(meta, opts.out)
+        workspace = publish(meta, opts.out)
         if opts.callers_only:
             from cm_graph.generation.status import require_current
             from cm_graph.index.ensure import open_index_for

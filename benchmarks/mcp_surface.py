@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
 
     package = next(p for p in corpus.REAL_PACKAGES if p.name == opts.package)
     meta = corpus.prepare_real(package, opts.cache, log)
-    workspace = context._publish(meta, opts.out)
+    workspace = context.publish(meta, opts.out)
     generation = require_current(workspace)
     index_for(generation)  # the surfaces never derive an index: make sure it is there
     store = ConnectionStore(workspace.root)

@@ -172,7 +172,7 @@ def prepare(calls_wanted: int) -> tuple[Path, Path, Path, list[dict[str, Any]], 
     cache = Path(tempfile.gettempdir()) / "cm-graph-bench"
     package = next(p for p in corpus.REAL_PACKAGES if p.name == "sympy")
     meta = corpus.prepare_real(package, cache, log)
-    workspace = context._publish(meta, cache / "context")
+    workspace = context.publish(meta, cache / "context")
     generation = require_current(workspace)
     index_for(generation)
     store = ConnectionStore(workspace.root)

@@ -144,12 +144,13 @@ def _answer(
         for name in pages:
             _says_more(sections[name], name)
         prose = _prose(anchor_item, rows, sections, bindings, read.set_aside, read.untraversable, pages,
-                       intent, target, read.reexported_by)
+                       target, read.reexported_by)
         lacking = gaps_note(gaps, item_paths(anchor_item, sections))
         document = reply(
             CODE_CONTEXT_SCHEMA, "answered", f"{prose} {lacking}" if lacking else prose,
             intent=intent, target=target, anchors=[anchor_item], sections=sections, citations=book.entries,
-            used_primitives=used_primitives(read.ran), used_relations=used_relations(read.ran), graph=graph,
+            used_primitives=used_primitives(read.ran), used_relations=used_relations(_found_none(read.ran, sections)),
+            graph=graph,
             freshness=read.freshness,
             bounds={"max_items": max_items, "max_chars": max_chars, "max_read": MAX_READ,
                     "truncated": bool(omissions), "unverified_citations": book.unverified},
@@ -171,6 +172,14 @@ def _answer(
     shown = {row.name: min(len(found.items), max_items) if (found := raw[row.name]) is not None else 0
              for row in rows}
     return fit(shown, max_chars, build, FIRST_SECTION[intent])
+
+
+def _found_none(ran: list[Section], sections: dict[str, Any]) -> list[Section]:
+    """The walks whose section found none (empty, or none past an untraversable border): the
+    answer names their relation words, the scope of each "none" (``used_relations``); a section
+    holding items shows what it found instead."""
+    return [row for row in ran
+            if sections[row.name]["status"] == "empty" or sections[row.name].get("reason") == UNTRAVERSABLE]
 
 
 def _pageable(sections: dict[str, Any]) -> list[str]:
@@ -239,7 +248,7 @@ def _page(
         document = reply(
             CODE_CONTEXT_SCHEMA, "answered", text, intent=intent, target=target, anchors=[anchor_item],
             page={"section": row.name, "offset": cursor.offset, "of": pinned["answer_id"]}, sections=sections,
-            citations=book.entries, used_primitives=used_primitives([row]), used_relations=used_relations([row]),
+            citations=book.entries, used_primitives=used_primitives([row]), used_relations={},
             graph=graph, freshness=read.freshness,
             bounds={"max_items": max_items, "max_chars": max_chars, "max_read": MAX_READ, "truncated": bool(more),
                     "unverified_citations": book.unverified},
@@ -355,7 +364,7 @@ NOT_THIS_KIND = ("not_a_class", "not_a_method")  # raises/catches of a non-class
 
 def _prose(
     anchor: dict[str, Any], rows: tuple[Section, ...], sections: dict[str, Any], bindings: list[dict[str, Any]],
-    set_aside: int, untraversable: bool, pages: list[str], intent: str, target: str, reexported_by: str | None,
+    set_aside: int, untraversable: bool, pages: list[str], target: str, reexported_by: str | None,
 ) -> str:
     where = (f"{anchor['path']}#L{anchor['line']}" if anchor["line"] else anchor["path"]) or "no source location"
     sentences = [f"{tag(anchor['label'], anchor['cite'])} ({anchor['kind']}) is defined at {where}."]
@@ -386,9 +395,8 @@ def _prose(
         sentences.append(UNTRAVERSABLE_PROSE)
     if pages:
         cut = [f"{name} ({_more(sections[name])} more)" for name in pages]
-        sentences.append(f"Cut to fit: {', '.join(cut)}; each one's cursor in `pages` returns the rest "
-                         f"(`cm-graph context {intent} {shlex.quote(target)} --cursor CURSOR`, or the tool's cursor "
-                         "argument).")
+        sentences.append(f"Cut to fit: {', '.join(cut)}; `pages` holds each one's cursor (`--cursor`, or the "
+                         "tool's cursor argument).")
     if missing:
         sentences.append("Not available: " + ", ".join(missing) + ".")
     return " ".join(sentences)
@@ -479,7 +487,7 @@ def _unanswered(
     document = reply(
         CODE_CONTEXT_SCHEMA, resolution.status, text, intent=intent, target=target, anchors=candidates,
         candidates={"shown": len(candidates), "total": resolution.total}, suggestions=list(resolution.suggestions),
-        sections={}, citations=book.entries, used_primitives=[], used_relations=used_relations(rows), graph=graph,
+        sections={}, citations=book.entries, used_primitives=[], used_relations={}, graph=graph,
         freshness=freshness,
         bounds={"max_items": max_items, "max_chars": max_chars, "max_read": MAX_READ, "truncated": False,
                 "unverified_citations": book.unverified},

@@ -141,7 +141,8 @@ SECTIONS_OF = {intent: tuple(row for row in SECTIONS if intent in row.intents) f
 
 
 def used_relations(rows: Iterable[Section]) -> dict[str, str]:
-    """The declared map of the walks among ``rows``, in their order, one line each:
+    """The declared map of the walks among ``rows`` (an answer's: those that found none), in their
+    order, one line each:
     ``"<along|against> <depth>: <relation words>"``; a resolved section walks its graph twins'
     words and the resolver's roles: ``"against 1: callers+references, resolved call,import,…"``."""
     direction = {OUTGOING: "along", INCOMING: "against"}

@@ -17,6 +17,8 @@ from cm_graph.base.errors import InvalidInput, Refusal
 from cm_graph.base.jsonio import dumps_wire
 from cm_graph.cli.app import app
 from cm_graph.context.intents import INTENT_NAMES
+from cm_graph.context.relations import OUTGOING
+from cm_graph.context.section_table import BY_NAME
 from cm_graph.context.walks import MAX_READ
 
 from ..support.askkit import ask_graph
@@ -98,7 +100,7 @@ def test_usage_follows_callbacks_where_the_seed_impact_does_not(rich, tmp_path: 
     assert [item["relation"] for item in callers["items"]] == ["calls", "indirect_call", "calls"]
     site = callers["items"][1]["site"]
     assert (site["path"], site["line"]) == ("pkg/use.py", 11) and site["cite"] is not None
-    assert document["used_relations"]["callers"] == "against 1: calls,indirect_call"
+    assert "callers" not in document["used_relations"]  # it found callers: its items say what they are
     # The seed's impact question over the same graph does not see the callback.
     seed = ask_graph(rich.checkout, tmp_path / "seed-state", _rich_graph(), "impact", "pkg/core.py")
     assert seed.packet is not None
@@ -227,6 +229,10 @@ def test_every_empty_section_says_why(rich, intent: str, target: str, name: str,
     document = ask_context(rich, intent, target)
     section = document["sections"][name]
     assert (section["status"], section["reason"], section["shown"], section["total"]) == (status, reason, 0, 0)
+    walk = BY_NAME[name].walk
+    if status == "empty" and walk is not None:  # a "none" says what its walk followed
+        direction = "along" if walk.direction == OUTGOING else "against"
+        assert document["used_relations"][name] == f"{direction} {walk.depth}: {','.join(walk.relations)}"
     # an unavailable section's sentence is the prose's: it names the section with its reason
     assert section["detail"] if status == "empty" else f"{name} ({reason})" in document["answer"]
     if status == "empty" and name in ("calls", "callers", "tests", "callers_by_hop"):

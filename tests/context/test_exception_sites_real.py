@@ -149,7 +149,7 @@ def test_the_overrides_of_a_real_base_method_match_an_ast_walk(jinja: tuple[Path
         labels = {i["label"] for i in section["items"]}
         assert "FileSystemLoader.get_source" in labels and "TestLoaders.test_caching.TestLoader.get_source" in labels
         assert "Overridden by 7 method(s) in subclasses (6 in the graph, 7 resolved)" in answer["answer"]
-        assert answer["used_relations"]["overrides"] == "against 4: inherits"
+        assert "overrides" not in answer["used_relations"]  # it found overrides: the rows say what
     # an override overrides nothing further down; the default budget still lists them all
     leaf = _ask(repo, state, "impact", "FileSystemLoader.get_source")
     assert leaf["sections"]["overrides"]["reason"] == "no_override"
