@@ -478,3 +478,24 @@ def test_the_ambiguity_hint_offers_spellings_that_resolve(g0_repo: Path, state_d
             assert [(a["path"], a["line"]) for a in followed["anchors"]] == [(candidate["path"], candidate["line"])]
         assert [a["command"] for a in ambiguous["next_actions"]] == [
             f"cm-graph context usage {shlex.quote(spelling)}" for spelling in offered]
+
+
+def test_the_first_section_is_cut_last_and_a_section_cut_to_none_still_pages(tmp_path: Path, state_dir: Path
+                                                                            ) -> None:
+    """Issue 27 item 1: the default budget carries every caller of a target with up to 50; the
+    other sections give way first (a few each, then all), and one shown with none still names its
+    cursor, whose page starts at its first item."""
+    files, graph = _hub_graph(50)
+    for i in range(50):  # each caller's module also references the hub: 50 references to cut first
+        graph["edges"].append(edge(f"c{i:04d}", "hub", "references", path=f"pkg/m{i}.py", location="L4"))
+    workspace = published(make_repo(tmp_path / "repo", files), state_dir, graph)
+    document = ask_context(workspace, "usage", "hub", wire=True)
+    callers, references = document["sections"]["callers"], document["sections"]["references"]
+    assert (callers["status"], callers["shown"], callers["total"]) == ("ok", 50, 50)
+    assert references["status"] == "truncated" and references["shown"] < references["total"] == 50
+    assert len(dumps_wire(document)) <= 8000
+    cursor = document["pages"]["references"]
+    page = ask_context(workspace, "usage", "hub", cursor=cursor)
+    assert page["page"] == {"section": "references", "offset": references["shown"], "of": document["answer_id"]}
+    shown = page["sections"]["references"]["items"]
+    assert shown and shown[0]["label"] == f"caller_number_{references['shown']:04d}()"
