@@ -42,6 +42,7 @@ from .shape import (
     CitationBook,
     encode,
     listed,
+    navigated,
     shown_cite,
     tag,
 )
@@ -84,7 +85,7 @@ def compose(
         return _page(connection, intent, target, graph, freshness, max_chars, history, fleet, max_items, cursor, gaps)
     resolution = resolve(connection, target)
     if resolution.status != "resolved":
-        return _unanswered(connection, intent, target, resolution, SECTIONS_OF[intent], graph, freshness, max_chars,
+        return _unanswered(connection, intent, target, resolution, graph, freshness, max_chars,
                            max_items, gaps)
     read = _read(connection, intent, target, resolution, graph, freshness, history, fleet, max_items)
     return _answer(connection, intent, target, read, graph, max_chars, max_items, gaps)
@@ -161,11 +162,8 @@ def _answer(
         document["answer_id"] = answer_id(document)
         cursors = {name: cursor_for(name, sections[name]["shown"], max_chars, max_items, graph["generation"],
                                     document["answer_id"]) for name in pages}
-        document.pop("next_actions")
-        if cursors:
-            document["pages"] = cursors
-        document["next_actions"] = _next_actions(intent, target, read.freshness, omissions, max_chars, max_items,
-                                                 cursors)
+        navigated(document, cursors, _next_actions(intent, target, read.freshness, omissions, max_chars, max_items,
+                                                   cursors))
         printable_prose(document)
         return document
 
@@ -199,9 +197,9 @@ def _more(section: dict[str, Any]) -> str:
 def _says_more(section: dict[str, Any], name: str) -> None:
     """A cut section's sentence: its status, reason, shown and total say how many more it holds
     and ``pages`` names the cursor, so only a walk stopped at its read bound says more."""
-    more = section["total"] - section.get("offset", 0) - section["shown"]
-    section["detail"] = (f"At least {more} more: the walk stopped at its read bound; the cursor pages.{name} "
-                         "returns the rest it reached." if section.get("reason") == "read_limit" else None)
+    bounded = section.get("reason") == "read_limit"
+    section["detail"] = (f"{_more(section).capitalize()} more: the walk stopped at its read bound; the cursor "
+                         f"pages.{name} returns the rest it reached." if bounded else None)
 
 
 def _page(
@@ -259,12 +257,9 @@ def _page(
         document["answer_id"] = answer_id(document)
         following = Cursor(cursor.section, cursor.offset + taken, cursor.max_chars, cursor.max_items,
                            cursor.generation, cursor.answer).text()
-        document.pop("next_actions")
-        if more:
-            document["pages"] = {row.name: following}
-        document["next_actions"] = ([context_action(f"the next {row.name} page", intent, target, cursor=following,
-                                                    max_items=max_items if max_items != DEFAULT_ITEMS else None)]
-                                    if more else [])
+        navigated(document, {row.name: following} if more else {},
+                  [context_action(f"the next {row.name} page", intent, target, cursor=following,
+                                  max_items=max_items if max_items != DEFAULT_ITEMS else None)] if more else [])
         printable_prose(document)
         return document
 
@@ -450,7 +445,7 @@ def _next_actions(
 
 
 def _unanswered(
-    connection: apsw.Connection, intent: str, target: str, resolution: Resolution, rows: tuple[Section, ...],
+    connection: apsw.Connection, intent: str, target: str, resolution: Resolution,
     graph: dict[str, Any], freshness: dict[str, Any], max_chars: int, max_items: int,
     gaps: dict[str, list[dict[str, Any]]],
 ) -> dict[str, Any]:

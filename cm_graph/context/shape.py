@@ -133,3 +133,12 @@ def _flat(item: dict[str, Any]) -> dict[str, Any]:
     if isinstance(site, dict):
         flat["site"] = site.get("cite")  # an unconfirmed site is counted in bounds.unverified_citations
     return flat
+
+
+def navigated(document: dict[str, Any], pages: dict[str, str], actions: list[dict[str, Any]]) -> None:
+    """Set the answer's cursors (``pages``, only when a section is cut) and its next actions, last
+    in the envelope's key order; both follow from the ``answer_id`` and stay out of it."""
+    document.pop("next_actions", None)
+    if pages:
+        document["pages"] = pages
+    document["next_actions"] = actions
