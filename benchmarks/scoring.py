@@ -4,9 +4,11 @@
 three levels of evidence: ``graph`` (the provider's relationships), ``graph+textual`` (plus the
 text index's mentions, as code_context shows them today) and ``all`` (every evidence kind the
 answer labels, so a future ``resolved`` kind counts the day it appears; ``evidence_of`` in
-strategies.py reads an item's own ``evidence`` label first). Sections that issue 27 adds
-(``overrides``, ``raises``, ``catches``, ``exports``, ``registries``, ``string_mentions``) are
-read already when present. For raise/catch and override tasks both strategies apply the same
+strategies.py reads an item's own ``evidence`` label first). The resolved sections
+(``resolved_callers``, ``resolved_by_hop``, ``resolved_tests``) answer the task beside their graph
+twins; sections that issue 27 adds (``overrides``, ``raises``, ``catches``, ``exports``,
+``registries``, ``string_mentions``) are read when present; an override task asks ``impact``, the
+intent whose answer holds ``overrides``. For raise/catch and override tasks both strategies apply the same
 reader's filter to the lines they read (the line is a ``raise``/``except``/``throw``/
 ``instanceof``, or a definition, of the name), and for a signature change to the mentions
 (the line calls or decorates with the name, or defines it): reading the line shows its form.
@@ -32,18 +34,20 @@ from strategies import CmGraphAnswer, Grep, GrepAnswer, Item
 #   site: the cited use (a call site, a mention's line); def: the item's definition; credited: the
 #   definition a mention's label names; test: the test(s) it stands for.
 CLAIM_SECTIONS: dict[str, dict[str, str]] = {
-    "signature_change": {"callers": "site", "mentions": "site", "overrides": "def"},
-    "rename": {"callers": "site", "references": "site", "mentions": "site", "tests": "site",
-               "test_mentions": "site", "overrides": "def", "raises": "site", "catches": "site",
-               "exports": "site", "registries": "site", "string_mentions": "site"},
-    "raise_catch": {"callers": "site", "references": "site", "mentions": "site", "raises": "site",
-                    "catches": "site", "tests": "site", "test_mentions": "site"},
-    "dead_code": {"callers": "site", "references": "site", "mentions": "site", "tests": "site",
-                  "test_mentions": "site", "exports": "site", "registries": "site", "string_mentions": "site"},
-    "overrides": {"overrides": "def", "callers": "site", "references": "site", "mentions": "site"},
-    "impact": {"callers_by_hop": "def", "mentions": "credited"},
+    "signature_change": {"callers": "site", "resolved_callers": "site", "mentions": "site", "overrides": "def"},
+    "rename": {"callers": "site", "resolved_callers": "site", "references": "site", "mentions": "site",
+               "tests": "site", "resolved_tests": "site", "test_mentions": "site", "overrides": "def",
+               "raises": "site", "catches": "site", "exports": "site", "registries": "site", "string_mentions": "site"},
+    "raise_catch": {"callers": "site", "resolved_callers": "site", "references": "site", "mentions": "site",
+                    "raises": "site", "catches": "site", "tests": "site", "resolved_tests": "site",
+                    "test_mentions": "site"},
+    "dead_code": {"callers": "site", "resolved_callers": "site", "references": "site", "mentions": "site",
+                  "tests": "site", "resolved_tests": "site", "test_mentions": "site", "exports": "site",
+                  "registries": "site", "string_mentions": "site"},
+    "overrides": {"overrides": "def", "mentions": "site"},
+    "impact": {"callers_by_hop": "def", "resolved_by_hop": "def", "mentions": "credited"},
     "how": {"calls": "def"},
-    "tests": {"tests": "test", "test_mentions": "test"},
+    "tests": {"tests": "test", "resolved_tests": "test", "test_mentions": "test"},
 }
 # Wording that says the items shown may not be all of them.
 INCOMPLETE_WORDING = re.compile(
@@ -193,6 +197,20 @@ def score(expected: Expected, claims: set[Any]) -> dict[str, Any]:
     return {"claims": len(claims), "judged": len(judged), "right": len(right), "truth": len(expected.truth),
             "recall": round(len(right) / len(expected.truth), 3) if expected.truth else None,
             "precision": round(len(right) / len(judged), 3) if judged else None}
+
+
+# The sections whose page an agent follows for a task kind, in the order it prefers them: the ones
+# the task is about (a raise/catch task pages raises and catches, not the callers).
+PAGED_SECTIONS: dict[str, tuple[str, ...]] = {
+    "signature_change": ("callers", "resolved_callers", "mentions"),
+    "rename": ("mentions", "callers", "resolved_callers", "references"),
+    "raise_catch": ("raises", "catches"),
+    "dead_code": ("mentions", "callers", "resolved_callers", "references"),
+    "overrides": ("overrides",),
+    "impact": ("callers_by_hop", "resolved_by_hop"),
+    "how": ("calls",),
+    "tests": ("tests", "resolved_tests", "test_mentions"),
+}
 
 
 def relevant_sections(kind: str) -> set[str]:

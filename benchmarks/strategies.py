@@ -4,8 +4,9 @@
 generation ``cm-graph build`` made with the pinned provider), and at most one of the answer's own
 ``next_actions`` followed: when the answer is ``ambiguous``, the action naming the candidate the
 task means (an agent knows which one it means); when it is answered, an action asking the same
-intent about the same target again (a bigger budget, a page). The agent reads each cited line
-(±0) of the answers it got.
+intent about the same target again (a bigger budget, a page), the page of the cut section that
+answers its task first (``scoring.PAGED_SECTIONS``: it reads ``pages``). The agent reads each cited line
+(±0) of the answers it got, and has the items of both (a page adds to the answer it continues).
 
 **grep-and-read**: ``git grep -n -w NAME`` over the language's code files (``*.py``; ``*.js``,
 ``*.ts``, ...), plus the agent's usual refinement: a hit that imports the name under another
@@ -31,7 +32,7 @@ from expected import Task
 from cm_graph.context.wire import cited, location, section_items
 
 INTENTS = {"signature_change": "usage", "rename": "usage", "raise_catch": "usage", "dead_code": "usage",
-           "overrides": "usage", "impact": "impact", "how": "how", "tests": "tests"}
+           "overrides": "impact", "impact": "impact", "how": "how", "tests": "tests"}
 CODE_GLOBS = {"Python": ("*.py",),
               "JavaScript/TypeScript": ("*.js", "*.cjs", "*.mjs", "*.ts", "*.tsx", "*.mts", "*.cts")}
 WINDOW = 5
@@ -111,23 +112,32 @@ class CmGraph:
         document: dict[str, Any] = json.loads(done.stdout)
         return document
 
-    def answer(self, task: Task, path: str, line: int, max_chars: int | None = None) -> CmGraphAnswer:
+    def answer(self, task: Task, path: str, line: int, max_chars: int | None = None,
+               paged: tuple[str, ...] = ()) -> CmGraphAnswer:
         intent = INTENTS[task.kind]
         extra = ["--max-chars", str(max_chars)] if max_chars else []
         first = self.ask(["context", intent, task.target, *extra])
         documents, followed = [first], None
-        follow = None if max_chars else self._follow(first, intent, task.target, path, line)
+        follow = None if max_chars else self._follow(first, intent, task.target, path, line, paged)
         if follow is not None:
             followed = " ".join(shlex.quote(a) for a in follow)
             documents.append(self.ask(follow[1:]))
         answer = CmGraphAnswer(documents, followed)
-        for document in documents:
+        for document in documents:  # what the agent read: the first answer and the page or re-ask it followed
             answer.cited |= _cited(document)
-        answer.items = _items(documents[-1])
+            answer.items += [item for item in _items(document) if item not in answer.items]
         return answer
 
     @staticmethod
-    def _follow(document: dict[str, Any], intent: str, target: str, path: str, line: int) -> list[str] | None:
+    def _follow(document: dict[str, Any], intent: str, target: str, path: str, line: int,
+                paged: tuple[str, ...]) -> list[str] | None:
+        """The one call the agent makes next: the candidate it means of an ambiguous answer; of an
+        answered one, the page of the first cut section of ``paged`` (the ones its task is about,
+        in its order: an agent reads ``pages``), else the answer's own re-ask of the same target."""
+        pages = document.get("pages") or {}
+        cut = [name for name in paged if name in pages]
+        if document.get("status") == "answered" and cut:
+            return ["cm-graph", "context", intent, target, "--cursor", pages[cut[0]]]
         actions = [a for a in document.get("next_actions", []) if isinstance(a, dict) and a.get("command")]
         parsed = []
         for action in actions:

@@ -59,7 +59,7 @@ def run_task(task: Task, adapter: Any, cm: CmGraph, grep: Grep) -> dict[str, Any
     path, start, _ = adapter.range_of(task)
     edit = _lines_of(expected.edit)
     started = time.perf_counter()
-    answer = cm.answer(task, path, start)
+    answer = cm.answer(task, path, start, paged=scoring.PAGED_SECTIONS[task.kind])
     cm_seconds = time.perf_counter() - started
     claims = {level: scoring.cm_claims(task, answer, adapter, grep, level) for level in scoring.LEVELS}
     levels = {level: scoring.score(expected, claims[level]) for level in scoring.LEVELS}

@@ -42,19 +42,20 @@ def check_max_items(value: Any) -> int:
 
 def fit(
     shown: dict[str, int], max_chars: int, build: Callable[[dict[str, int], dict[str, int]], dict[str, Any]],
-    first: str | None = None,
+    first: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """``build(shown, dropped)`` renders the answer; cut until its JSON fits ``max_chars``.
 
-    The intent's ``first`` section (usage's callers, impact's first hops) is cut last: the other
-    sections give up items down to ``FLOOR`` each, then the rest of theirs, and only then does
-    ``first`` lose any, so the default budget carries every caller of a target with up to 50."""
+    The intent's ``first`` sections (usage's callers, graph and resolved; impact's hops) are cut
+    last: the others give up items down to ``FLOOR`` each, then the rest of theirs, and only then
+    do the ``first`` lose any (the one showing most first), so the default budget carries every
+    caller of a target with up to 50."""
     order = list(shown)
     start = dict(shown)
     plan: list[str] = []  # the victims in drop order: a function of the counts alone
     counts = dict(start)
-    for floor, names in ((FLOOR, [n for n in order if n != first]), (0, [n for n in order if n != first]),
-                         (0, [n for n in order if n == first])):
+    others = [name for name in order if name not in first]
+    for floor, names in ((FLOOR, others), (0, others), (0, [name for name in order if name in first])):
         while any(counts[name] > floor for name in names):
             victim = max(reversed([name for name in names if counts[name] > floor]), key=lambda name: counts[name])
             counts[victim] -= 1

@@ -16,14 +16,17 @@ class Intent:
     name: str
     summary: str  # the help of `cm-graph context <name>`
     then: str  # the intent the answer's last next action runs
-    first: str  # the section the character budget cuts last (``budget.fit``)
+    # The sections the character budget cuts last (``budget.fit``): what the intent is asked for
+    # (usage: the callers, graph and resolved; impact: what breaks, overrides included).
+    first: tuple[str, ...]
 
 
 INTENTS: tuple[Intent, ...] = (
-    Intent("how", "How it works: what it calls (depth 2) and defines, with citations.", "usage", "calls"),
-    Intent("usage", "Where it is used: callers with call sites, references, tests, similar code.", "impact", "callers"),
+    Intent("how", "How it works: what it calls (depth 2) and defines, with citations.", "usage", ("calls",)),
+    Intent("usage", "Where it is used: callers with call sites, references, tests, similar code.", "impact",
+           ("callers", "resolved_callers")),
     Intent("impact", "What breaks if it changes: transitive callers by hop, and the tests that reach it.", "tests",
-           "callers_by_hop"),
-    Intent("tests", "The tests that reach it, each with its reaching path.", "impact", "tests"),
+           ("callers_by_hop", "resolved_by_hop", "overrides")),
+    Intent("tests", "The tests that reach it, each with its reaching path.", "impact", ("tests", "resolved_tests")),
 )
 INTENT_NAMES = tuple(intent.name for intent in INTENTS)

@@ -17,7 +17,7 @@ import pytest
 
 from cm_graph.base.jsonio import dumps_wire
 from cm_graph.context import composers
-from cm_graph.context.budget import DEFAULT_ITEMS, fit
+from cm_graph.context.budget import DEFAULT_ITEMS, FLOOR, fit
 from cm_graph.index.mentions import MAX_KEPT
 
 from ..support.contextkit import ask_context, mention_lines, published
@@ -118,3 +118,20 @@ def test_the_budget_drops_the_last_item_of_the_fullest_section_first_a_tie_to_th
         gone = {name: order[:drops].count(name) for name in start}
         assert document["dropped"] == gone, drops
         assert document["shown"] == {name: start[name] - gone[name] for name in start}
+
+
+def test_the_intents_first_sections_are_cut_last_the_others_down_to_the_floor_first() -> None:
+    """``fit`` with ``first``: the other sections give up items down to ``FLOOR`` each (the
+    fullest first), then the rest of theirs, and only then do the first sections lose any."""
+    start = {"callers": 4, "resolved_callers": 2, "tests": 6, "mentions": 4}
+
+    def render(shown: dict[str, int], dropped: dict[str, int]) -> dict[str, Any]:
+        return {"shown": shown, "pad": "x" * (100 * sum(shown.values()))}
+
+    full = len(dumps_wire(render(start, dict.fromkeys(start, 0))))
+    first = ("callers", "resolved_callers")
+    steps = [fit(dict(start), full - 100 * drops, render, first)["shown"] for drops in range(17)]
+    assert steps[4] == {"callers": 4, "resolved_callers": 2, "tests": FLOOR, "mentions": FLOOR}
+    assert steps[10] == {"callers": 4, "resolved_callers": 2, "tests": 0, "mentions": 0}
+    assert steps[12] == {"callers": 2, "resolved_callers": 2, "tests": 0, "mentions": 0}
+    assert steps[16] == dict.fromkeys(start, 0)
