@@ -16,7 +16,8 @@ reader's filter to the lines they read (the line is a ``raise``/``except``/``thr
 **The honesty rule** (``said_incomplete``): an answer says it may be incomplete when a section
 that answers the task is ``truncated`` or ``unavailable``, or the prose names an untraversable
 border, or such a section's ``detail`` says its items may
-not be all (``INCOMPLETE_WORDING``: "at least N", "…and N more", "may miss", "cannot see", ...),
+not be all (``INCOMPLETE_WORDING``: "at least N", "…and N more", "may miss", "cannot see" and its
+resolved-era wording "neither graph nor resolver sees", ...),
 or — when the agent was given nothing for the task — that an empty result is not evidence of
 none (``HEDGED_NONE``). An answer with recall < 1 that does none of these **reads as complete**:
 the failure issue 27 is about.
@@ -51,7 +52,8 @@ CLAIM_SECTIONS: dict[str, dict[str, str]] = {
 }
 # Wording that says the items shown may not be all of them.
 INCOMPLETE_WORDING = re.compile(
-    r"\bat least \d|may be incomplete|\bincomplete\b|may miss|cannot see|can't see|lower bound|"
+    r"\bat least \d|may be incomplete|\bincomplete\b|may miss|cannot see|can't see|neither graph nor resolver sees|"
+    r"lower bound|"
     r"…and \d+ more|\band \d+ more\b|not searched", re.IGNORECASE)
 # Wording that says an empty answer is not evidence of none (it counts when nothing was claimed).
 HEDGED_NONE = re.compile(r"not evidence of none|not proof of", re.IGNORECASE)
