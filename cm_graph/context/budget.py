@@ -6,7 +6,8 @@ The answer is rebuilt for every cut tried (citations and prose follow what is sh
 budget bounds the bytes an agent actually receives. Items go in a fixed order, the last shown
 item of the section showing the most first (a tie goes to the later section), so the cut is
 deterministic and spreads over sections instead of emptying the first one; the number of items
-dropped is the smallest that fits, found by bisection (a handful of builds, not one per item).
+dropped is the smallest that fits, found by a search that guesses the cut from the sizes at the
+ends of its bracket and bisects every other step (a handful of builds, not one per item).
 """
 
 from __future__ import annotations
@@ -68,21 +69,34 @@ def fit(
             gone[victim] += 1
         return build(now, gone)
 
-    document = after(0)
-    if len(dumps_wire(document)) <= max_chars:
-        return document
-    # The fewest drops that fit, by bisection (size falls as items go), then checked upwards.
-    low, high = 0, len(plan)
-    while low < high:
-        middle = (low + high) // 2
-        if len(dumps_wire(after(middle))) <= max_chars:
+    built: dict[int, tuple[int, dict[str, Any]]] = {}
+
+    def size(drops: int) -> int:
+        if drops not in built:
+            document = after(drops)
+            built[drops] = (len(dumps_wire(document)), document)
+        return built[drops][0]
+
+    if size(0) <= max_chars:
+        return built[0][1]
+    low, high = 0, len(plan)  # size(low) is over the budget; the fewest drops that fit are in (low, high]
+    if size(high) > max_chars:
+        raise InvalidInput(
+            f"The answer's fixed part alone needs {size(high)} characters; raise --max-chars.",
+            reason="budget_too_small")
+    # Size falls about linearly as items go: guess the cut from the two ends of the bracket, and
+    # bisect every other step, so a build count stays logarithmic when the guess is poor.
+    guessing = True
+    while high - low > 1:
+        if guessing:
+            over, span = size(low) - max_chars, size(low) - size(high)
+            middle = low + -(-over * (high - low) // max(span, 1))
+        else:
+            middle = (low + high) // 2
+        middle = min(max(middle, low + 1), high - 1)
+        if size(middle) <= max_chars:
             high = middle
         else:
-            low = middle + 1
-    document = after(low)
-    size = len(dumps_wire(document))
-    if size > max_chars:
-        raise InvalidInput(
-            f"The answer's fixed part alone needs {size} characters; raise --max-chars.", reason="budget_too_small"
-        )
-    return document
+            low = middle
+        guessing = not guessing
+    return built[high][1]

@@ -164,7 +164,7 @@ def _answer(
                                     document["answer_id"]) for name in pages}
         navigated(document, cursors, _next_actions(intent, target, read.freshness, omissions, max_chars, max_items,
                                                    cursors))
-        printable_prose(document)
+        printable_prose(document["next_actions"])  # the rest was made printable before the id
         return document
 
     shown = {row.name: min(len(found.items), max_items) if (found := raw[row.name]) is not None else 0
@@ -260,7 +260,7 @@ def _page(
         navigated(document, {row.name: following} if more else {},
                   [context_action(f"the next {row.name} page", intent, target, cursor=following,
                                   max_items=max_items if max_items != DEFAULT_ITEMS else None)] if more else [])
-        printable_prose(document)
+        printable_prose(document["next_actions"])
         return document
 
     return fit({row.name: len(items)}, max_chars, build)
