@@ -32,8 +32,18 @@ from .nodes import describe
 from .paging import Cursor, check_answer, check_generation, cursor_for
 from .resolve import Resolution, followable, resolve
 from .section_table import BY_NAME, SECTIONS_OF, used_primitives, used_relations
-from .sections import UNTRAVERSABLE, FleetUsages, Found, Reading, Section, behind_borders, filled, unavailable
-from .sentences import count, resolved_more, textual_tests, unseen
+from .sections import (
+    DYNAMIC_SEARCHED,
+    UNTRAVERSABLE,
+    FleetUsages,
+    Found,
+    Reading,
+    Section,
+    behind_borders,
+    filled,
+    unavailable,
+)
+from .sentences import count, dynamic_uses, resolved_more, textual_tests, unseen
 from .shape import CODE_CONTEXT_SCHEMA, ID_PLACEHOLDER, LIST_HEAD, CitationBook, listed, shown_cite, tag
 from .walks import MAX_READ
 
@@ -129,6 +139,7 @@ def _answer(
             _not_none_behind_borders(rows, sections, read.reading)
             omissions.append({"section": None, "dropped": None, "by": "untraversable"})
         _not_uncalled(sections)
+        _no_use_found(sections, graph["commit"])
         pages = _pageable(sections)
         for name in pages:
             _says_more(sections[name], intent, target)
@@ -290,10 +301,44 @@ def _not_uncalled(sections: dict[str, Any]) -> None:
         walk = BY_NAME[name].walk
         if section is None or section["status"] != "empty" or walk is None:
             continue
-        other = [part for part in (resolved_more(sections, beside, "use(s)", more=False), used) if part]
+        other = [part for part in (resolved_more(sections, beside, "use(s)", more=False), used,
+                                   dynamic_uses(sections, more=False)) if part]
         if other:
             section["detail"] = (f"The graph holds none of its callers within depth {walk.depth}, "
                                  f"but {' and '.join(other)}.")
+
+
+# The sections that hold a use of the anchor: all empty (and the dynamic uses too) is the one
+# answer that may say no use was found, naming what was searched.
+USE_SECTIONS = ("callers", "references", "resolved_callers", "callers_by_hop", "resolved_by_hop", "raises", "catches",
+                "mentions", "tests", "resolved_tests", "cross_repo")
+
+
+def _no_use_found(sections: dict[str, Any], commit: str) -> None:
+    """Before an answer reads as "no use": an empty ``mentions`` beside dynamic uses says where
+    the name is used; and only when every use section and the dynamic uses are empty does the
+    ``dynamic_uses`` section say "no use found", with what was searched (``searched``) and what
+    was not (an unavailable section, names built at run time, other repositories)."""
+    dynamic, mentions = sections.get("dynamic_uses"), sections.get("mentions")
+    if dynamic is None:
+        return
+    named = dynamic_uses(sections, more=False)
+    if named and mentions is not None and mentions["status"] == "empty" and mentions["reason"] == "no_mention":
+        mentions["detail"] += " It is named without a call on other lines: see dynamic_uses."
+    if dynamic["status"] != "empty" or dynamic["reason"] != "no_dynamic_use":
+        return
+    present = [name for name in USE_SECTIONS if name in sections]
+    searched = [name for name in present if sections[name]["status"] != "unavailable"]
+    if any(sections[name]["status"] != "empty" for name in searched):
+        return
+    unsearched = [f"{name} ({sections[name]['reason']})" for name in present if name not in searched]
+    dynamic["reason"] = "no_use_found"
+    dynamic["searched"] = [*searched, *DYNAMIC_SEARCHED]
+    dynamic["detail"] = (
+        f"No use found, and here is what was searched: {', '.join(searched)} (each empty) and, in commit "
+        f"{commit[:12]}, {', '.join(DYNAMIC_SEARCHED)} (kinds string_mention, export, registry: none). Not searched: "
+        + ", ".join([*unsearched, "a name built at run time without a literal prefix (`getattr(obj, name)`)",
+                     "uses outside this repository"]) + ".")
 
 
 def _not_untested(sections: dict[str, Any]) -> None:

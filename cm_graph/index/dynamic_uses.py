@@ -126,8 +126,8 @@ def text_form(path: str) -> str | None:
 def _codeish(word: str, before: str, after: str, whole: bool) -> bool:
     """Whether a word in a string or text file names code: the whole string, an identifier by its
     spelling (an underscore, a capital after the first letter), or beside code punctuation."""
-    return (whole or "_" in word.strip("_") or any(c.isupper() for c in word[1:]) or (before != "" and before in _BEFORE)
-            or (after != "" and after in _AFTER))
+    return (whole or "_" in word.strip("_") or any(c.isupper() for c in word[1:])
+            or (before != "" and before in _BEFORE) or (after != "" and after in _AFTER))
 
 
 class DynamicScan:
@@ -198,7 +198,9 @@ class DynamicScan:
         self.words(content, start + quote, "string")
 
 
-def dynamic_mentions(path: str, text: str, codes: dict[str, int], prefixes: dict[str, int]) -> list[tuple[int, int, int]]:
+def dynamic_mentions(
+    path: str, text: str, codes: dict[str, int], prefixes: dict[str, int]
+) -> list[tuple[int, int, int]]:
     """(id, line, rank) of every dynamic use in a blob's text (with ``mentions.scan_packed``'s
     leading newline), one per (id, line, rank); [] for a file of no language this pass reads."""
     scan = DynamicScan(text, codes, prefixes)
