@@ -113,8 +113,8 @@ SECTIONS: tuple[Section, ...] = (
                    "relationships."),
             textual=True),
     Section("dynamic_uses", ("usage", "impact"), "text_mentions", dynamic_lines, named_dynamically,
-            empty=("no_dynamic_use", "No string literal, `__all__` export, getattr or dispatch-table spelling, "
-                   "decorator, registry, template or config file of commit {commit} names `{name}`."),
+            empty=("no_dynamic_use", "No string, `__all__`, getattr or dispatch spelling, decorator, registry, "
+                   "template or config file of commit {commit} names `{name}`."),
             textual=True),
     Section("tests", ("usage", "impact", "tests"), "related_tests", tests_reached, None,
             empty=("no_test_within_depth", "No test reaches it within depth {depth} in this graph; " + DYNAMIC + "."),

@@ -226,7 +226,7 @@ def dynamic_section(
 ) -> dict[str, Any]:
     """The dynamic uses of the name (``textual.dynamic_items``): empty for this commit, too common
     a name to list, or the uses, with how many of each kind (``string_mention``, ``export``,
-    ``registry``) and what was searched for them."""
+    ``registry``); an answer with no use at all adds what was searched (``compose._no_use_found``)."""
     word = facts["name"]
     if word is None:
         section = _without_items("empty", *NOT_A_NAME)
@@ -238,7 +238,6 @@ def dynamic_section(
     else:
         section = filled(row, items, total, cut)
     section.update(use_counts(facts))
-    section["searched"] = list(DYNAMIC_SEARCHED)
     return section
 
 
