@@ -80,7 +80,8 @@ def test_following_the_pages_returns_every_caller_once(workspace: Workspace) -> 
 
 
 def test_max_items_bounds_each_section_and_is_carried_by_the_page_action(workspace: Workspace) -> None:
-    document = ask_context(workspace, "usage", "target", max_items=3, max_chars=16000)  # the item bound cuts, not the budget
+    # A budget wide enough that the item bound cuts, not the characters.
+    document = ask_context(workspace, "usage", "target", max_items=3, max_chars=16000)
     assert document["bounds"]["max_items"] == 3
     assert document["sections"]["callers"]["shown"] == 3 and document["sections"]["callers"]["reason"] == "max_items"
     action = _page_action(document, "callers")

@@ -174,8 +174,8 @@ def test_jinja2_markup_join_is_emitted_and_exported_by_name(jinja: tuple[Path, P
     source = (repo / "src/jinja2/compiler.py").read_text().splitlines()
     emitted = {f"src/jinja2/compiler.py#L{n}" for n, text in enumerate(source, 1) if '"markup_join' in text
                or "(markup_join " in text}
-    listed = {f"src/jinja2/runtime.py#L{n}" for n, text in
-              enumerate((repo / "src/jinja2/runtime.py").read_text().splitlines(), 1) if text.strip() == '"markup_join",'}
+    runtime = (repo / "src/jinja2/runtime.py").read_text().splitlines()
+    listed = {f"src/jinja2/runtime.py#L{n}" for n, text in enumerate(runtime, 1) if text.strip() == '"markup_join",'}
     assert len(emitted) == 2 and len(listed) == 1
     assert {cite for use, form, cite in _uses(document) if use == "string_mention"} == emitted | listed
     assert "No line of commit" not in document["answer"] and "No use found" not in document["answer"]
