@@ -60,6 +60,12 @@ FILES = {
         "    def visit_Leaf(self, node):\n        return node\n\n"
         "    def visit_Branch(self, node):\n        return node\n"
     ),
+    "pkg/shapes.py": (
+        "class Shape:\n    def area(self):\n        return 0\n\n\n"
+        "class Square(Shape):\n    def area(self):\n        return 4\n\n"
+        "    def __len__(self):\n        return 4\n\n\n"
+        "def total(shape: Shape):\n    return shape.area()\n"
+    ),
     "pkg/templates/page.html": "<p>{{ template_fn(title) }}</p>\n",
     "setup.cfg": "[options.entry_points]\nconsole_scripts =\n    tool = pkg.runtime:config_main\n",
 }
@@ -145,6 +151,22 @@ def test_a_name_with_no_use_at_all_says_no_use_found_and_what_was_searched(small
         section["searched"])
     assert section["detail"] in document["answer"]
     assert section_items(section) == []
+
+
+@pytest.mark.parametrize(("target", "reason", "says"), [
+    ("Square.__len__", "special_method", "special method the language calls implicitly"),
+    ("Square.area", "overrides_base", "it overrides `Shape.area`"),
+])
+def test_a_definition_that_runs_unnamed_is_never_said_unused(
+    small: tuple[Path, Path], target: str, reason: str, says: str
+) -> None:
+    """No use by name, but the language calls a special method, and a call of the base method
+    runs an override: neither answer says "No use found"."""
+    document = _usage(*small, target)
+    section = document["sections"]["dynamic_uses"]
+    assert (section["status"], section["reason"]) == ("empty", reason)
+    assert says in section["detail"] and section["detail"] in document["answer"]
+    assert "No use found" not in document["answer"]
 
 
 def test_no_use_found_is_never_said_beside_a_use(small: tuple[Path, Path]) -> None:
