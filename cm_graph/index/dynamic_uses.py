@@ -24,23 +24,31 @@ code contexts, and tags each line with its *dynamic form*, strongest first (``DY
 - ``string``: any other string literal naming it as code would: the whole string, or a word
   that is an identifier by its spelling (an underscore, or a capital after its first letter),
   or one beside code punctuation (``name(``, ``.name``, ``mod:name``, ``x|name``); never a
-  docstring (a triple-quoted string that starts its line) nor a string over 500 characters;
+  docstring (a triple-quoted string that starts its line and follows no opener or operator: not
+  an argument, an element or an operand) nor a string over 2,000 characters;
 - ``template`` / ``config``: the same words in a tracked template or config file
   (``TEMPLATE_EXTENSIONS``, ``CONFIG_EXTENSIONS``, ``CONFIG_NAMES``), which the provider does
   not graph: the importer scans those too.
 
 A dynamic form is posted beside the line's code form (the rank's ``DYNAMIC_BIT``), never
 instead of it: the main pass's postings are exactly what they were.
+
+**Why it is shaped like this.** It rides on the main pass: the strings are the main tokenizer's
+string tokens (their lines from its newline counts, the ``getattr`` before one from the tokens
+before it on its line), and the code contexts are checked only on the lines of the main pass's
+hits that hold a bracket, an ``@``, a registering word or a trailing comma. Only ``__all__`` and
+JavaScript's exports take a regular expression over the blob, and only when it spells them.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import compress, count, repeat
 
 DYNAMIC_FORMS = ("decorator", "registry", "export", "getattr", "dispatch", "string", "template", "config")
 DYNAMIC_BIT = 8  # a posting's rank: 0..5 the code forms, 8 + index in DYNAMIC_FORMS a dynamic one
-MAX_STRING = 500  # a longer string literal is prose, SQL or a template body: its words are not read
+MAX_STRING = 2000  # a longer string literal is prose or a data blob: its words are not read
 
 TEMPLATE_EXTENSIONS = (".html", ".htm", ".jinja", ".jinja2", ".j2", ".tmpl", ".tpl", ".mako", ".hbs", ".mustache",
                        ".ejs", ".erb", ".twig", ".njk", ".liquid", ".xml")
@@ -51,45 +59,40 @@ _LOCKFILE = re.compile(r"(?:^|/)[^/]*lock[^/]*$|(?:^|/)package\.json$", re.IGNOR
 _RANK = {form: DYNAMIC_BIT + index for index, form in enumerate(DYNAMIC_FORMS)}
 _IDENT = r"[A-Za-z_$][\w$]*"
 _CHAIN = _IDENT + r"(?:[ \t]*(?:\.|::|->|\?\.)[ \t]*" + _IDENT + r")*"
-_WORDS = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]+")
+_WORDS = re.compile(r"[A-Za-z_$](?<![\w$].)[\w$]+")  # from a word's start: the lookbehind after its first letter
 _HASH = (".py", ".pyi", ".pyw")
 _JS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
+_QUOTES = ('"', "'", "`")
+_GETTERS = frozenset({"getattr(", "hasattr(", "setattr(", "delattr(", "attrgetter(", "methodcaller("})
+_OPENS_VALUE = ("(", "[", "{", ",", "=", "+", "%")  # a string after one of these is a value, not prose
 
-_PY_STRING = (r'(?P<prefix>[rRbBuUfF]{0,2})(?P<string>"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*(?:"""|\Z)'
-              r"|'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*(?:'''|\Z)"
-              r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?' + r"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'?)")
-_C_STRING = (r'(?P<prefix>)(?P<string>"[^"\\\n]*(?:\\.[^"\\\n]*)*"?' + r"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'?"
-             r"|`[^`\\]*(?:\\[\s\S][^`\\]*)*`?)")
-_C_COMMENT = r"//[^\n]*|/\*[^*]*(?:\*(?!/)[^*]*)*(?:\*/|\Z)"
-# The code contexts: a decorator line, a one-line list or braces literal, a dict entry line, a
-# registering call's arguments, Python's __all__, JavaScript's exports, an import (skipped).
-_DECORATOR = r"(?m:^[ \t]*@[ \t]*(?P<decorator>" + _CHAIN + r"))"
-_LIST = r"(?<![\w$)\]])\[(?P<list>[^\[\]\n]*)\]"
-_BRACES = r"\{(?P<braces>[^{}\n]*)\}"
-_ENTRY = (r"(?m:^[ \t]*(?:" + _IDENT + r"|\"[^\"\n]*\"|'[^'\n]*')[ \t]*:[ \t]*(?P<entry>" + _CHAIN
-          + r")[ \t]*,[ \t]*$)")
-_REGISTERING = (r"(?<![\w$])(?:\w*register\w*|add_\w+|connect|subscribe|append|extend)"
-                r"[ \t]*\((?P<call>[^()\n]*)\)")
-_PY_ALL = r"(?<![\w$.])__all__[ \t]*(?:\+?=|\.extend[ \t]*\(|\.append[ \t]*\()[ \t]*(?P<all>[\[(]?[^\])]*[\])]?)"
-_JS_EXPORT = (r"(?<![\w$.])(?:export[ \t]*\{(?P<exports>[^}]*)\}|export[ \t]+default[ \t]+(?P<default>" + _CHAIN
-              + r")[ \t]*;?[ \t]*$|module\.exports[ \t]*=[ \t]*(?:\{(?P<module>[^}]*)\}|(?P<single>" + _CHAIN + r")))")
-_JS_IMPORT = r"(?<![\w$.])import[ \t]*\{[^}]*\}"
-_CONTEXTS = "|".join((_DECORATOR, _LIST, _BRACES, _ENTRY, _REGISTERING))
-_PY_PASS = re.compile(r"#[^\n]*|" + _PY_ALL + "|" + _PY_STRING + "|" + _CONTEXTS)
-_JS_PASS = re.compile(_C_COMMENT + "|" + _JS_IMPORT + "|" + _JS_EXPORT + "|" + _C_STRING + "|" + _CONTEXTS,
-                      re.MULTILINE)
-_C_PASS = re.compile(_C_COMMENT + "|" + _C_STRING + "|" + _CONTEXTS)
-# Inside a context: strings (skipped: the string pass reads them) and chains, with what follows.
-_INNER = re.compile(r'(?P<string>"[^"\\\n]*(?:\\.[^"\\\n]*)*"?' + r"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'?|`[^`]*`?)"
-                     r"|(?<![\w$.])(?P<chain>" + _CHAIN + r")(?P<suffix>[ \t]*[(=:]?)")
-# A region holding these is code (a comprehension, a block, a destructuring), not a literal.
+
+def _word(word: str) -> str:
+    """``word`` not right after a word character, ``$`` or ``.``, its first letter first."""
+    return re.escape(word[0]) + r"(?<![\w$.]" + re.escape(word[0]) + ")" + re.escape(word[1:])
+
+
+_PY_ALL = re.compile(_word("__all__") + r"[ \t]*(?:\+?=|\.extend[ \t]*\(|\.append[ \t]*\()[ \t]*"
+                     r"(?P<all>[\[(]?[^\])]*[\])]?)")
+_JS_EXPORT = re.compile(
+    "(?:" + _word("export") + r"[ \t]*\{(?P<exports>[^}]*)\}|" + _word("export") + r"[ \t]+default[ \t]+"
+    r"(?P<default>" + _CHAIN + r")[ \t]*;?[ \t]*$|" + _word("module") + r"\.exports[ \t]*=[ \t]*"
+    r"(?:\{(?P<module>[^}]*)\}|(?P<single>" + _CHAIN + r")))", re.MULTILINE)
+_CHAIN_IN = re.compile(r'"[^"\n]*"?|' + r"'[^'\n]*'?|(?<![\w$.])(?P<chain>" + _CHAIN + r")(?P<suffix>[ \t]*[(=:]?)")
+_QUALIFIER = re.compile(r"[ \t]*(?:\.|::|->|\?\.)[ \t]*")
+# A line of a hit worth a closer look: a bracket, a decorator, a registering word, a trailing comma.
+_CANDIDATE = re.compile(r"[@\[{]|register|connect|subscribe|append|extend|add_|,[ \t]*\r?$")
+_DECORATOR = re.compile(r"[ \t]*@[ \t]*(" + _CHAIN + ")")
+_ENTRY = re.compile(r"[ \t]*(?:" + _IDENT + r"|\"[^\"\n]*\"|'[^'\n]*')[ \t]*:[ \t]*(" + _CHAIN + r")[ \t]*,[ \t]*\r?\Z")
+_REGISTERING = re.compile(r"(?<![A-Za-z0-9$])_?(?:register\w*|add_\w+|connect|subscribe|append|extend)[ \t]*\Z")
+_IMPORTING = re.compile(r"[ \t]*(?:import(?![\w$])|from(?![\w$])|export[ \t]*\{)")
+# A region holding these is code (a comprehension, a block, an assignment), not a literal.
 _NOT_LITERAL = re.compile(r"(?<![\w$])(?:for|if|lambda|return|await|yield)(?![\w$])|=|;")
-_DESTRUCTURING = re.compile(r"(?:(?<![\w$])(?:const|let|var|for)[ \t]*\(?[ \t]*)\Z")
-_GETTER = re.compile(r"(?:(?:get|has|set|del)attr[ \t]*\([^()\n]*,|(?:attrgetter|methodcaller)[ \t]*\()[ \t]*\Z")
+_DESTRUCTURING = re.compile(r"(?<![\w$])(?:const|let|var|for)[ \t]*\(?[ \t]*\Z")
 _WHOLE = re.compile(r"[ \t]*(?:" + _IDENT + r"[.:])*(" + _IDENT + r")[ \t]*\Z")
 _PREFIX = re.compile(r"([A-Za-z_][\w]*_)(?:\{|%|\Z)")
+_STARTS_PREFIX = re.compile(r"[\"'`][A-Za-z_]\w*_(?:\{|%|[\"'`])")
 _BEFORE, _AFTER = ".:|", "(.:"
-_QUALIFIER = re.compile(r"[ \t]*(?:\.|::|->|\?\.)[ \t]*")
 
 
 def dispatch_prefixes(names: Iterable[str]) -> list[str]:
@@ -123,120 +126,189 @@ def text_form(path: str) -> str | None:
     return None
 
 
-def _codeish(word: str, before: str, after: str, whole: bool) -> bool:
-    """Whether a word in a string or text file names code: the whole string, an identifier by its
-    spelling (an underscore, a capital after the first letter), or beside code punctuation."""
-    return (whole or "_" in word.strip("_") or any(c.isupper() for c in word[1:])
-            or (before != "" and before in _BEFORE) or (after != "" and after in _AFTER))
+Found = list[tuple[int, int, int]]  # (id, line, rank)
 
 
-class DynamicScan:
-    """One blob's dynamic uses, for the names ``codes`` spells (``mentions.Vocabulary.codes``)
-    and the dispatch prefixes ``prefixes`` numbers: ``add`` collects (id, line, rank)."""
+def _words(content: str, line: int, form: str, codes: dict[str, int], found: Found) -> None:
+    """The code-like words of a string's content (or a text file's) starting at ``line``: the
+    whole string, an identifier by its spelling (an underscore, a capital after the first
+    letter), or a word beside code punctuation."""
+    whole = _WHOLE.match(content)
+    whole_word = whole[1] if whole else None
+    rank = _RANK[form]
+    for match in _WORDS.finditer(content):
+        word = match[0]
+        code = codes.get(word)
+        if not code:
+            continue
+        start, end = match.start(), match.end()
+        before = content[start - 1] if start else ""
+        after = content[end] if end < len(content) else ""
+        if (word == whole_word or "_" in word.strip("_") or any(c.isupper() for c in word[1:])
+                or (before != "" and before in _BEFORE) or (after != "" and after in _AFTER)):
+            found.append(((code >> 2) - 1, line + content.count("\n", 0, start), rank))
 
-    def __init__(self, text: str, codes: dict[str, int], prefixes: dict[str, int]) -> None:
-        self.text, self.codes, self.prefixes = text, codes, prefixes
-        self.found: list[tuple[int, int, int]] = []
-        self._line, self._last = 0, 0
 
-    def _line_at(self, offset: int) -> int:
-        if offset < self._last:  # contexts come in offset order, but a chain may sit before the last word
-            return self.text.count("\n", 0, offset)
-        self._line += self.text.count("\n", self._last, offset)
-        self._last = offset
-        return self._line
+def text_uses(text: str, form: str, codes: dict[str, int]) -> Found:
+    """The names a template or config file's text (with a leading newline) spells as code."""
+    found: Found = []
+    _words(text, 0, form, codes, found)
+    return found
 
-    def add(self, name: str, offset: int, form: str) -> None:
-        code = self.codes.get(name)
+
+def code_uses(
+    path: str, text: str, tokens: list[str], ends: list[int], hits: Iterable[tuple[int, int]],
+    names: tuple[str, ...], codes: dict[str, int], prefixes: dict[str, int],
+) -> Found:
+    """The dynamic uses in a code blob: its string tokens (``tokens``, with ``ends``: the line
+    each ends on), the code contexts of the main pass's ``hits`` ((id, line) of each name's code
+    use), its ``__all__`` or JavaScript exports; ``names`` by id, ``codes`` and ``prefixes`` as
+    ``mentions.Vocabulary`` holds them."""
+    found: Found = []
+    hashed = path.lower().endswith(_HASH)
+    exported = _all_lines(text) if hashed and "__all__" in text else ()
+    for at in _named_strings(tokens, codes):
+        _string(tokens, ends, at, exported, codes, prefixes, found)
+    lines: list[str] | None = None
+    candidate: dict[int, bool] = {}
+    for number, line in hits:
+        if lines is None:
+            lines = text.split("\n")
+        worth = candidate.get(line)
+        if worth is None:
+            worth = candidate[line] = _CANDIDATE.search(lines[line]) is not None
+        if worth:
+            form = _context(lines[line], names[number], hashed)
+            if form is not None:
+                found.append((number, line, _RANK[form]))
+    if path.lower().endswith(_JS) and ("export" in text or "module.exports" in text):
+        for match in _JS_EXPORT.finditer(text):
+            group = match.lastgroup
+            assert group is not None
+            base = text.count("\n", 0, match.start(group))
+            for chain in _CHAIN_IN.finditer(match[group]):
+                if chain["chain"] is not None and not chain["suffix"].strip():
+                    code = codes.get(_QUALIFIER.split(chain["chain"])[-1])
+                    if code:
+                        found.append(((code >> 2) - 1, base + match[group].count("\n", 0, chain.start()),
+                                      _RANK["export"]))
+    return found
+
+
+def _named_strings(tokens: list[str], codes: dict[str, int]) -> list[int]:
+    """The indices of the string tokens that hold a word ``codes`` spells or start with a dispatch
+    prefix, in order: most strings hold neither, and are passed over on a test of their words."""
+    named = []
+    for at in compress(count(), map(str.startswith, tokens, repeat(_QUOTES))):
+        token = tokens[at]
+        if not codes.keys().isdisjoint(_WORDS.findall(token)) or _STARTS_PREFIX.match(token):
+            named.append(at)
+    return named
+
+
+def _all_lines(text: str) -> frozenset[int]:
+    """The lines Python's ``__all__`` assignments (and ``+=``, ``.extend``, ``.append``) span."""
+    spanned: set[int] = set()
+    for match in _PY_ALL.finditer(text):
+        first = text.count("\n", 0, match.start("all"))
+        spanned.update(range(first, first + match["all"].count("\n") + 1))
+    return frozenset(spanned)
+
+
+def _string(
+    tokens: list[str], ends: list[int], at: int, exported: Iterable[int], codes: dict[str, int],
+    prefixes: dict[str, int], found: Found,
+) -> None:
+    """One string token's dynamic uses: an export in ``__all__``, a getattr name or dispatch
+    prefix, else its code-like words; none for a docstring or an overlong string."""
+    token = tokens[at]
+    quote = 3 if token[:3] in ('"""', "\'\'\'") else 1
+    closed = len(token) >= 2 * quote and token.endswith(token[:quote])
+    content = token[quote:len(token) - quote] if closed else token[quote:]
+    if len(content) > MAX_STRING:
+        return
+    line = ends[at] - token.count("\n")
+    if quote == 3 and at and tokens[at - 1].startswith("\n") and (
+            at < 2 or not tokens[at - 2].rstrip().endswith(_OPENS_VALUE)):
+        return  # a docstring, or a string standing as a statement: prose
+    whole = _WHOLE.match(content)
+    if whole is not None and line in exported:
+        code = codes.get(whole[1])
         if code:
-            self.found.append(((code >> 2) - 1, self._line_at(offset), _RANK[form]))
-
-    def chains(self, region: str, offset: int, form: str) -> None:
-        """Every chain of ``region`` (at ``offset``) that is not called, assigned or a key, as
-        ``form``; its strings as strings."""
-        for match in _INNER.finditer(region):
-            if match["string"] is not None:
-                self.quoted(match["string"], offset + match.start("string"), offset + match.start("string"))
-                continue
-            if match["suffix"].strip():
-                continue
-            name = _QUALIFIER.split(match["chain"])[-1]
-            self.add(name, offset + match.end("chain") - len(name), form)
-
-    def words(self, content: str, offset: int, form: str) -> None:
-        """The code-like words of a string's content (or a text file's), as ``form``."""
-        whole = _WHOLE.match(content)
-        whole_word = whole[1] if whole else None
-        for match in _WORDS.finditer(content):
-            word = match[0]
-            if word not in self.codes or word.startswith("$"):
-                continue
-            start, end = match.start(), match.end()
-            before = content[start - 1] if start else ""
-            after = content[end] if end < len(content) else ""
-            if _codeish(word, before, after, word == whole_word):
-                self.add(word, offset + start, form)
-
-    def quoted(self, quoted: str, start: int, token_start: int) -> None:
-        """A string literal ``quoted`` (quotes included) at ``start``, its prefix at ``token_start``."""
-        quote = 3 if quoted[:3] in ('"""', "'''") else 1
-        line_start = self.text.rfind("\n", 0, token_start) + 1
-        if quote == 3 and not self.text[line_start:token_start].strip():
-            return  # a docstring, or a string standing as a statement: prose
-        content = quoted[quote:len(quoted) - quote] if len(quoted) >= 2 * quote else quoted[quote:]
-        if len(content) > MAX_STRING:
-            return
-        if _GETTER.search(self.text, line_start, token_start):
-            whole = _WHOLE.match(content)
-            if whole and whole[1] in self.codes:
-                self.add(whole[1], start + quote + whole.start(1), "getattr")
+            found.append(((code >> 2) - 1, line, _RANK["export"]))
+        return
+    back = at - 1
+    while back >= max(0, at - 4) and not tokens[back].startswith("\n"):
+        if tokens[back].lstrip(".:->?").replace(" ", "").replace("\t", "") in _GETTERS:  # `operator.attrgetter(`
+            code = codes.get(whole[1]) if whole is not None else None
+            if code:
+                found.append(((code >> 2) - 1, line, _RANK["getattr"]))
                 return
             prefix = _PREFIX.match(content)
-            if prefix and prefix[1] in self.prefixes:
-                self.found.append((self.prefixes[prefix[1]], self._line_at(start), _RANK["dispatch"]))
+            if prefix and prefix[1] in prefixes:
+                found.append((prefixes[prefix[1]], line, _RANK["dispatch"]))
                 return
-        self.words(content, start + quote, "string")
+            break
+        back -= 1
+    _words(content, line, "string", codes, found)
 
 
-def dynamic_mentions(
-    path: str, text: str, codes: dict[str, int], prefixes: dict[str, int]
-) -> list[tuple[int, int, int]]:
-    """(id, line, rank) of every dynamic use in a blob's text (with ``mentions.scan_packed``'s
-    leading newline), one per (id, line, rank); [] for a file of no language this pass reads."""
-    scan = DynamicScan(text, codes, prefixes)
-    form = text_form(path)
-    if form is not None:
-        scan.words(text, 0, form)
-        return scan.found
-    lowered = path.lower()
-    pattern = _PY_PASS if lowered.endswith(_HASH) else _JS_PASS if lowered.endswith(_JS) else _C_PASS
-    for match in pattern.finditer(text):
-        kind = match.lastgroup
-        if kind is None:  # a comment or an import
-            continue
-        if kind in ("string", "prefix"):
-            scan.quoted(match["string"], match.start("string"), match.start())
-        elif kind == "decorator":
-            name = _QUALIFIER.split(match[kind])[-1]
-            scan.add(name, match.end(kind) - len(name), "decorator")
-        elif kind == "all":
-            for string in re.finditer(_PY_STRING, match[kind]):
-                whole = _WHOLE.match(string["string"][1:-1])
-                if whole:
-                    scan.add(whole[1], match.start(kind) + string.start("string") + 1 + whole.start(1), "export")
-        elif kind in ("exports", "default", "module", "single"):
-            scan.chains(match[kind], match.start(kind), "export")
-        elif kind == "entry" or _literal(text, match, kind):  # list, braces, a registering call
-            scan.chains(match[kind], match.start(kind), "registry")
-    return scan.found
+def _context(text: str, name: str, hashed: bool) -> str | None:
+    """``decorator`` or ``registry`` when a code line uses ``name`` so, else None (an import
+    list or an ``export { ... }`` list is no registry: the export pass reads the latter)."""
+    if _IMPORTING.match(text):
+        return None
+    if text.lstrip().startswith("@"):
+        decorator = _DECORATOR.match(text)
+        if decorator and _QUALIFIER.split(decorator[1])[-1] == name:
+            return "decorator"
+    start = text.find(name)
+    while start >= 0:
+        end = start + len(name)
+        bounded = (not start or not (text[start - 1].isalnum() or text[start - 1] in "_$")) and (
+            end >= len(text) or not (text[end].isalnum() or text[end] in "_$"))
+        if bounded and _held(text, start, end, hashed):
+            return "registry"
+        start = text.find(name, end)
+    return None
 
 
-def _literal(text: str, match: re.Match[str], kind: str) -> bool:
-    """Whether a one-line ``[...]``/``{...}`` region or a registering call's arguments hold
-    values (a literal), not code: no comprehension, block, assignment or destructuring."""
-    if _NOT_LITERAL.search(match[kind]):
+def _held(text: str, start: int, end: int, hashed: bool) -> bool:
+    """Whether the name at ``start:end`` of a line is a value held by a literal or a registering
+    call: an element of a one-line list or braces literal, an argument of ``register(...)``,
+    ``connect(...)``..., or the value of a dict entry line (``"abs": abs,``); never called,
+    assigned or a key."""
+    after = text[end:].lstrip(" \t")[:1]
+    if after in ("(", "=") and after != "" or (after == ":" and not text[end:].lstrip(" \t").startswith("::")):
         return False
-    if kind == "call":
-        return True
-    line_start = text.rfind("\n", 0, match.start()) + 1
-    return not _DESTRUCTURING.search(text, line_start, match.start())
+    depth, opener = 0, -1
+    for back in range(start - 1, -1, -1):
+        char = text[back]
+        if char in ")]}":
+            depth += 1
+        elif char in "([{":
+            if not depth:
+                opener = back
+                break
+            depth -= 1
+    if opener < 0:
+        entry = _ENTRY.match(text)
+        return entry is not None and entry.end(1) == end
+    depth, close = 0, len(text)
+    for ahead in range(end, len(text)):
+        char = text[ahead]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if not depth:
+                close = ahead
+                break
+            depth -= 1
+    if _NOT_LITERAL.search(text, opener + 1, close):
+        return False
+    kind, before = text[opener], text[opener - 1] if opener else ""
+    if kind == "(":
+        return _REGISTERING.search(text, 0, opener) is not None
+    if kind == "[" and (before.isalnum() or before in "_$)]"):
+        return False  # a subscript: `Dict[str, X]`
+    return _DESTRUCTURING.search(text, 0, opener) is None

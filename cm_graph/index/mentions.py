@@ -58,7 +58,7 @@ from collections.abc import Iterable, Iterator
 from itertools import accumulate, compress, count, repeat
 from operator import add, and_, getitem, itemgetter, lshift, mul, ne, or_, rshift
 
-from .dynamic_uses import DYNAMIC_BIT, DYNAMIC_FORMS, dispatch_prefixes, dynamic_mentions, text_form
+from .dynamic_uses import DYNAMIC_BIT, DYNAMIC_FORMS, code_uses, dispatch_prefixes, text_form, text_uses
 
 MAX_KEPT = 2000  # lines per name the index lists; a more common name is only counted
 MAX_SCANNED_BYTES = 2 * 1024 * 1024  # a larger blob is generated or minified: not scanned
@@ -272,26 +272,37 @@ def scan_packed(path: str, data: bytes, vocabulary: Vocabulary) -> list[int]:
         return []
     # The leading newline lets a defining first line match like any other (it is line 0's end).
     text = "\n" + data.decode("utf-8", errors="replace")
-    dynamic = [number << ID_SHIFT | line << LINE_SHIFT | rank
-               for number, line, rank in dynamic_mentions(path, text, vocabulary.codes, vocabulary.prefixes)]
-    if text_form(path) is not None:  # a template or config file: only its dynamic uses
-        return _strongest(dynamic)
+    form = text_form(path)
+    if form is not None:  # a template or config file: only its dynamic uses
+        return _strongest(_packed(text_uses(text, form, vocabulary.codes)))
     tokenizer = tokenizer_for(path)
     sites = _site_mentions(path, data, text, vocabulary.codes)
     tokens = tokenizer.findall(text)
+    ends = list(accumulate(map(str.count, tokens, repeat("\n"))))  # the line each token ends on
     codes = list(map(vocabulary.codes.get, map(str.rstrip, tokens, repeat(_SUFFIX_CHARS))))
     at = list(compress(count(), codes))  # a code is never 0: ids count from 1
-    if not at and not sites:
-        return _strongest(dynamic)
-    hit_codes = list(filter(None, codes))
-    lines = compress(accumulate(map(str.count, tokens, repeat("\n"))), codes)  # each hit's line
-    kinds = map(_SUFFIX_KIND.get, map(getitem, map(tokens.__getitem__, at), repeat(-1)), repeat(0))
-    slots = map(add, map(mul, map(and_, hit_codes, repeat(3)), repeat(4)), kinds)
-    ranks = list(map(_RANKS[tokenizer is _HASH_TOKENS].__getitem__, slots))
-    used = list(map(ne, ranks, repeat(_DROP)))
-    ids = map(lshift, map(add, map(rshift, compress(hit_codes, used), repeat(2)), repeat(-1)), repeat(ID_SHIFT))
-    packed = map(or_, map(or_, ids, map(lshift, compress(lines, used), repeat(LINE_SHIFT))), compress(ranks, used))
-    return _strongest([*packed, *sites, *dynamic])
+    packed: list[int] = []
+    if at:
+        hit_codes = list(filter(None, codes))
+        lines = compress(ends, codes)  # each hit's line
+        kinds = map(_SUFFIX_KIND.get, map(getitem, map(tokens.__getitem__, at), repeat(-1)), repeat(0))
+        slots = map(add, map(mul, map(and_, hit_codes, repeat(3)), repeat(4)), kinds)
+        ranks = list(map(_RANKS[tokenizer is _HASH_TOKENS].__getitem__, slots))
+        used = list(map(ne, ranks, repeat(_DROP)))
+        ids = map(lshift, map(add, map(rshift, compress(hit_codes, used), repeat(2)), repeat(-1)), repeat(ID_SHIFT))
+        packed = list(map(or_, map(or_, ids, map(lshift, compress(lines, used), repeat(LINE_SHIFT))),
+                          compress(ranks, used)))
+    hits = zip(map(rshift, packed, repeat(ID_SHIFT)), map(and_, map(rshift, packed, repeat(LINE_SHIFT)),
+                                                          repeat(_LINE_MASK)), strict=True)
+    dynamic = code_uses(path, text, tokens, ends, hits, vocabulary.names, vocabulary.codes, vocabulary.prefixes)
+    if not packed and not sites and not dynamic:
+        return []
+    return _strongest([*packed, *sites, *_packed(dynamic)])
+
+
+def _packed(found: list[tuple[int, int, int]]) -> list[int]:
+    """(id, line, rank) triples packed as a scan's mentions are."""
+    return [number << ID_SHIFT | line << LINE_SHIFT | rank for number, line, rank in found]
 
 
 def _strongest(packed: list[int]) -> list[int]:
