@@ -89,6 +89,7 @@ _IMPORTING = re.compile(r"[ \t]*(?:import(?![\w$])|from(?![\w$])|export[ \t]*\{)
 # A region holding these is code (a comprehension, a block, an assignment), not a literal.
 _NOT_LITERAL = re.compile(r"(?<![\w$])(?:for|if|lambda|return|await|yield)(?![\w$])|=|;")
 _DESTRUCTURING = re.compile(r"(?<![\w$])(?:const|let|var|for)[ \t]*\(?[ \t]*\Z")
+_SIGNATURE_STRING = re.compile(r'"([^"\\\n]*)"|' + r"'([^'\\\n]*)'")
 _WHOLE = re.compile(r"[ \t]*(?:" + _IDENT + r"[.:])*(" + _IDENT + r")[ \t]*\Z")
 _PREFIX = re.compile(r"([A-Za-z_][\w]*_)(?:\{|%|\Z)")
 _STARTS_PREFIX = re.compile(r"[\"'`][A-Za-z_]\w*_(?:\{|%|[\"'`])")
@@ -169,6 +170,14 @@ def code_uses(
     exported = _all_lines(text) if hashed and "__all__" in text else ()
     for at in _named_strings(tokens, codes):
         _string(tokens, ends, at, exported, codes, prefixes, found)
+    # A defining line is one token to the end of its parameters: the strings of its annotations.
+    for at in compress(count(), map(str.startswith, tokens, repeat("\n"))):
+        token = tokens[at]
+        if len(token) > 1 and ('"' in token or "'" in token):
+            first = ends[at] - token.count("\n")
+            for quoted in _SIGNATURE_STRING.finditer(token):
+                content = quoted[1] if quoted[1] is not None else quoted[2]
+                _words(content, first + token.count("\n", 0, quoted.start()), "string", codes, found)
     lines: list[str] | None = None
     candidate: dict[int, bool] = {}
     for number, line in hits:

@@ -111,3 +111,9 @@ def test_a_posting_keeps_its_dynamic_form_beside_the_code_form() -> None:
     forms = [(line, form) for _, line, form in read_postings(rows["hook_deco"])]
     assert (20, "name") in forms and (20, "decorator") in forms
     assert "visit_" in rows  # the prefix has a row of its own: its dispatch lines
+
+
+def test_a_string_annotation_in_a_signature_names_its_class() -> None:
+    """A defining line is one token of the main pass: the strings of its annotations are read."""
+    source = 'def load(loader: "Loader",\n         join: \'str_join\' = None) -> "Loader":\n    pass\n'
+    assert _dynamic("pkg/m.py", source) == {("Loader", 1, "string"), ("str_join", 2, "string"), ("Loader", 2, "string")}
