@@ -139,7 +139,7 @@ def test_a_line_linked_to_the_asked_definition_is_carried_not_mentioned(semver) 
     document = ask_context(semver, "usage", "functions/clean.js::parse")
     assert [i["label"] for i in document["sections"]["callers"]["items"]] == ["clean()"]
     assert mention_lines(document) == [("functions/valid.js", 3)]
-    assert document["sections"]["mentions"]["items"][0]["linked_to"]["path"] == "functions/valid.js"
+    assert section_items(document["sections"]["mentions"])[0]["linked_to"]["path"] == "functions/valid.js"
     assert _exports(document) == [("functions/parse.js", 5)]
 
 
