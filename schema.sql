@@ -5,7 +5,7 @@
 -- in full relationship-identity order, so the file's bytes do not depend on the order the
 -- provider listed its records in. Text compares by code point (BINARY collation over UTF-8).
 PRAGMA application_id = 1668114290;  -- 0x636d6772, "cmgr": marks files this project wrote
-PRAGMA user_version = 8;             -- the schema version; see migrations/
+PRAGMA user_version = 9;             -- the schema version; see migrations/
 
 -- The generation this file was derived from: the one row that names it and its digests.
 CREATE TABLE generation (
@@ -136,7 +136,9 @@ CREATE TABLE census (
 ) WITHOUT ROWID;
 
 -- The files the text index read: every tracked blob a node or call site names (the code files
--- the provider extracted), numbered in path order. Their lines are counted in census.
+-- the provider extracted) and every template or config file no node names (read for the dynamic
+-- uses of names only: docs/index-format.md#dynamic-uses), numbered in path order. Their lines
+-- are counted in census.
 CREATE TABLE text_files (
   file  INTEGER PRIMARY KEY,                 -- rank of the path (1-based)
   path  TEXT NOT NULL
@@ -148,9 +150,12 @@ CREATE TABLE text_files (
 -- (total = 2001), no posting. A posting is a line that uses the name outside strings and
 -- comments, other than a definition, an assignment target or keyword argument, or (outside `#`
 -- languages) an object key: a little-endian unsigned 64-bit integer
--- file << 24 | line << 3 | form, ascending, with form 0 raise (`raise X`, `throw new X`), 1 catch
+-- file << 25 | line << 4 | form, ascending, with form 0 raise (`raise X`, `throw new X`), 1 catch
 -- (`except X`, `catch (e: X)`), 2 qualified_call (`x.name(`), 3 call (`name(`), 4 qualified
--- (`x.name`), 5 name (a bare reference), the strongest on the line (migration 0008).
+-- (`x.name`), 5 name (a bare reference), the strongest on the line (migration 0008); and beside
+-- it the line's strongest dynamic use (migration 0009): 8 decorator, 9 registry, 10 export,
+-- 11 getattr, 12 dispatch (posted under the dispatch prefix, `visit_`, a name's leading part two
+-- defined names share), 13 string, 14 template, 15 config. A name's row counts both kinds.
 CREATE TABLE mention_names (
   name      TEXT NOT NULL PRIMARY KEY,
   total     INTEGER NOT NULL,

@@ -50,6 +50,8 @@ def print_context(out: Console, document: dict[str, Any]) -> None:
                                            if "depth" in item else
                                             f"shares {item['jaccard']}" if "jaccard" in item else
                                             f"[{item['anchor']}] {item['via']}" if "anchor" in item else "says")
+            if item.get("use"):  # a dynamic use: its kind, and the prefix a getattr dispatch spells
+                how = f"{item['use']}, {how}" + (f", prefix {item['prefix']}" if item.get("prefix") else "")
             chosen = item.get("linked_to")
             if chosen:
                 where_chosen = f"{chosen['path']}#L{chosen['line']}" if chosen["line"] else chosen["path"]

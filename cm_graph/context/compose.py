@@ -22,6 +22,7 @@ from ..base.envelope import next_action, remedy_actions, reply
 from ..base.printable import printable_prose
 from ..base.records import record
 from ..base.sqlfiles import query_sql
+from ..base.sqlrows import fetch_rows
 from ..evidence.documents import CitationChecker
 from ..query.answerids import answer_id, capability_id
 from ..query.targets import reexport_entry
@@ -32,8 +33,18 @@ from .nodes import describe
 from .paging import Cursor, check_answer, check_generation, cursor_for
 from .resolve import Resolution, followable, resolve
 from .section_table import BY_NAME, SECTIONS_OF, used_primitives, used_relations
-from .sections import UNTRAVERSABLE, FleetUsages, Found, Reading, Section, behind_borders, filled, unavailable
-from .sentences import count, resolved_more, textual_tests, unseen
+from .sections import (
+    DYNAMIC_SEARCHED,
+    UNTRAVERSABLE,
+    FleetUsages,
+    Found,
+    Reading,
+    Section,
+    behind_borders,
+    filled,
+    unavailable,
+)
+from .sentences import count, dynamic_uses, resolved_more, textual_tests, unseen
 from .shape import (
     AT_SITE,
     CODE_CONTEXT_SCHEMA,
@@ -46,6 +57,7 @@ from .shape import (
     shown_cite,
     tag,
 )
+from .sites import local_name
 from .walks import MAX_READ
 
 NEXT_INTENT = {intent.name: intent.then for intent in INTENTS}
@@ -141,6 +153,7 @@ def _answer(
             _not_none_behind_borders(rows, sections, read.reading)
             omissions.append({"section": None, "dropped": None, "by": "untraversable"})
         _not_uncalled(sections)
+        _no_use_found(sections, graph["commit"], read.reading)
         pages = _pageable(sections)
         for name in pages:
             _says_more(sections[name], name)
@@ -318,10 +331,72 @@ def _not_uncalled(sections: dict[str, Any]) -> None:
         walk = BY_NAME[name].walk
         if section is None or section["status"] != "empty" or walk is None:
             continue
-        other = [part for part in (resolved_more(sections, beside, "use(s)", more=False), used) if part]
+        other = [part for part in (resolved_more(sections, beside, "use(s)", more=False), used,
+                                   dynamic_uses(sections, more=False)) if part]
         if other:
             section["detail"] = (f"The graph holds none of its callers within depth {walk.depth}, "
                                  f"but {' and '.join(other)}.")
+
+
+# The sections that hold a use of the anchor: all empty (and the dynamic uses too) is the one
+# answer that may say no use was found, naming what was searched.
+USE_SECTIONS = ("callers", "references", "resolved_callers", "callers_by_hop", "resolved_by_hop", "raises", "catches",
+                "mentions", "tests", "resolved_tests", "cross_repo")
+
+
+def _no_use_found(sections: dict[str, Any], commit: str, reading: Reading) -> None:
+    """Before an answer reads as "no use": an empty ``mentions`` beside dynamic uses says where
+    the name is used; and only when every use section and the dynamic uses are empty, and nothing
+    else says the definition runs unnamed (``_runs_unnamed``), does the ``dynamic_uses`` section
+    say "no use found", with what was searched (``searched``) and what was not (an unavailable
+    section, names built at run time, other repositories)."""
+    dynamic, mentions = sections.get("dynamic_uses"), sections.get("mentions")
+    if dynamic is None:
+        return
+    if dynamic_uses(sections, more=False) and mentions is not None and mentions["reason"] == "no_mention":
+        mentions["detail"] += " It is named without a call on other lines: see dynamic_uses."
+    if dynamic["status"] != "empty" or dynamic["reason"] != "no_dynamic_use":
+        return
+    present = [name for name in USE_SECTIONS if name in sections]
+    searched = [name for name in present if sections[name]["status"] != "unavailable"]
+    if any(sections[name]["status"] != "empty" for name in searched):
+        return
+    name = reading.mentions()["name"] or ""
+    unnamed = _runs_unnamed(reading, name, mentions)
+    if unnamed is not None:
+        dynamic["reason"], dynamic["detail"] = unnamed
+        return
+    unsearched = [f"{name} ({sections[name]['reason']})" for name in present if name not in searched]
+    dynamic["reason"] = "no_use_found"
+    dynamic["searched"] = [*searched, *DYNAMIC_SEARCHED]
+    dynamic["detail"] = (
+        f"No use found, and here is what was searched: {', '.join(searched)} (each empty) and, in commit "
+        f"{commit[:12]}, {', '.join(DYNAMIC_SEARCHED)} (kinds string_mention, export, registry: none). Not searched: "
+        + ", ".join([*unsearched, "a name built at run time without a literal prefix (`getattr(obj, name)`)",
+                     "uses outside this repository"]) + ".")
+
+
+def _runs_unnamed(reading: Reading, name: str, mentions: dict[str, Any] | None) -> tuple[str, str] | None:
+    """(reason, sentence) when a definition with no use by name may still run: a special method
+    the language calls (``__iter__``), an override a call of its base reaches, or a name whose
+    lines the resolver binds to another definition (one of them may dispatch here); else None."""
+    if len(name) > 4 and name.startswith("__") and name.endswith("__"):
+        return ("special_method", f"No use of `{name}` is found by name, but it is a special method the language "
+                "calls implicitly (iteration, `len()`, operators, pickling, attribute access), so this is no "
+                "evidence it is unused.")
+    base = fetch_rows(reading.connection.execute(query_sql("overridden_base"), {"node": reading.node}),
+                      tuple[str, str])
+    if base:
+        qualname, module = base[0]
+        return ("overrides_base", f"No use of it is found by name, but it overrides `{local_name(qualname, module)}`: "
+                "a call of the base method on an instance of its class runs it, which no use by name shows (see "
+                "the base's usage).")
+    elsewhere = mentions["bound_elsewhere"] if mentions is not None else 0
+    if elsewhere:
+        return ("bound_elsewhere", f"No use of this definition is found, but {elsewhere} line(s) use `{name}` and "
+                "the resolver binds them to another definition of it; a call that dispatches here at run time "
+                "(a same-named method of another class) is not ruled out.")
+    return None
 
 
 def _not_untested(sections: dict[str, Any]) -> None:

@@ -24,6 +24,7 @@ from .sections import (
     Reading,
     Section,
     coupling_section,
+    dynamic_section,
     filled,
     mention_section,
     override_section,
@@ -31,7 +32,7 @@ from .sections import (
 )
 from .sentences import unsearched_note
 from .sites import anchor_definition, is_class
-from .textual import mention_items, without_sites
+from .textual import dynamic_items, mention_items, without_sites
 from .walks import MAX_READ, Step, chain_back, walk
 
 DYNAMIC = "the provider does not extract dynamic calls, so this is not proof of no use"
@@ -189,6 +190,15 @@ def _mentions(reading: Reading, row: Section, *, tests_only: bool) -> Found:
     items, total = mention_items(reading.connection, facts, reading.limit, tests_only=tests_only)
     return Found(items, total, False, lambda keep, total, cut: mention_section(
         row, keep, total, cut, facts, reading.commit, calls=not tests_only))
+
+
+def dynamic_lines(reading: Reading, row: Section) -> Found:
+    """The lines that name the anchor without calling it: in a string literal, an export, a
+    registry or decorator, a getattr or dispatch-table spelling, a template or config file."""
+    facts = reading.mentions()
+    items, total = dynamic_items(reading.connection, facts, reading.limit)
+    return Found(items, total, False, lambda keep, total, cut: dynamic_section(
+        row, keep, total, cut, facts, reading.commit))
 
 
 def raise_sites(reading: Reading, row: Section) -> Found | None:

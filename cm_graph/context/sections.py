@@ -20,7 +20,7 @@ from ..index.mentions import defined_name
 from .coupling import MIN_DEGREE, MIN_REVS, MIN_SHARED
 from .relations import INCOMING, WalkSpec
 from .sites import enclosing_count, site_facts
-from .textual import COMMON_TOTAL, call_lines, common_name_detail, mention_facts
+from .textual import COMMON_TOTAL, call_lines, common_name_detail, mention_facts, use_counts
 
 # The fleet's usages of the anchor's label, shown at most (items per repository, characters):
 # the ``cross_repo_usages`` answer, or None when the checkout is in no fleet.
@@ -217,6 +217,32 @@ def mention_section(
             section["detail"] += f" Its {facts['sites']} raise or catch line(s) are in raises and catches."
     if calls:
         section["calls"] = None if facts["common"] else call_lines(facts)
+    return section
+
+
+# What an answer searches before it says no use was found (``compose._no_use_found``): the
+# dynamic kinds, as the dynamic_uses section's ``searched`` lists them after the use sections.
+DYNAMIC_SEARCHED = ("string literals", "`__all__` exports", "getattr and dispatch-table spellings", "decorators",
+                    "registries (dicts and lists of callables, register calls)", "template and config files")
+
+
+def dynamic_section(
+    row: Section, items: list[dict[str, Any]], total: int, cut: str | None, facts: dict[str, Any], commit: str,
+) -> dict[str, Any]:
+    """The dynamic uses of the name (``textual.dynamic_items``): empty for this commit, too common
+    a name to list, or the uses, with how many of each kind (``string_mention``, ``export``,
+    ``registry``); an answer with no use at all adds what was searched (``compose._no_use_found``)."""
+    word = facts["name"]
+    if word is None:
+        section = _without_items("empty", *NOT_A_NAME)
+    elif facts["common"]:
+        section = _without_items("truncated", "common_name", common_name_detail(word))
+        section["total"] = COMMON_TOTAL
+    elif total == 0 and cut is None:
+        section = _without_items("empty", *row.nothing_found(commit=commit[:12], name=word))
+    else:
+        section = filled(row, items, total, cut)
+    section.update(use_counts(facts))
     return section
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from ..fleet.usages import unsearched_members
 from .sections import HOP_GROUPS
 from .shape import listed, shown_cite, tag
-from .textual import homonym_note
+from .textual import USE_KINDS, homonym_note
 
 
 def names(section: dict[str, Any]) -> list[str]:
@@ -68,6 +68,17 @@ def textual_uses(sections: dict[str, Any]) -> str | None:
     return f"{mentions['total']} more line(s) by name (textual)"
 
 
+def dynamic_uses(sections: dict[str, Any], *, more: bool = True) -> str | None:
+    """The lines the answer's ``dynamic_uses`` section holds (the name in strings, exports,
+    registries, templates or config), as a headline counts them; None when it holds none."""
+    found = sections.get("dynamic_uses")
+    if found is None or not found["total"] or found["reason"] == "common_name":
+        return None
+    kinds = ", ".join(f"{found[kind]} {kind}" for kind in USE_KINDS if found[kind])
+    return (f"{found['total']}{' more' if more else ''} line(s) name it without a call (textual; {kinds}, "
+            "see dynamic_uses)")
+
+
 def textual_tests(sections: dict[str, Any]) -> tuple[str, str] | None:
     """(how many tests use the name outside the graph, the section they are in), from
     ``test_mentions`` or the test lines among the shown ``mentions``; None when none does."""
@@ -110,7 +121,8 @@ def unseen(sections: dict[str, Any], what: str) -> str:
 
 def used_by(section: dict[str, Any], sections: dict[str, Any]) -> str:
     """The callers headline: the graph's callers and every other kind of use, each labelled."""
-    also = _joined([resolved_more(sections, "resolved_callers", "use(s)"), textual_uses(sections)])
+    also = _joined([resolved_more(sections, "resolved_callers", "use(s)"), textual_uses(sections),
+                    dynamic_uses(sections)])
     shown = f", {section['shown']} shown" if section["shown"] < section["total"] else ""
     return (f"Used by {count(section)} caller(s) in the graph (graph){also}{shown}: {listing(section)}. "
             f"{unseen(sections, 'calls')}")
@@ -128,7 +140,8 @@ def reaching_tests(section: dict[str, Any], sections: dict[str, Any]) -> str:
 
 def affected(section: dict[str, Any], sections: dict[str, Any]) -> str:
     """The impact headline: the graph's reach, and the resolved and textual uses beside it."""
-    beside = [part for part in (resolved_more(sections, "resolved_by_hop", "node(s)"), textual_uses(sections)) if part]
+    beside = [part for part in (resolved_more(sections, "resolved_by_hop", "node(s)"), textual_uses(sections),
+                                dynamic_uses(sections)) if part]
     text = by_hop(section)
     return (f"{text[:-1]}; beside the graph, {' and '.join(beside)}." if beside else text) + " " + unseen(
         sections, "calls")
@@ -183,6 +196,23 @@ def mentioned(section: dict[str, Any], tests: bool) -> str:
                  "to another definition of it.")
     note = homonym_note(section["homonyms"])
     return text if note is None else f"{text} {note}"
+
+
+def named_dynamically(section: dict[str, Any]) -> str:
+    """The dynamic uses: each line named with its kind of use and form ("`runtime.py` [c4]
+    (export, in __all__)"), and that no call graph follows them."""
+    if section["reason"] == "common_name":
+        return section["detail"]
+    parts = [tag(item["label"], shown_cite(item)) + f" ({item['use']}, {_DYNAMIC_HOW[item['form']]}"
+             + (f" `{item['prefix']}`" if item.get("prefix") else "") + ")" for item in section["items"]]
+    kinds = ", ".join(f"{section[kind]} {kind}" for kind in USE_KINDS)
+    return (f"{count(section)} line(s) name it without calling it (textual; {kinds}): {listing(section, parts)}. "
+            "Code reached this way runs by name at run time, which no call graph follows.")
+
+
+_DYNAMIC_HOW = {"decorator": "as a decorator", "registry": "in a registry", "getattr": "by getattr",
+                "dispatch": "by a getattr dispatch on the prefix", "export": "exported", "string": "in a string",
+                "template": "in a template", "config": "in a config file"}
 
 
 def coupled(section: dict[str, Any], hidden: bool) -> str:

@@ -25,13 +25,21 @@ import apsw
 from ..base.records import record
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
+from ..index.dynamic_uses import DYNAMIC_FORMS
 from ..index.graphmodel import is_test_path
-from ..index.mentions import MAX_KEPT, defined_name, read_postings
+from ..index.mentions import CODE_FORMS, MAX_KEPT, defined_name, read_postings
 from .resolved import anchor_definitions, lines_named
 
 TEXTUAL = "textual"
 CALL_FORMS = ("call", "qualified_call", "raise")  # the forms of a line that calls the name (a raise instantiates)
 COMMON_TOTAL = MAX_KEPT + 1  # a common name's total: more lines use it than the index lists
+# The kind of use each dynamic form is (``index/dynamic_uses.py``): spelled in a string or a text
+# file, exported, or put where code is looked up at run time (a registry, a decorator, getattr).
+USE_OF = {"decorator": "registry", "registry": "registry", "getattr": "registry", "dispatch": "registry",
+          "export": "export", "string": "string_mention", "template": "string_mention", "config": "string_mention"}
+USE_KINDS = ("string_mention", "export", "registry")
+# Code forms whose line is a registry, decorator or export use: listed there, not among the mentions.
+LABELLED_IN_CODE = ("decorator", "registry", "export")
 
 
 def mention_facts(connection: apsw.Connection, label: str, anchor: int) -> dict[str, Any]:
@@ -41,15 +49,18 @@ def mention_facts(connection: apsw.Connection, label: str, anchor: int) -> dict[
     to list, and how many definitions carry it."""
     name = defined_name(label)
     if name is None:
-        return {"name": name, "rows": [], "linked": {}, "common": False, "definitions": 0, "bound_elsewhere": 0}
+        return {"name": name, "rows": [], "dynamic": [], "linked": {}, "common": False, "definitions": 0,
+                "bound_elsewhere": 0}
     total, kept, postings, definitions = fetch_rows(
         connection.execute(query_sql("mention_count"), {"name": name}), tuple[Any, Any, Any, int])[0]
     if total is not None and not kept:
-        return {"name": name, "rows": [], "linked": {}, "common": True, "definitions": definitions,
+        return {"name": name, "rows": [], "dynamic": [], "linked": {}, "common": True, "definitions": definitions,
                 "bound_elsewhere": 0}
-    found = list(read_postings(postings or b""))
+    found: list[tuple[Any, ...]] = [posting for posting in read_postings(postings or b"") if posting[2] != "dispatch"]
+    dispatched = _dispatched(connection, name)
+    found.extend(dispatched)
     paths = dict(fetch_rows(connection.execute(query_sql("text_file_paths"),
-                                               {"files": json.dumps(sorted({file for file, _, _ in found}))}),
+                                               {"files": json.dumps(sorted({row[0] for row in found}))}),
                             tuple[int, str]))
     carried: set[tuple[str, int]] = set()
     linked: dict[tuple[str, int], int] = {}
@@ -65,18 +76,44 @@ def mention_facts(connection: apsw.Connection, label: str, anchor: int) -> dict[
         if definition is None:
             continue
         (carried if definition in ours else elsewhere).add((path, line))
-    rows, left_out = [], 0
-    for file, line, form in found:
+    rows: list[tuple[str, int, str, str | None]] = []
+    dynamic: list[tuple[str, int, str, str | None]] = []
+    left_out = 0
+    prefixes = {(file, line): prefix for file, line, _, prefix in dispatched}
+    for file, line, form, *_ in found:
         key = (paths[file], line)
+        if form == "dispatch":  # a getattr dispatch on a prefix of the name: no exclusion is about it
+            dynamic.append((*key, form, prefixes[(file, line)]))
+            continue
         if key in carried:
             continue
         if key in elsewhere:  # the resolver binds this use to another definition of the name
-            left_out += 1
+            left_out += form in CODE_FORMS
             continue
-        rows.append((paths[file], line, form))
+        (dynamic if form in DYNAMIC_FORMS else rows).append((*key, form, None))
+    labelled = {(path, line) for path, line, form, _ in dynamic if form in LABELLED_IN_CODE}
+    code = [(path, line, form) for path, line, form, _ in rows if (path, line) not in labelled]
+    dynamic.sort(key=lambda row: (row[0], row[1]))
     kept_linked = {key: node for key, node in linked.items() if key not in carried}
-    return {"name": name, "rows": rows[:MAX_KEPT], "linked": kept_linked, "common": False, "definitions": definitions,
-            "bound_elsewhere": left_out}
+    return {"name": name, "rows": code[:MAX_KEPT], "dynamic": dynamic[:MAX_KEPT], "linked": kept_linked,
+            "common": False, "definitions": definitions, "bound_elsewhere": left_out}
+
+
+def _dispatched(connection: apsw.Connection, name: str) -> list[tuple[int, int, str, str]]:
+    """(file, line, "dispatch", prefix) of every ``getattr`` dispatch on a prefix of ``name``
+    (``visit_`` of ``visit_Name``: ``getattr(self, f"visit_{kind}")``), as the text index posts
+    them under the prefix."""
+    found: list[tuple[int, int, str, str]] = []
+    at = name.find("_", 2)
+    while 0 < at < len(name) - 1:
+        prefix = name[:at + 1]
+        total, kept, postings, _ = fetch_rows(
+            connection.execute(query_sql("mention_count"), {"name": prefix}), tuple[Any, Any, Any, int])[0]
+        if total is not None and kept:
+            found.extend((file, line, form, prefix) for file, line, form in read_postings(postings)
+                         if form == "dispatch")
+        at = name.find("_", at + 1)
+    return found
 
 
 def mention_items(
@@ -100,6 +137,30 @@ def mention_items(
             groups[key] = item
     grouped = list(groups.values())
     return grouped[:limit], len(grouped)
+
+
+def dynamic_items(connection: apsw.Connection, facts: dict[str, Any], limit: int) -> tuple[list[dict[str, Any]], int]:
+    """(items, total): the first ``limit`` of one item per dynamic use of the name (a string, an
+    export, a registry: ``facts["dynamic"]``), in file then line order, each named by the
+    definition it is in and labelled with its kind of use (``use``) and form."""
+    owners = Owners(connection, {})
+    items = []
+    for path, line, form, prefix in facts["dynamic"][:limit]:
+        item = owners.item(path, line, form)
+        item.pop("linked_to", None)
+        item["use"] = USE_OF[form]
+        if prefix is not None:
+            item["prefix"] = prefix
+        items.append(item)
+    return items, len(facts["dynamic"])
+
+
+def use_counts(facts: dict[str, Any]) -> dict[str, int]:
+    """How many dynamic uses of each kind (``USE_KINDS``) the name has."""
+    counts = dict.fromkeys(USE_KINDS, 0)
+    for _, _, form, _ in facts["dynamic"]:
+        counts[USE_OF[form]] += 1
+    return counts
 
 
 @record

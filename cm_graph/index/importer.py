@@ -481,7 +481,7 @@ def _write_tables(
         ((e.path, e.mode, e.blob, e.size, lines.get(e.path)) for e in census.entries),
     )
     write_text_index(connection, mentions)
-    counts = _tallies(connection, shape, census, len(lines))
+    counts = _tallies(connection, shape, census, sum(1 for path in cited if path in lines))
     counts.update(write_resolved(connection, resolution.layer(census, checkout)))
     connection.executemany(
         "INSERT INTO idx.counts (name, value) VALUES (?, ?)", sorted(counts.items())

@@ -58,19 +58,24 @@ from collections.abc import Iterable, Iterator
 from itertools import accumulate, compress, count, repeat
 from operator import add, and_, getitem, itemgetter, lshift, mul, ne, or_, rshift
 
+from .dynamic_uses import DYNAMIC_BIT, DYNAMIC_FORMS, code_uses, dispatch_prefixes, text_form, text_uses
+
 MAX_KEPT = 2000  # lines per name the index lists; a more common name is only counted
 MAX_SCANNED_BYTES = 2 * 1024 * 1024  # a larger blob is generated or minified: not scanned
 # Strongest first: a mention's rank. A raise or catch site (``raise X``, ``except X``, ``throw new
 # X``, ``catch (e: X)``) is what a line does with the name whatever else it does with it.
-FORMS = ("raise", "catch", "qualified_call", "call", "qualified", "name")
-LINE_SHIFT = 3  # packed mention: ... | line << LINE_SHIFT | rank
+CODE_FORMS = ("raise", "catch", "qualified_call", "call", "qualified", "name")
+# A posting's rank: 0..5 a code form (the strongest on the line), 8..15 a dynamic one
+# (``dynamic_uses.py``: a string, an export, a registry...), posted beside the code form.
+FORMS = (*CODE_FORMS, "", "", *DYNAMIC_FORMS)
+LINE_SHIFT = 4  # packed mention: ... | line << LINE_SHIFT | rank
 # A posting: file << FILE_SHIFT | line << LINE_SHIFT | rank (a scanned blob is at most 2 MiB, so a
 # line holding a name of two characters is below 2**21).
-FILE_SHIFT = 24
+FILE_SHIFT = 25
 # A packed mention: id << ID_SHIFT | line << LINE_SHIFT | rank, and | file << FILE_SHIFT in a
-# table (a census has at most 50,000 files, under 2**16): 64 bits for 2**24 names, so a worker
+# table (a census has at most 50,000 files, under 2**16): 64 bits for 2**23 names, so a worker
 # hands its mentions over as they are.
-ID_SHIFT = 40
+ID_SHIFT = 41
 _LINE_MASK = (1 << (FILE_SHIFT - LINE_SHIFT)) - 1
 _RANK_MASK = (1 << LINE_SHIFT) - 1
 _POSTING_MASK = (1 << ID_SHIFT) - 1
@@ -225,13 +230,18 @@ class Vocabulary:
     (never 0, so a code is its own hit mask)."""
 
     def __init__(self, names: Iterable[str]) -> None:
-        self.names = tuple(sorted(set(names)))
-        bases = range(4, 4 * len(self.names) + 4, 4)  # (id + 1) << 2
-        self.codes = dict(zip(self.names, bases, strict=True))
-        for keyword in _KEYWORDS.intersection(self.names):
+        defined = sorted(set(names))
+        self.names = vocabulary_names(defined)
+        number = {name: at for at, name in enumerate(self.names)}
+        bases = [(number[name] + 1) << 2 for name in defined]  # (id + 1) << 2
+        self.codes = dict(zip(defined, bases, strict=True))
+        for keyword in _KEYWORDS.intersection(defined):
             self.codes[keyword] |= 2
         for qualifier in _QUALIFIERS:
-            self.codes.update(zip(map(qualifier.__add__, self.names), map(or_, bases, repeat(1)), strict=True))
+            self.codes.update(zip(map(qualifier.__add__, defined), map(or_, bases, repeat(1)), strict=True))
+        # The dispatch prefixes (``visit_``) a ``getattr`` string may start with, by id: looked
+        # up in strings only, never as a code token.
+        self.prefixes = {prefix: number[prefix] for prefix in dispatch_prefixes(defined)}
 
     def forget(self, ids: Iterable[int]) -> None:
         """Stop looking for these names (a common name: its lines are no longer listed)."""
@@ -239,6 +249,13 @@ class Vocabulary:
             name = self.names[number]
             for spelling in (name, *(qualifier + name for qualifier in _QUALIFIERS)):
                 self.codes.pop(spelling, None)
+
+
+def vocabulary_names(names: Iterable[str]) -> tuple[str, ...]:
+    """The names a text index numbers, sorted: the defined ``names`` and their dispatch prefixes
+    (``dynamic_uses.dispatch_prefixes``), under which a ``getattr`` dispatch is posted."""
+    defined = set(names)
+    return tuple(sorted(defined.union(dispatch_prefixes(defined))))
 
 
 def tokenizer_for(path: str) -> re.Pattern[str]:
@@ -253,26 +270,47 @@ def scan_packed(path: str, data: bytes, vocabulary: Vocabulary) -> list[int]:
     name and line (its strongest form), ascending; [] for a binary or oversized blob."""
     if len(data) > MAX_SCANNED_BYTES or b"\0" in data[:8192]:
         return []
-    tokenizer = tokenizer_for(path)
     # The leading newline lets a defining first line match like any other (it is line 0's end).
     text = "\n" + data.decode("utf-8", errors="replace")
+    form = text_form(path)
+    if form is not None:  # a template or config file: only its dynamic uses
+        return _strongest(_packed(text_uses(text, form, vocabulary.codes)))
+    tokenizer = tokenizer_for(path)
     sites = _site_mentions(path, data, text, vocabulary.codes)
     tokens = tokenizer.findall(text)
+    ends = list(accumulate(map(str.count, tokens, repeat("\n"))))  # the line each token ends on
     codes = list(map(vocabulary.codes.get, map(str.rstrip, tokens, repeat(_SUFFIX_CHARS))))
     at = list(compress(count(), codes))  # a code is never 0: ids count from 1
-    if not at and not sites:
+    packed: list[int] = []
+    if at:
+        hit_codes = list(filter(None, codes))
+        lines = compress(ends, codes)  # each hit's line
+        kinds = map(_SUFFIX_KIND.get, map(getitem, map(tokens.__getitem__, at), repeat(-1)), repeat(0))
+        slots = map(add, map(mul, map(and_, hit_codes, repeat(3)), repeat(4)), kinds)
+        ranks = list(map(_RANKS[tokenizer is _HASH_TOKENS].__getitem__, slots))
+        used = list(map(ne, ranks, repeat(_DROP)))
+        ids = map(lshift, map(add, map(rshift, compress(hit_codes, used), repeat(2)), repeat(-1)), repeat(ID_SHIFT))
+        packed = list(map(or_, map(or_, ids, map(lshift, compress(lines, used), repeat(LINE_SHIFT))),
+                          compress(ranks, used)))
+    hits = zip(map(rshift, packed, repeat(ID_SHIFT)), map(and_, map(rshift, packed, repeat(LINE_SHIFT)),
+                                                          repeat(_LINE_MASK)), strict=True)
+    dynamic = code_uses(path, text, tokens, ends, hits, vocabulary.names, vocabulary.codes, vocabulary.prefixes)
+    if not packed and not sites and not dynamic:
         return []
-    hit_codes = list(filter(None, codes))
-    lines = compress(accumulate(map(str.count, tokens, repeat("\n"))), codes)  # each hit's line
-    kinds = map(_SUFFIX_KIND.get, map(getitem, map(tokens.__getitem__, at), repeat(-1)), repeat(0))
-    slots = map(add, map(mul, map(and_, hit_codes, repeat(3)), repeat(4)), kinds)
-    ranks = list(map(_RANKS[tokenizer is _HASH_TOKENS].__getitem__, slots))
-    used = list(map(ne, ranks, repeat(_DROP)))
-    ids = map(lshift, map(add, map(rshift, compress(hit_codes, used), repeat(2)), repeat(-1)), repeat(ID_SHIFT))
-    packed = map(or_, map(or_, ids, map(lshift, compress(lines, used), repeat(LINE_SHIFT))), compress(ranks, used))
-    # Strongest form per (name, line): sorted descending, a dict keeps each key's last (lowest) value.
-    descending = sorted([*packed, *sites], reverse=True)
-    strongest = dict(zip(map(rshift, descending, repeat(LINE_SHIFT)), descending, strict=True))
+    return _strongest([*packed, *sites, *_packed(dynamic)])
+
+
+def _packed(found: list[tuple[int, int, int]]) -> list[int]:
+    """(id, line, rank) triples packed as a scan's mentions are."""
+    return [number << ID_SHIFT | line << LINE_SHIFT | rank for number, line, rank in found]
+
+
+def _strongest(packed: list[int]) -> list[int]:
+    """The strongest code form and the strongest dynamic form per (name, line), ascending: sorted
+    descending, a dict keyed by the value less its rank's low bits (the dynamic bit stays in the
+    key) keeps each key's last (lowest) value."""
+    descending = sorted(packed, reverse=True)
+    strongest = dict(zip(map(rshift, descending, repeat(LINE_SHIFT - 1)), descending, strict=True))
     return list(reversed(strongest.values()))
 
 
@@ -336,13 +374,16 @@ def unpack(value: int) -> tuple[int, int, int]:
     return value >> ID_SHIFT, (value >> LINE_SHIFT) & _LINE_MASK, value & _RANK_MASK
 
 
-def scan_blob(path: str, data: bytes, names: Iterable[str]) -> list[tuple[str, int, str]]:
+def scan_blob(
+    path: str, data: bytes, names: Iterable[str], *, dynamic: bool = False
+) -> list[tuple[str, int, str]]:
     """``scan_packed``'s mentions as (name, line, form), in line order then name order: the
-    readable form, for tests and for a person checking a file."""
+    readable form, for tests and for a person checking a file; the code forms only, unless
+    ``dynamic`` (then the dynamic forms only)."""
     vocabulary = Vocabulary(names)
     found = [unpack(value) for value in scan_packed(path, data, vocabulary)]
-    return sorted(((vocabulary.names[number], line, FORMS[rank]) for number, line, rank in found),
-                  key=lambda row: (row[1], row[0]))
+    return sorted(((vocabulary.names[number], line, FORMS[rank]) for number, line, rank in found
+                   if (rank >= DYNAMIC_BIT) == dynamic), key=lambda row: (row[1], row[0]))
 
 
 class Scanner:
@@ -381,10 +422,12 @@ class MentionTable:
     postings (``file << FILE_SHIFT | line << LINE_SHIFT | rank``, ascending, little-endian
     unsigned 64-bit) and its tally. A name seen on more than ``MAX_KEPT`` lines is common:
     counted as ``MAX_KEPT + 1``, no posting listed (so whichever scanner found which lines, and
-    whenever one stopped looking a common name up, the rows are the same)."""
+    whenever one stopped looking a common name up, the rows are the same). ``names`` are the
+    defined names; the table numbers them with their dispatch prefixes (``vocabulary_names``), as
+    a ``Vocabulary`` does."""
 
-    def __init__(self, names: tuple[str, ...]) -> None:
-        self.names = names
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = vocabulary_names(names)
         self.paths: list[str] = []
         self._postings: list[int] = []
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import apsw
 
 from ..base.git import BlobReader, Census, CensusEntry, count_lines
+from .dynamic_uses import is_text_file
 from .mentions import MAX_SCANNED_BYTES, MentionTable, Scanner, names_of
 from .scan_worker import ScanWorker
 
@@ -22,6 +23,8 @@ from .scan_worker import ScanWorker
 # saves there (its interpreter start is about 40 ms of CPU). A larger one's worker is started
 # with the build, so its interpreter is up when the nodes end.
 WORKER_FROM_GRAPH_BYTES = 4 * 1024 * 1024
+# A template or config file larger than this is data (a fixture, a dump), not read for names.
+MAX_TEXT_FILE_BYTES = 512 * 1024
 
 
 class TextScan:
@@ -54,7 +57,13 @@ class TextScan:
         (``labels``: every symbol and test label the index holds)."""
         names = names_of(labels)
         by_path = {entry.path: entry for entry in census.entries}
-        wanted = [by_path[path] for path in cited if path in by_path]  # cited is in path order
+        # The cited code, and the template and config files no node names (their dynamic uses),
+        # in path order.
+        cited_set = set(cited)
+        wanted = sorted([*(by_path[path] for path in cited if path in by_path),
+                         *(entry for entry in census.entries if entry.path not in cited_set
+                           and entry.size <= MAX_TEXT_FILE_BYTES and is_text_file(entry.path))],
+                        key=lambda entry: entry.path)
         answers = _WorkerAnswers(self._worker if self._labels == frozenset(labels) else None)
         here = _LocalScan(checkout, names)
         try:
@@ -67,7 +76,7 @@ class TextScan:
             answers.stop()
             self.close()
             lines: dict[str, int] = {}
-            table = MentionTable(tuple(names))
+            table = MentionTable(names)
             for entry in wanted:
                 count, found = answers.get(entry) or here.scan(entry)
                 lines[entry.path] = count

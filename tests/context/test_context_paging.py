@@ -81,7 +81,8 @@ def test_following_the_pages_returns_every_caller_once(workspace: Workspace) -> 
 
 
 def test_max_items_bounds_each_section_and_is_carried_by_the_page_action(workspace: Workspace) -> None:
-    document = ask_context(workspace, "usage", "target", max_items=3)
+    # A budget wide enough that the item bound cuts, not the characters.
+    document = ask_context(workspace, "usage", "target", max_items=3, max_chars=16000)
     assert document["bounds"]["max_items"] == 3
     assert document["sections"]["callers"]["shown"] == 3 and document["sections"]["callers"]["reason"] == "max_items"
     action = _page_action(document, "callers")
@@ -112,7 +113,8 @@ def test_a_cursor_pages_only_the_answer_it_pins(workspace: Workspace, built: tup
 
 def test_the_cli_takes_max_items_and_the_cursor_its_next_action_names(workspace: Workspace) -> None:
     where = ("--state-dir", workspace.root)
-    first = run_installed("context", "usage", "target", "--max-items", "3", "--json", *where, cwd=workspace.checkout)
+    first = run_installed("context", "usage", "target", "--max-items", "3", "--max-chars", "16000", "--json", *where,
+                          cwd=workspace.checkout)
     assert first.returncode == 0, first.stderr
     action = _page_action(json.loads(first.stdout), "callers")
     page = run_installed(*shlex.split(action["command"])[1:], "--json", *where, cwd=workspace.checkout)

@@ -114,9 +114,10 @@ def test_a_call_the_graph_linked_to_another_same_named_definition_stays_a_mentio
     assert document["status"] == "answered"
     assert document["anchors"][0]["path"] == "functions/parse.js"
     mentions = document["sections"]["mentions"]
-    # module.exports = parse (its own file) is a plain use by name, linked nowhere
-    assert mention_lines(document) == [("functions/clean.js", 3), ("functions/parse.js", 5), ("functions/valid.js", 3)]
-    assert mentions["total"] == 3
+    assert mention_lines(document) == [("functions/clean.js", 3), ("functions/valid.js", 3)]
+    assert mentions["total"] == 2
+    # module.exports = parse (its own file) is an export, linked nowhere: a dynamic use, not a mention
+    assert _exports(document) == [("functions/parse.js", 5)]
     chosen = [item["linked_to"] for item in mentions["items"] if item.get("linked_to")]
     assert chosen == [{"label": "parse", "path": "functions/clean.js", "line": 1},
                       {"label": "parse", "path": "functions/valid.js", "line": 1}]
@@ -124,7 +125,8 @@ def test_a_call_the_graph_linked_to_another_same_named_definition_stays_a_mentio
     # the graph's empty caller section never reads as "no caller" beside those mentions
     callers = document["sections"]["callers"]
     assert callers["status"] == "empty"
-    assert "none of its callers" in callers["detail"] and "3 line(s)" in callers["detail"]
+    assert "none of its callers" in callers["detail"] and "2 line(s)" in callers["detail"]
+    assert "1 line(s) name it without a call (textual; 1 export" in callers["detail"]
     assert "No caller reaches it" not in document["answer"]
     out = io.StringIO()
     print_context(Console(file=out, width=400, color_system=None), wire)
@@ -136,8 +138,15 @@ def test_a_line_linked_to_the_asked_definition_is_carried_not_mentioned(semver) 
     valid.js's call (linked to valid.js's binding) is one, saying so."""
     document = ask_context(semver, "usage", "functions/clean.js::parse")
     assert [i["label"] for i in document["sections"]["callers"]["items"]] == ["clean()"]
-    assert mention_lines(document) == [("functions/parse.js", 5), ("functions/valid.js", 3)]
-    assert document["sections"]["mentions"]["items"][1]["linked_to"]["path"] == "functions/valid.js"
+    assert mention_lines(document) == [("functions/valid.js", 3)]
+    assert document["sections"]["mentions"]["items"][0]["linked_to"]["path"] == "functions/valid.js"
+    assert _exports(document) == [("functions/parse.js", 5)]
+
+
+def _exports(document: dict[str, Any]) -> list[tuple[str, int]]:
+    """The lines the dynamic_uses section of a read-back answer (``readable``) lists as exports."""
+    return [(item["path"], item["line"]) for item in document["sections"]["dynamic_uses"]["items"]
+            if item["use"] == "export"]
 
 
 SUPER = '''class PoolManager:

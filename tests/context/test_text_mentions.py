@@ -24,7 +24,7 @@ from cm_graph.base.jsonio import dumps_wire
 from cm_graph.cli.app import app
 from cm_graph.generation.status import require_current
 from cm_graph.index.importer import build_index
-from cm_graph.index.mentions import MAX_KEPT, scan_blob
+from cm_graph.index.mentions import LINE_SHIFT, MAX_KEPT, scan_blob
 
 from ..support.contextkit import ask_context, published, readable
 from ..support.g0 import edge, node
@@ -228,7 +228,8 @@ def test_no_graph_caller_and_no_mention_is_said_for_this_commit(text_repo: Any) 
     assert document["sections"]["callers"]["reason"] == "no_caller_within_depth"
     mentions = document["sections"]["mentions"]
     assert (mentions["status"], mentions["reason"], mentions["total"]) == ("empty", "no_mention", 0)
-    assert mentions["detail"] == f"No line of commit {commit} uses `unused` by name outside the graph's relationships."
+    assert mentions["detail"] == (f"No code line of commit {commit} calls or names `unused` outside the graph's "
+                                  "relationships.")
     assert mentions["detail"] in document["answer"]
 
 
@@ -361,7 +362,7 @@ def test_audit_covers_the_text_index(text_repo: Any) -> None:
     assert runner.invoke(app, ["audit", "--json", *where]).exit_code == 0
     connection = apsw.Connection(str(index))
     postings = connection.execute("SELECT postings FROM mention_names WHERE name = 'helper'").fetchall()[0][0]
-    shifted = bytes([postings[0] + 8]) + postings[1:]  # the first posting's line, one further
+    shifted = bytes([postings[0] + (1 << LINE_SHIFT)]) + postings[1:]  # the first posting's line, one further
     connection.execute("UPDATE mention_names SET postings = ? WHERE name = 'helper'", (shifted,))
     connection.close()
     result = runner.invoke(app, ["audit", "--json", *where])

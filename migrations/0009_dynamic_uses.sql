@@ -1,0 +1,12 @@
+-- Migration 0009 (schema version 9): the text index's postings carry the dynamic uses of a name.
+--
+-- A posting's form takes four bits instead of three (file << 25 | line << 4 | form): forms 0..5
+-- stay the code forms (raise, catch, qualified_call, call, qualified, name), and a line's
+-- strongest dynamic use is posted beside its code form, 8 decorator, 9 registry, 10 export
+-- (`__all__`, `export { x }`), 11 getattr (`getattr(obj, "name")`), 12 dispatch (a `getattr`
+-- string's prefix, `f"visit_{kind}"`, posted under the prefix), 13 string (a string literal that
+-- names it), 14 template, 15 config (a tracked template or config file, now in text_files too).
+-- The tables keep their shape; a version 8 index's postings read otherwise, so it is derived
+-- again rather than migrated in place; this step exists so the numbered steps still equal
+-- schema.sql.
+PRAGMA user_version = 9;             -- the schema version; see migrations/
