@@ -7,13 +7,15 @@ read by the kernel when the process ends. The commands run in rounds, one of eac
 the table's order, so every ratio compares figures taken in the same minutes of one run; each
 ratio is of the medians. The 1-minute load average is read before and after.
 
-    python benchmarks/question_cpu.py --repo R --state S --query-target T --context-target T \\
-        --symbols-path P [--rounds 30] [--json-out out.json] [--markdown]
+    python benchmarks/question_cpu.py --repo R --state S --query-target T [--context-target T] \\
+        [--symbols-path P] [--rounds 30] [--modules] [--json-out out.json]
+    python benchmarks/question_cpu.py --markdown out.json      # the table again
 
 R must have a built, current graph in S (``cm-graph build --state-dir S --repo-path R``); an
 authorization file for ``query`` is minted first (``cm-graph auth init``). ``--modules`` also runs
-each command once under ``-X importtime`` and lists whether typer, click, rich, the fleet
-package or ``re`` were imported.
+each command once under ``-X importtime`` and lists whether typer, rich, the fleet package or
+``re`` were imported. ``run.py`` runs the same rounds (``--process-repeat`` of them) on every
+graph it measures, beside its whole-process ``query``.
 """
 
 from __future__ import annotations
@@ -37,20 +39,29 @@ def bin_path(name: str) -> str:
     return str(beside) if beside.is_file() else name
 
 
-def commands(opts: argparse.Namespace, auth: Path, packet: Path) -> dict[str, list[str]]:
-    cm_graph = bin_path("cm-graph")
-    where = ["--state-dir", str(opts.state), "--repo-path", str(opts.repo)]
-    return {
+def commands(cm_graph: str, repo: Path, state: Path, auth: Path, packet: Path, query_target: str,
+             context_target: str | None = None, symbols_path: str | None = None,
+             tables: bool = True) -> dict[str, list[str]]:
+    """The commands timed, by name: ``query`` (packet written) and the question commands beside it
+    on the same graph and target (``symbols`` when a file is named; ``tables``: also a person's
+    table of ``status`` and ``ask``, which load rich)."""
+    where = ["--state-dir", str(state), "--repo-path", str(repo)]
+    table = {
         "python -c pass": [sys.executable, "-c", "pass"],
-        "query": [cm_graph, "query", "--question", "impact", "--target", opts.query_target,
+        "query": [cm_graph, "query", "--question", "impact", "--target", query_target,
                   "--authorization", str(auth), "--packet-out", str(packet), "--json", *where],
-        "ask --json": [cm_graph, "ask", "impact", opts.query_target, "--json", *where],
-        "context usage --json": [cm_graph, "context", "usage", opts.context_target, "--json", *where],
-        "symbols --json": [cm_graph, "symbols", opts.symbols_path, "--json", *where],
+        "ask --json": [cm_graph, "ask", "impact", query_target, "--json", *where],
+        "context usage --json": [cm_graph, "context", "usage", context_target or query_target, "--json", *where],
+        "symbols --json": [cm_graph, "symbols", symbols_path or "", "--json", *where],
         "status --json": [cm_graph, "status", "--json", *where],
         "status": [cm_graph, "status", *where],
-        "ask (table)": [cm_graph, "ask", "impact", opts.query_target, *where],
+        "ask (table)": [cm_graph, "ask", "impact", query_target, *where],
     }
+    if symbols_path is None:
+        del table["symbols --json"]
+    if not tables:
+        del table["status"], table["ask (table)"]
+    return table
 
 
 def run_once(command: list[str]) -> tuple[float, float, int]:
@@ -77,35 +88,47 @@ def imported(command: list[str]) -> dict[str, bool]:
     return {name: any(n == name or n.startswith(name + ".") for n in names) for name in WATCHED}
 
 
-def measure(opts: argparse.Namespace) -> dict[str, Any]:
-    scratch = Path(tempfile.mkdtemp(prefix="cm-graph-question-cpu-"))
-    auth, packet = scratch / "auth.json", scratch / "packet.json"
+def mint_authorization(cm_graph: str, repo: Path, state: Path, out: Path) -> Path:
+    """An authorization file for ``query`` on ``repo``'s current generation (valid for an hour)."""
     minted = subprocess.run(
-        [bin_path("cm-graph"), "auth", "init", "--connection", "local-graph", "--repository", "owner/repo",
-         "--recipient", "claude:builder", "--max-documents", "16", "--state-dir", str(opts.state),
-         "--repo-path", str(opts.repo)], capture_output=True, check=True)
-    auth.write_bytes(minted.stdout)
-    table = commands(opts, auth, packet)
-    codes = {}
-    for name, command in table.items():  # warm the page cache and the bytecode once
-        codes[name] = run_once(command)[2]
+        [cm_graph, "auth", "init", "--connection", "local-graph", "--repository", "owner/repo",
+         "--recipient", "claude:builder", "--max-documents", "16", "--state-dir", str(state),
+         "--repo-path", str(repo)], capture_output=True, check=True)
+    out.write_bytes(minted.stdout)
+    return out
+
+
+def rounds(table: dict[str, list[str]], count: int, modules: bool = False) -> dict[str, Any]:
+    """Each command run once to warm up, then ``count`` rounds of one run each, in order: cpu and
+    wall spreads, the exit code, the ratio of each cpu median to ``query``'s, the 1-minute load
+    before and after (and with ``modules``, the watched imports of each)."""
+    codes = {name: run_once(command)[2] for name, command in table.items()}
     load_before = os.getloadavg()[0]
     cpu: dict[str, list[float]] = {name: [] for name in table}
     wall: dict[str, list[float]] = {name: [] for name in table}
-    for _ in range(opts.rounds):
+    for _ in range(count):
         for name, command in table.items():
             used, took, _ = run_once(command)
             cpu[name].append(used)
             wall[name].append(took)
     load_after = os.getloadavg()[0]
     query = statistics.median(cpu["query"])
-    rows = {name: {"cpu_ms": spread(cpu[name]), "wall_ms": spread(wall[name]), "exit": codes[name],
-                   "cpu_over_query": statistics.median(cpu[name]) / query} for name in table}
-    if opts.modules:
+    rows: dict[str, Any] = {name: {"cpu_ms": spread(cpu[name]), "wall_ms": spread(wall[name]), "exit": codes[name],
+                                   "cpu_over_query": statistics.median(cpu[name]) / query} for name in table}
+    if modules:
         for name, command in table.items():
             rows[name]["imported"] = imported(command)
-    return {"repo": str(opts.repo), "rounds": opts.rounds, "load_1min_before": load_before,
-            "load_1min_after": load_after, "nproc": os.cpu_count(), "rows": rows}
+    return {"rounds": count, "load_1min_before": load_before, "load_1min_after": load_after,
+            "nproc": os.cpu_count(), "rows": rows}
+
+
+def measure(opts: argparse.Namespace) -> dict[str, Any]:
+    scratch = Path(tempfile.mkdtemp(prefix="cm-graph-question-cpu-"))
+    cm_graph = bin_path("cm-graph")
+    auth = mint_authorization(cm_graph, opts.repo, opts.state, scratch / "auth.json")
+    table = commands(cm_graph, opts.repo, opts.state, auth, scratch / "packet.json", opts.query_target,
+                     opts.context_target, opts.symbols_path)
+    return {"repo": str(opts.repo), **rounds(table, opts.rounds, opts.modules)}
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -130,9 +153,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repo", type=Path)
     parser.add_argument("--state", type=Path)
-    parser.add_argument("--query-target")
-    parser.add_argument("--context-target")
-    parser.add_argument("--symbols-path")
+    parser.add_argument("--query-target", help="impact's target for query and ask (a label as the graph has it)")
+    parser.add_argument("--context-target", help="context usage's target (default: --query-target)")
+    parser.add_argument("--symbols-path", help="a file for symbols (default: symbols is not timed)")
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--modules", action="store_true", help="also list the watched imports of each command")
     parser.add_argument("--json-out", type=Path)

@@ -4,8 +4,10 @@ INTENT``, each one function the typer command and the fast entry both run (as ``
 
 Agents call these in loops, so their process must start as a question's does: this module loads
 the library's question path and the standard library only; rich is loaded when a person's table
-is printed (no ``--json``), the fleet only when the checkout's state has one. Each ``run_*``
-returns the exit code; a refusal is reported by the one boundary (``boundary.run_refusing``).
+is printed (no ``--json``), the fleet only when the checkout's state has one. Like every question
+(``query``, ``context``), ``ask`` and ``symbols`` judge graph.bin by its seal (``status --verify``
+and ``audit`` hash it). Each ``run_*`` returns the exit code; a refusal is reported by the one
+boundary (``boundary.run_refusing``).
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ def run_ask(
 
         workspace = Workspace.locate(repo_path, state_dir)
         opened = open_question(workspace, question, depth, node_budget, revision=revision,
-                               require_complete=not allow_partial, trust_seal=False)
+                               require_complete=not allow_partial, trust_seal=True)
         if isinstance(opened, Unusable):
             raise opened.error
         try:
@@ -121,7 +123,8 @@ def run_symbols(
             raise Refusal("Name a repository-relative file path (one line, not blank).", reason="invalid")
         workspace = Workspace.locate(repo_path, state_dir)
         generation, connection = open_current_index(
-            workspace, lambda: require_current(workspace, revision, require_complete=not allow_partial))
+            workspace, lambda: require_current(workspace, revision, require_complete=not allow_partial,
+                                               trust_seal=True))
         try:
             listed: list[dict[str, object]] = []
             spellings = _repository_paths(workspace.checkout, given)

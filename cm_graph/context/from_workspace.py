@@ -29,10 +29,11 @@ from .compose import compose
 from .coupling import build_history, history_path, open_history
 from .intents import INTENT_NAMES
 from .paging import parse_cursor
-from .resident import Resident, Settled
+from .settled import Settled
 
 if TYPE_CHECKING:
     from ..fleet.members import MemberAccess
+    from .resident import Resident  # the server's; a CLI question never loads it
 
 ANSWERABLE = ("current", "stale")
 

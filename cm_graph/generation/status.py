@@ -254,11 +254,12 @@ def _partial_detail(generation: Generation) -> str:
 
 
 def require_current(
-    workspace: Workspace, revision: str = "HEAD", *, require_complete: bool = True
+    workspace: Workspace, revision: str = "HEAD", *, require_complete: bool = True, trust_seal: bool = False,
 ) -> Generation:
 
-    """The current generation, or a refusal whose reason is the lifecycle state."""
-    status = graph_status(workspace, revision, require_complete=require_complete)
+    """The current generation, or a refusal whose reason is the lifecycle state (``trust_seal``:
+    graph.bin judged by its seal, as a question judges it)."""
+    status = graph_status(workspace, revision, require_complete=require_complete, trust_seal=trust_seal)
     if not status.usable:
         raise status_refusal(status)
     assert status.generation is not None
