@@ -124,11 +124,11 @@ def rounds(table: dict[str, list[str]], count: int, modules: bool = False) -> di
 
 def measure(opts: argparse.Namespace) -> dict[str, Any]:
     scratch = Path(tempfile.mkdtemp(prefix="cm-graph-question-cpu-"))
-    cm_graph = bin_path("cm-graph")
+    cm_graph = str(opts.cm_graph) if opts.cm_graph is not None else bin_path("cm-graph")
     auth = mint_authorization(cm_graph, opts.repo, opts.state, scratch / "auth.json")
     table = commands(cm_graph, opts.repo, opts.state, auth, scratch / "packet.json", opts.query_target,
                      opts.context_target, opts.symbols_path)
-    return {"repo": str(opts.repo), **rounds(table, opts.rounds, opts.modules)}
+    return {"repo": str(opts.repo), "cm_graph": cm_graph, **rounds(table, opts.rounds, opts.modules)}
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -157,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--context-target", help="context usage's target (default: --query-target)")
     parser.add_argument("--symbols-path", help="a file for symbols (default: symbols is not timed)")
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--cm-graph", type=Path, help="the console script to time (default: this venv's)")
     parser.add_argument("--modules", action="store_true", help="also list the watched imports of each command")
     parser.add_argument("--json-out", type=Path)
     parser.add_argument("--markdown", type=Path, help="render an earlier --json-out as a table")
