@@ -246,6 +246,28 @@ def process_table(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def questions_cpu_table(results: list[dict[str, Any]]) -> str:
+    """The question commands' whole-process cpu beside ``query``'s (``question_cpu.rounds``)."""
+    lines = [
+        "| graph | load before / after | `query` cpu ms (min / median / max) | `ask --json` | `context usage --json` "
+        "| `status --json` | n |",
+        "|---|---|--:|--:|--:|--:|--:|",
+    ]
+    for r in _by_edges(results):
+        q = r.get("questions_cpu")
+        if q is None:
+            continue
+        rows = q["rows"]
+        cells = [f"{rows[name]['cpu_ms']['median']:.1f} ms ({rows[name]['cpu_over_query']:.2f}×)"
+                 for name in ("ask --json", "context usage --json", "status --json")]
+        c = rows["query"]["cpu_ms"]
+        lines.append(
+            f"| {_name(r)} | {q['load_1min_before']:.1f} / {q['load_1min_after']:.1f} "
+            f"| {c['min']:.1f} / {c['median']:.1f} / {c['max']:.1f} | {' | '.join(cells)} | {q['rounds']} |"
+        )
+    return "\n".join(lines)
+
+
 def latency_summary_table(results: list[dict[str, Any]]) -> str:
     lines = [
         "| graph | code nodes | targets (every k-th) | default p50 ms | default p95 ms | default max ms "
@@ -504,6 +526,12 @@ def render(doc: dict[str, Any], notes: str) -> str:
         "## Whole process: `cm-graph query` against the provider's commands",
         "",
         process_table(results),
+        "",
+        "Beside it, in cpu (user + system of the whole process and its children, `os.wait4`), the other "
+        "question commands on the same graph and target, in rounds of one run each "
+        "(`benchmarks/question_cpu.py`); × is the ratio of medians to `query`'s:",
+        "",
+        questions_cpu_table(results),
         "",
         "## In-process question latency",
         "",

@@ -18,7 +18,9 @@ synthetic graphs at the reader's limits and adversarial shapes), in one run:
    target, median of ``--process-repeat`` runs; beside it ``python -c pass``, ``cm-graph --help``
    and a query's start cost (a ``cm-graph query`` that stops at its first check, a missing
    authorization file, after loading everything a question needs), with cm_graph's bytecode
-   written first as an installed package has it;
+   written first as an installed package has it; and, in cpu (``question_cpu.py``: rounds of
+   ``--process-repeat`` runs, one of each command per round), ``ask --json``, ``context usage
+   --json`` and ``status --json`` on the same graph and target beside ``query``;
 6. side by side, the provider's own commands on the same graph.json and target (``graphify
    affected T``, ``graphify explain T``, ``graphify query "what calls T"``), median of
    ``--provider-repeat`` runs;
@@ -61,6 +63,7 @@ sys.path.insert(0, str(HERE))
 
 import corpus  # noqa: E402
 import import_memory  # noqa: E402
+import question_cpu  # noqa: E402
 import synthetic  # noqa: E402
 
 MIB = 1024 * 1024
@@ -450,6 +453,12 @@ def measure_graph(meta: dict[str, Any], named: tuple[str, ...], opts: argparse.N
     cli_matches = _digest(normalise_packet(cli_packet)) == in_process["normalised"]
     log(f"[{label}] cm-graph query median {query['median_s'] * 1000:.0f} ms "
         f"(packet {'matches' if cli_matches else 'DIFFERS FROM'} the in-process one)")
+    # The other question commands beside query, in cpu (issue 31 item 3): rounds of one run each.
+    questions = question_cpu.rounds(question_cpu.commands(
+        cm_graph, Path(repo), state, auth, opts.out / "packets" / f"{name}-cpu.json", target, tables=False),
+        opts.process_repeat)
+    log(f"[{label}] cpu medians: " + ", ".join(
+        f"{command} {row['cpu_ms']['median']:.0f} ms" for command, row in questions["rows"].items()))
 
     provider = provider_commands(graph_json, target, opts.provider_repeat, opts.out / "provider-home")
     log(f"[{label}] graphify affected median {provider['affected']['median_s']:.2f} s, "
@@ -471,6 +480,7 @@ def measure_graph(meta: dict[str, Any], named: tuple[str, ...], opts: argparse.N
         "targets_drawn": len(latency["targets"]), "ask_ms": latency["ask_ms"],
         "query": {**query, "summary_status": summary.get("status"), "relations": summary.get("relations"),
                   "documents": summary.get("documents"), "packet_matches_in_process": cli_matches},
+        "questions_cpu": questions,
         "provider": provider,
         "guard": {"packets": latency["packets"], "mismatches": mismatches,
                   "rebuilt_index_bytes": guard["index_bytes"]},

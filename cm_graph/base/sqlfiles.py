@@ -33,8 +33,18 @@ def migration_files() -> list[Path]:
 
 
 @cache
+def _query_files() -> dict[str, list[Path]]:
+    """Every ``cm_graph/<stage>/sql/*.sql`` by name, listed once per process (a question reads a
+    few dozen statements: one directory walk, not one per statement)."""
+    found: dict[str, list[Path]] = {}
+    for path in sorted(_PACKAGE.glob("*/sql/*.sql")):
+        found.setdefault(path.stem, []).append(path)
+    return found
+
+
+@cache
 def query_sql(name: str) -> str:
     """One statement from ``cm_graph/<stage>/sql/<name>.sql``: each stage keeps the SQL it runs
     beside its modules, and a name is unique across stages (tests hold it)."""
-    [path] = _PACKAGE.glob(f"*/sql/{name}.sql")
+    [path] = _query_files().get(name, [])
     return path.read_text(encoding="utf-8")

@@ -45,6 +45,12 @@ def exit_refusing(body: Callable[[], Any], json_output: bool) -> None:
         raise typer.Exit(code)
 
 
+def exit_with(code: int) -> None:
+    """End a typer command with ``code`` (a ``run_*`` body's exit code; 0 returns)."""
+    if code:
+        raise typer.Exit(code)
+
+
 def refusals_exit(func: F) -> F:
     """Turn a Refusal into reason + sentence on stderr, JSON on stdout with --json, exit 1."""
 
@@ -75,10 +81,3 @@ def show_mapping(title: str, value: dict[str, Any], json_output: bool) -> None:
 def state_root(state_dir: Path | None) -> Path:
     """``--state-dir``, else the default root (commands that need no checkout)."""
     return Path(state_dir) if state_dir is not None else default_state_root()
-
-
-def edits_note(changed: int) -> str:
-    """Why answers ignore uncommitted edits to ``changed`` tracked files, and what to do."""
-    files = f"{changed} tracked file{'s' if changed != 1 else ''}"
-    return (f"{files} changed since the bound commit; the graph (and every answer) is of the commit, "
-            "not of these edits: commit them and run cm-graph refresh to ask about them.")

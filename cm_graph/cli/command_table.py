@@ -105,3 +105,23 @@ QUERY_OPTIONS: dict[str, QueryOption] = {option.flag: option for option in (
     QueryOption("--json", "json_output", "flag", "Print one JSON object on stdout."),
 )}
 QUERY_REQUIRED = ("question", "target", "authorization")
+
+
+# The question commands the fast entry also runs without typer (``entry.parse_fast``), each by its
+# ``question_runs.py`` body: the positional arguments in order and the options, as
+# (parameter, kind) — the kinds of ``QueryOption``, plus "texts" (one or more positional values),
+# "scope" (text that is not only slashes) and "intent" (one of ``context.intents.INTENT_NAMES``:
+# the subcommand's name, first). They must say what the typer command declares
+# (tests/cli/test_fast_questions.py holds them equal); an argument list they do not describe goes
+# to typer.
+_WHERE = {"--repo-path": ("repo_path", "path"), "--state-dir": ("state_dir", "path"), "--json": ("json_output", "flag")}
+_GRAPH = {"--revision": ("revision", "text"), "--allow-partial": ("allow_partial", "flag"), **_WHERE}
+FAST_COMMANDS: dict[str, tuple[str, tuple[tuple[str, str], ...], dict[str, tuple[str, str]]]] = {
+    "ask": ("run_ask", (("question", "question"), ("targets", "texts")), {
+        "--in": ("within", "scope"), "--depth": ("depth", "int"), "--node-budget": ("node_budget", "int"), **_GRAPH}),
+    "symbols": ("run_symbols", (("path", "text"),), _GRAPH),
+    "status": ("run_status", (), {"--verify": ("verify", "flag"), **_GRAPH}),
+    "context": ("run_context", (("intent", "intent"), ("target", "text")), {
+        "--max-chars": ("max_chars", "int"), "--max-items": ("max_items", "int"), "--cursor": ("cursor", "text"),
+        **_WHERE}),
+}

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from ..base.errors import EXIT_CODES, UNRESOLVED_STATUSES, Refusal
+from ..base.errors import Refusal
 from ..base.refusals import refusal_for_os_error
 from ..context.intents import INTENTS
 from ..generation.layout import Workspace
@@ -22,10 +22,12 @@ from .command_kit import (
     Json,
     RepoPath,
     StateDir,
+    exit_with,
     refusals_exit,
     show_mapping,
     state_root,
 )
+from .question_runs import run_context
 
 context_app = typer.Typer(no_args_is_help=True)  # its help is the command table's
 
@@ -39,7 +41,6 @@ def _context_command(intent: str, summary: str) -> None:
     """Register ``cm-graph context INTENT TARGET`` (one subcommand per intent)."""
 
     @context_app.command(intent, help=summary)
-    @refusals_exit
     def command(
         target: Annotated[str, typer.Argument(help="A symbol, Class.method, module.func, path::name or a path.")],
         max_chars: MaxChars = None,
@@ -49,21 +50,8 @@ def _context_command(intent: str, summary: str) -> None:
         state_dir: StateDir = None,
         json_output: Json = False,
     ) -> None:
-        from ..base.jsonio import dumps_wire
-        from ..context.from_workspace import code_context
-
-        workspace = Workspace.locate(repo_path, state_dir)
-        document = code_context(workspace, intent, target, max_chars=max_chars, max_items=max_items, cursor=cursor)
-        if json_output:
-            sys.stdout.write(dumps_wire(document) + "\n")
-        else:
-            from .context_view import print_context
-            from .render import console
-
-            print_context(console(), document)
-        if document["status"] != "answered":
-            print_refusal(document["status"], document["answer"])
-            raise typer.Exit(EXIT_CODES["unresolved" if document["status"] in UNRESOLVED_STATUSES else "refused"])
+        exit_with(run_context(intent=intent, target=target, max_chars=max_chars, max_items=max_items, cursor=cursor,
+                              repo_path=repo_path, state_dir=state_dir, json_output=json_output))
 
 
 @context_app.command("history")

@@ -2,10 +2,12 @@
 
 typer, click and rich cost about 100 ms of imports per process, many times the interpreter's own
 start. Agents call ``cm-graph query`` in a loop and ``cm-graph --help`` to find their way, so
-those two are answered here from the standard library and the question path alone; every other
+those two are answered here from the standard library and the question path alone, and so are
+the other questions an agent asks in loops: ``ask``, ``symbols``, ``status`` and ``context
+INTENT`` (their bodies are ``question_runs.py``; rich only for a person's table). Every other
 command, every ``--help`` of a command and every argument list this parser is not sure about goes
 to the typer application, which stays the one authority on usage and its errors. Both read the
-commands and the query options from one table, ``command_table.py``.
+commands and their options from one table, ``command_table.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from .command_table import COMMANDS, QUERY_OPTIONS, QUERY_REQUIRED, SUMMARY
+from .command_table import COMMANDS, FAST_COMMANDS, QUERY_OPTIONS, QUERY_REQUIRED, SUMMARY
 
 
 def overview() -> str:
@@ -70,7 +72,73 @@ def parse_query(args: list[str]) -> dict[str, object] | None:
     return values
 
 
+def parse_fast(args: list[str]) -> tuple[str, dict[str, object]] | None:
+    """The ``question_runs`` body and its keyword arguments for a well-formed argument list of a
+    fast question command (``FAST_COMMANDS``), or None when anything is unusual (help, an unknown
+    or repeated option, a missing, extra or malformed value, a positional argument that looks
+    like an option): typer then parses the same list and reports the usage error."""
+    if not args or args[0] not in FAST_COMMANDS:
+        return None
+    runner, positional, options = FAST_COMMANDS[args[0]]
+    values: dict[str, object] = {}
+    given: list[str] = []
+    position = 1
+    if positional and positional[0][1] == "intent":  # a subcommand: its name comes first
+        if len(args) < 2 or _converted(args[1], "intent") is None:
+            return None
+        values["intent"], position, positional = args[1], 2, positional[1:]
+    while position < len(args):
+        word = args[position]
+        position += 1
+        if not word.startswith("-"):
+            given.append(word)
+            continue
+        flag, equals, inline = word.partition("=")
+        if flag not in options:
+            return None
+        parameter, kind = options[flag]
+        if parameter in values:
+            return None
+        if kind == "flag":
+            if equals:
+                return None
+            values[parameter] = True
+            continue
+        if equals:
+            raw = inline
+        elif position < len(args):
+            raw, position = args[position], position + 1
+        else:
+            return None
+        value = _converted(raw, kind)
+        if value is None:
+            return None
+        values[parameter] = value
+    for number, (parameter, kind) in enumerate(positional):
+        if kind == "texts":
+            if len(given) <= number:
+                return None
+            values[parameter], given = given[number:], given[:number]
+            break
+        if len(given) <= number:
+            return None
+        value = _converted(given[number], kind)
+        if value is None:
+            return None
+        values[parameter] = value
+    else:
+        if len(given) > len(positional):
+            return None
+    return runner, values
+
+
 def _converted(raw: str, kind: str) -> object | None:
+    if kind == "intent":
+        from ..context.intents import INTENT_NAMES
+
+        return raw if raw in INTENT_NAMES else None
+    if kind == "scope" and not raw.strip("/"):
+        return None  # the body's usage error (after the graph is opened): typer's to report
     if kind == "int":
         try:
             return int(raw)
@@ -128,6 +196,12 @@ def _fast_or_typer(args: list[str]) -> None:
             from .query import run_query
 
             sys.exit(run_query(**query))  # type: ignore[arg-type]
+    fast = parse_fast(args)
+    if fast is not None:
+        from . import question_runs
+
+        runner, values = fast
+        sys.exit(getattr(question_runs, runner)(**values))
     from .app import main as typer_main
 
     typer_main()

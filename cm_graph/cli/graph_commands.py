@@ -17,23 +17,22 @@ if TYPE_CHECKING:
     from ..generation.manifest import Manifest
     from ..index.format import IndexReport
 
-from ..base.errors import Corrupt, Refusal
-from ..base.git import changed_tracked_files
+from ..base.errors import Refusal
 from ..generation.definitions import MAX_GAP_FILES_SAID
 from ..generation.layout import Workspace
-from ..generation.status import GraphStatus, graph_status
 from ..generation.store import read_current, read_generation, remove_graph_state
-from ..index.ensure import ensure_index, index_for, search_readiness
+from ..index.ensure import ensure_index, index_for
 from .boundary import INTERRUPTED_EXIT, print_json, print_refusal
 from .command_kit import (
     Json,
     RepoPath,
     Revision,
     StateDir,
-    edits_note,
+    exit_with,
     refusals_exit,
     show_mapping,
 )
+from .question_runs import run_status
 
 
 @refusals_exit
@@ -248,7 +247,6 @@ def refresh_command(
     )
 
 
-@refusals_exit
 def status_command(
     revision: Annotated[str, typer.Option("--revision", help="The revision to check against.")] = "HEAD",
     allow_partial: Annotated[bool, typer.Option("--allow-partial", help="Treat a partial build as usable.")] = False,
@@ -258,34 +256,8 @@ def status_command(
     state_dir: StateDir = None,
     json_output: Json = False,
 ) -> None:
-    from .render import console, print_command, print_status
-
-    workspace = Workspace.locate(repo_path, state_dir)
-    status = graph_status(workspace, revision, require_complete=not allow_partial, trust_seal=not verify)
-    if not verify and status.generation is not None and status.usable:
-        # As a question: a graph.bin whose identity moved since its index was sealed is hashed in
-        # full there, and one that no longer matches its manifest is corrupt (not "unreadable").
-        try:
-            index_for(status.generation, verify=False)
-        except Corrupt as refusal:
-            status = GraphStatus("corrupt", refusal.message, status.generation)
-        except Refusal:
-            pass  # search_readiness says what the reader makes of it
-    value = status.to_json(search_readiness(status, verify=verify))
-    changed = changed_tracked_files(workspace.checkout) if status.generation is not None else 0
-    if changed:
-        additions = value.setdefault("cm_graph", {})
-        additions["changed_tracked_files"] = changed
-        additions["working_tree"] = edits_note(changed)
-    if json_output:
-        print_json(value)
-    else:
-        out = console()
-        print_status(out, value)
-        found = status.next_remedy  # the command the next action names, whole on its own line
-        if found is not None and found.command:
-            print_command(out, found.command)
-    raise typer.Exit(0 if status.usable and value["search"] == "available" else 1)
+    exit_with(run_status(revision=revision, allow_partial=allow_partial, verify=verify, repo_path=repo_path,
+                         state_dir=state_dir, json_output=json_output))
 
 
 @refusals_exit

@@ -12,14 +12,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
 from ..base.errors import INDEX_DAMAGED, Absent, InvalidInput, Refusal
 from ..base.git import GitFailure, resolve_revision
-from ..fleet.members import MemberAccess
-from ..fleet.usages import own_definition_usages
 from ..generation.definitions import recorded_gaps
 from ..generation.layout import Workspace
 from ..generation.scratch import scratch_owner
@@ -31,7 +29,11 @@ from .compose import compose
 from .coupling import build_history, history_path, open_history
 from .intents import INTENT_NAMES
 from .paging import parse_cursor
-from .resident import Resident, Settled
+from .settled import Settled
+
+if TYPE_CHECKING:
+    from ..fleet.members import MemberAccess
+    from .resident import Resident  # the server's; a CLI question never loads it
 
 ANSWERABLE = ("current", "stale")
 
@@ -61,6 +63,10 @@ def code_context(
         freshness = {"state": settled.status.state, "head": settled.head}
 
         def fleet(label: str, max_items: int, max_chars: int) -> dict[str, Any] | None:
+            if not (workspace.root / "fleet").is_dir():
+                return None  # no fleet under this state root, so none has the checkout: the fleet stays unloaded
+            from ..fleet.usages import own_definition_usages
+
             return own_definition_usages(workspace.root, workspace.checkout, label, fleet_access, max_items, max_chars)
 
         try:

@@ -30,38 +30,17 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import apsw
-
 from ..base.errors import InvalidInput
 from ..base.gitfiles import identity, read_head
 from ..base.rules import is_generation_id
 from ..generation.layout import Workspace
 from ..generation.scratch import sweep_stale_scratch
-from ..generation.status import GraphStatus
-from ..generation.store import ARTIFACT_NAME, ATTEMPT_NAME, BUILD_RECORD_NAME, MANIFEST_NAME, Generation
+from ..generation.store import ARTIFACT_NAME, ATTEMPT_NAME, BUILD_RECORD_NAME, MANIFEST_NAME
 from ..index.seal import seal_path
 from .coupling import history_path
+from .settled import Settled
 
 SWEEP_EVERY = 60.0
-
-
-@dataclass
-class Settled:
-    """What one judgement gives a ``code_context`` call: the status, the generation, its open
-    index, its change-coupling history (or None), HEAD's commit (None when git could not say) and
-    the definitions the graph lacks."""
-
-    status: GraphStatus
-    generation: Generation
-    connection: apsw.Connection
-    history: apsw.Connection | None
-    head: str | None
-    gaps: dict[str, list[dict[str, Any]]]
-
-    def close(self) -> None:
-        self.connection.close()
-        if self.history is not None:
-            self.history.close()
 
 
 def _lstat(path: str) -> tuple[int, ...] | None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fleet.usages import unsearched_members
 from .sections import HOP_GROUPS
 from .shape import listed, shown_cite, tag
 from .textual import USE_KINDS, homonym_note
@@ -228,7 +227,10 @@ def used_in_fleet(section: dict[str, Any]) -> str:
 
 
 def unsearched_note(cover: dict[str, Any]) -> str:
-    """``; not searched: a (unauthorized), b (absent)``, or nothing when every member was searched."""
+    """``; not searched: a (unauthorized), b (absent)``, or nothing when every member was searched.
+    Only a fleet's answer has a ``cover``, so the fleet is loaded here, not by every answer."""
+    from ..fleet.usages import unsearched_members
+
     missing = unsearched_members(cover)
     return f"; not searched: {', '.join(missing)}" if missing else ""
 

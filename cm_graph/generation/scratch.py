@@ -18,7 +18,6 @@ import errno
 import fcntl
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -154,6 +153,8 @@ def sweep_stale_scratch(workspace: Workspace, *, build_lock_held: bool = False) 
             if token.startswith("generation:") and os.path.isdir(workspace.generation_dir(token[11:])):
                 continue  # published meanwhile (its owner renamed it in before leaving)
             if os.path.isdir(path) and not os.path.islink(path):
+                import shutil  # only when there is a leftover to remove: a question's sweep finds none
+
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 _unlink(path)

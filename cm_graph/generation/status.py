@@ -254,11 +254,11 @@ def _partial_detail(generation: Generation) -> str:
 
 
 def require_current(
-    workspace: Workspace, revision: str = "HEAD", *, require_complete: bool = True, trust_seal: bool = False
+    workspace: Workspace, revision: str = "HEAD", *, require_complete: bool = True, trust_seal: bool = False,
 ) -> Generation:
 
     """The current generation, or a refusal whose reason is the lifecycle state (``trust_seal``:
-    as ``graph_status``, for a server that judges on every call)."""
+    graph.bin judged by its seal, as a question judges it)."""
     status = graph_status(workspace, revision, require_complete=require_complete, trust_seal=trust_seal)
     if not status.usable:
         raise status_refusal(status)

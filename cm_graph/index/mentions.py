@@ -55,6 +55,7 @@ from array import array
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from functools import cache
 from itertools import accumulate, compress, count, repeat
 from operator import add, and_, getitem, itemgetter, lshift, mul, ne, or_, rshift
 
@@ -135,10 +136,14 @@ def _tokenizer(defining: str, noise: str, first: tuple[str, ...] = ()) -> re.Pat
     return re.compile("|".join((*first, _WORD + _SUFFIX, _QUALIFIED, defining, r"\n[ \t]*", noise)))
 
 
-_HASH_TOKENS = _tokenizer(_HASH_DEFINING, _HASH_NOISE)
-_C_TOKENS = _tokenizer(_C_DEFINING, _C_NOISE)
-_JS_TOKENS = _tokenizer(_C_DEFINING, _JS_NOISE)
-_RUST_TOKENS = _tokenizer(_C_DEFINING, _RUST_NOISE, (_RUST_RAW,))
+@cache
+def _tokenizers() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The tokenizers of the hash, C, JavaScript and Rust comment families, compiled on first use:
+    only a scan (an index build, a definition gap) needs them, never a question reading the index."""
+    return (_tokenizer(_HASH_DEFINING, _HASH_NOISE), _tokenizer(_C_DEFINING, _C_NOISE),
+            _tokenizer(_C_DEFINING, _JS_NOISE), _tokenizer(_C_DEFINING, _RUST_NOISE, (_RUST_RAW,)))
+
+
 _SUFFIX_CHARS = " \t(=:![{"
 _SUFFIX_KIND = {"(": 1, "[": 1, "{": 1, "=": 2, ":": 3}  # by a token's last character; else 0
 _NAME = re.compile(r"[A-Za-z_][\w$]+\Z")  # two characters at least
@@ -169,18 +174,25 @@ def _keyword(word: str) -> str:
     return re.escape(word[0]) + r"(?<![\w$.]" + re.escape(word[0]) + ")" + re.escape(word[1:])
 
 
-_PY_SITES = re.compile(
-    _HASH_NOISE + "|" + _keyword("raise") + r"[ \t]+(?P<raise>" + _CHAIN + r")|" + _keyword("except")
-    + r"\*?(?![\w$])[ \t]*(?:(?P<catch>" + _CHAIN + r")|\((?P<caught>[ \t\r\n,]*(?:" + _CHAIN + r"[ \t\r\n,]*)*)\))")
 _PY_EXTENSIONS = (".py", ".pyi", ".pyw")
 _JS_SITE_WORDS = (b"throw", b"catch")
 _PY_SITE_WORDS = (b"raise", b"except")
-_CHAINS = re.compile(_CHAIN)
-_JS_SITES = re.compile(
-    _JS_NOISE + "|" + _keyword("throw") + r"[ \t]+new[ \t]+(?P<raise>" + _CHAIN + r")|" + _keyword("catch")
-    + r"(?![\w$])[ \t]*(?:\((?P<param>[^()]*)\))?[ \t\r\n]*(?P<block>\{)|" + _keyword("instanceof")
-    + r"[ \t]+(?P<instance>" + _CHAIN + r")|(?P<open>\{)|(?P<close>\})")
-_ANNOTATED = re.compile(r"[ \t\r\n]*" + _IDENT + r"[ \t\r\n]*:[ \t\r\n]*(" + _CHAIN + r")[ \t\r\n]*\Z")
+
+
+@cache
+def _site_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """Python's and JavaScript's site patterns, a dotted chain, and a catch parameter's annotation,
+    compiled on first use (a scan's, as ``_tokenizers``)."""
+    python = re.compile(
+        _HASH_NOISE + "|" + _keyword("raise") + r"[ \t]+(?P<raise>" + _CHAIN + r")|" + _keyword("except")
+        + r"\*?(?![\w$])[ \t]*(?:(?P<catch>" + _CHAIN + r")|\((?P<caught>[ \t\r\n,]*(?:" + _CHAIN
+        + r"[ \t\r\n,]*)*)\))")
+    javascript = re.compile(
+        _JS_NOISE + "|" + _keyword("throw") + r"[ \t]+new[ \t]+(?P<raise>" + _CHAIN + r")|" + _keyword("catch")
+        + r"(?![\w$])[ \t]*(?:\((?P<param>[^()]*)\))?[ \t\r\n]*(?P<block>\{)|" + _keyword("instanceof")
+        + r"[ \t]+(?P<instance>" + _CHAIN + r")|(?P<open>\{)|(?P<close>\})")
+    annotation = re.compile(r"[ \t\r\n]*" + _IDENT + r"[ \t\r\n]*:[ \t\r\n]*(" + _CHAIN + r")[ \t\r\n]*\Z")
+    return python, javascript, re.compile(_CHAIN), annotation
 
 
 def _rank_table(hashed: bool) -> tuple[int, ...]:
@@ -261,8 +273,9 @@ def vocabulary_names(names: Iterable[str]) -> tuple[str, ...]:
 def tokenizer_for(path: str) -> re.Pattern[str]:
     """The tokenizer of ``path``'s comment family (by its extension)."""
     lowered = path.lower()
-    return (_HASH_TOKENS if lowered.endswith(_HASH_LANGUAGES) else _JS_TOKENS if lowered.endswith(_JS_EXTENSIONS)
-            else _RUST_TOKENS if lowered.endswith(".rs") else _C_TOKENS)
+    hash_tokens, c_tokens, js_tokens, rust_tokens = _tokenizers()
+    return (hash_tokens if lowered.endswith(_HASH_LANGUAGES) else js_tokens if lowered.endswith(_JS_EXTENSIONS)
+            else rust_tokens if lowered.endswith(".rs") else c_tokens)
 
 
 def scan_packed(path: str, data: bytes, vocabulary: Vocabulary) -> list[int]:
@@ -287,7 +300,7 @@ def scan_packed(path: str, data: bytes, vocabulary: Vocabulary) -> list[int]:
         lines = compress(ends, codes)  # each hit's line
         kinds = map(_SUFFIX_KIND.get, map(getitem, map(tokens.__getitem__, at), repeat(-1)), repeat(0))
         slots = map(add, map(mul, map(and_, hit_codes, repeat(3)), repeat(4)), kinds)
-        ranks = list(map(_RANKS[tokenizer is _HASH_TOKENS].__getitem__, slots))
+        ranks = list(map(_RANKS[tokenizer is _tokenizers()[0]].__getitem__, slots))
         used = list(map(ne, ranks, repeat(_DROP)))
         ids = map(lshift, map(add, map(rshift, compress(hit_codes, used), repeat(2)), repeat(-1)), repeat(ID_SHIFT))
         packed = list(map(or_, map(or_, ids, map(lshift, compress(lines, used), repeat(LINE_SHIFT))),
@@ -319,10 +332,11 @@ def _site_mentions(path: str, data: bytes, text: str, codes: dict[str, int]) -> 
     mentions (rank ``raise`` or ``catch``), for the names ``codes`` still looks up; [] for any
     other blob, or one without the keywords."""
     lowered = path.lower()
+    python, javascript, chains, annotation = _site_patterns()
     if lowered.endswith(_PY_EXTENSIONS):
-        pattern, words = _PY_SITES, _PY_SITE_WORDS
+        pattern, words = python, _PY_SITE_WORDS
     elif lowered.endswith(_JS_EXTENSIONS):
-        pattern, words = _JS_SITES, _JS_SITE_WORDS
+        pattern, words = javascript, _JS_SITE_WORDS
     else:
         return []
     if not any(word in data for word in words):
@@ -349,12 +363,12 @@ def _site_mentions(path: str, data: bytes, text: str, codes: dict[str, int]) -> 
             add(match[kind], match.end(kind), _RAISE if kind == "raise" else _CATCH)
         elif kind == "caught":
             offset = match.start(kind)
-            for chain in _CHAINS.finditer(match[kind]):
+            for chain in chains.finditer(match[kind]):
                 add(chain[0], offset + chain.end(), _CATCH)
         elif kind == "block":
             depth += 1
             catching.append(depth)
-            annotated = _ANNOTATED.match(match["param"] or "")
+            annotated = annotation.match(match["param"] or "")
             if annotated:
                 add(annotated[1], match.start("param") + annotated.end(1), _CATCH)
         elif kind == "instance":
