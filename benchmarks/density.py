@@ -4,11 +4,13 @@ every caller of a target with up to 50 callers".
     python benchmarks/density.py [--packages requests,rich,axios,sympy] [--per-bucket 60] [--max-chars 8000]
 
 For each prepared corpus package (``corpus.prepare_real``, published as ``context.py`` does), the
-targets are symbols whose label names one definition, grouped by their graph callers (incoming
+targets are symbols (asked as ``path::label``), sampled by their graph callers (incoming
 ``calls``/``indirect_call`` edges: 1-5, 6-15, 16-30, 31-50), up to ``--per-bucket`` of each in node
-order (every k-th). ``usage`` is composed in-process at ``--max-chars``; a target counts as
-*whole* when its ``callers`` section shows every caller it holds. Only ``shown``/``total`` of the
-section are read, which every wire version has, so the same script measures an older checkout
+order (every k-th). ``usage`` is composed in-process at ``--max-chars``, and each target is counted
+in the bucket of its callers as the answer totals them: the graph's (``callers``) and the ones
+the resolver adds (``resolved_callers``); one with more than 50 is past the item bound, paged by
+design, and left out. A target is *whole* when both sections show every caller they hold. Only
+``shown``/``total`` of the sections are read, which every wire version has, so the same script measures an older checkout
 (``PYTHONPATH=<old checkout> python benchmarks/density.py``) for the before/after figure.
 """
 
@@ -29,6 +31,7 @@ import context  # noqa: E402
 import corpus  # noqa: E402
 
 BUCKETS = ((1, 5), (6, 15), (16, 30), (31, 50))
+CALLERS = ("callers", "resolved_callers")  # a target's callers: the graph's and those the resolver adds
 
 
 def _targets(connection: Any, per_bucket: int) -> dict[str, list[str]]:
@@ -56,17 +59,19 @@ def measure(workspace: Any, per_bucket: int, max_chars: int) -> dict[str, Any]:
              "provider": "graphifyy==0.9.58", "built_at": generation.manifest.built_at}
     fresh = {"state": "current", "head": generation.manifest.commit}
     found: dict[str, Any] = {}
+    outcomes: dict[str, list[float]] = {f"{low}-{high}": [] for low, high in BUCKETS}
     try:
-        for bucket, labels in _targets(connection, per_bucket).items():
-            whole, ratios = 0, []
-            for label in labels:
-                document = compose(connection, "usage", label, graph, fresh, max_chars)
-                callers = (document.get("sections") or {}).get("callers") or {}
-                total, shown = callers.get("total", 0), callers.get("shown", 0)
-                if not total:  # ambiguous even by path (two definitions of one name in a file)
-                    continue
-                whole += shown == total
-                ratios.append(shown / total)
+        asked = [label for labels in _targets(connection, per_bucket).values() for label in labels]
+        for label in asked:
+            document = compose(connection, "usage", label, graph, fresh, max_chars)
+            sections = document.get("sections") or {}
+            total = sum((sections.get(name) or {}).get("total", 0) for name in CALLERS)
+            shown = sum((sections.get(name) or {}).get("shown", 0) for name in CALLERS)
+            bucket = next((f"{low}-{high}" for low, high in BUCKETS if low <= total <= high), None)
+            if bucket is not None:  # more than 50 callers: past the item bound, paged by design
+                outcomes[bucket].append(shown / total)
+        for bucket, ratios in outcomes.items():
+            whole = sum(1 for ratio in ratios if ratio == 1)
             found[bucket] = {"targets": len(ratios), "whole": whole,
                              "whole_share": round(whole / len(ratios), 3) if ratios else None,
                              "mean_shown_share": round(statistics.fmean(ratios), 3) if ratios else None,
