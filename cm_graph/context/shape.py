@@ -136,9 +136,15 @@ def _flat(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def navigated(document: dict[str, Any], pages: dict[str, str], actions: list[dict[str, Any]]) -> None:
-    """Set the answer's cursors (``pages``, only when a section is cut) and its next actions, last
-    in the envelope's key order; both follow from the ``answer_id`` and stay out of it."""
-    document.pop("next_actions", None)
+    """Set the answer's cursors (``pages``, right after the sections they page, only when one is
+    cut) and its next actions; both follow from the ``answer_id`` and stay out of it, and the
+    envelope's tail keeps its order."""
     if pages:
-        document["pages"] = pages
+        placed = {}
+        for key, value in document.items():
+            placed[key] = value
+            if key == "sections":
+                placed["pages"] = pages
+        document.clear()
+        document.update(placed)
     document["next_actions"] = actions

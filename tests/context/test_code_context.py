@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from cm_graph.base.envelope import ENVELOPE_TAIL
 from cm_graph.base.errors import InvalidInput, Refusal
 from cm_graph.base.jsonio import dumps_wire
 from cm_graph.cli.app import app
@@ -494,6 +495,8 @@ def test_the_first_section_is_cut_last_and_a_section_cut_to_none_still_pages(tmp
     assert (callers["status"], callers["shown"], callers["total"]) == ("ok", 50, 50)
     assert references["status"] == "truncated" and references["shown"] < references["total"] == 50
     assert len(dumps_wire(document)) <= 8000
+    keys = list(document)
+    assert keys[keys.index("sections") + 1] == "pages" and tuple(keys[-len(ENVELOPE_TAIL):]) == ENVELOPE_TAIL
     cursor = document["pages"]["references"]
     page = ask_context(workspace, "usage", "hub", cursor=cursor)
     assert page["page"] == {"section": "references", "offset": references["shown"], "of": document["answer_id"]}
