@@ -66,6 +66,35 @@ def _context_command(intent: str, summary: str) -> None:
             raise typer.Exit(EXIT_CODES["unresolved" if document["status"] in UNRESOLVED_STATUSES else "refused"])
 
 
+@context_app.command("prime")
+@refusals_exit
+def context_prime_command(
+    task: Annotated[str, typer.Argument(help="The task as a person writes it; `backticked` names are taken as code.")],
+    files: Annotated[list[str] | None, typer.Option("--files", help="A file to anchor on too (repeatable).")] = None,
+    changes: Annotated[bool, typer.Option("--changes", help="Anchor on what the worktree diff touches too.")] = False,
+    max_chars: Annotated[int | None, typer.Option("--max-chars", help="Character budget (default 6000).")] = None,
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """The code area a task names, for an agent's first turn: each anchor, its callers, callees, tests."""
+    from ..base.jsonio import dumps_wire
+    from ..context.from_workspace import prime
+
+    workspace = Workspace.locate(repo_path, state_dir)
+    document = prime(workspace, task, files=files, changes=changes, max_chars=max_chars)
+    if json_output:
+        sys.stdout.write(dumps_wire(document) + "\n")
+    else:
+        from .context_view import print_prime
+        from .render import console
+
+        print_prime(console(), document)
+    if document["status"] != "answered":
+        print_refusal(document["status"], "The task names no symbol or path this graph holds.")
+        raise typer.Exit(EXIT_CODES["unresolved"])
+
+
 @context_app.command("history")
 @refusals_exit
 def context_history_command(repo_path: RepoPath = None, state_dir: StateDir = None, json_output: Json = False) -> None:

@@ -37,8 +37,8 @@ from .nodes import describe
 from .resolve import followable, resolve
 from .section_table import BY_NAME
 from .sections import Found, Reading, Section, filled, unavailable
-from .shape import ID_PLACEHOLDER, CitationBook, encode, flat_item, listed, shown_cite, table, tag
-from .spellings import MAX_TASK_CHARS, Spelling, looks_like_path, task_spellings
+from .shape import ID_PLACEHOLDER, CitationBook, encode, flat_item, shown_cite, table, tag
+from .spellings import MAX_TASK_CHARS, looks_like_path, task_spellings
 
 PRIME_SCHEMA = "cm_graph.prime.v1"
 MIN_PRIME_CHARS, DEFAULT_PRIME_CHARS, MAX_PRIME_CHARS = 2000, 6000, 40_000
@@ -46,6 +46,7 @@ PRIME_ITEMS = 8  # items a section of one anchor shows at most, before the budge
 MAX_ANCHORS = 6
 MAX_FILES = 16  # --files given, and files or definitions a diff touches, tried at most
 CANDIDATES_SHOWN = 3
+PROSE_HEAD = 3  # items the prose names of a section (its rows hold every shown one)
 SYMBOL_SECTIONS = ("callers", "resolved_callers", "calls", "tests")
 FILE_SECTIONS = ("defines", "references", "tests")
 # The intent whose code_context answer holds the rest of a cut section.
@@ -177,7 +178,10 @@ def _resolve(connection: apsw.Connection, spelling: str, target: str, source: st
     except InvalidInput:
         return {"status": "unresolved"}
     if resolution.status == "resolved":
-        return {"node": resolution.anchors[0]}
+        node = resolution.anchors[0]
+        if source == "word" and describe(connection, [node])[node]["label"] != spelling:
+            return {"status": "unresolved"}  # a plain word is a name only as exactly the label it is
+        return {"node": node}
     if resolution.status == "ambiguous":
         if source == "word":  # a plain word naming several definitions names none of them
             return {"status": "ambiguous", "total": resolution.total}
@@ -214,7 +218,9 @@ def _fitted(
 
     def build(shown: dict[str, int], dropped: dict[str, int]) -> dict[str, Any]:
         book = CitationBook(checker.confirms, graph["commit"])
-        anchor_items, sections, cut_by_anchor = [], {}, {}
+        anchor_items: list[dict[str, Any]] = []
+        sections: dict[str, Any] = {}
+        cut_by_anchor: dict[str, list[str]] = {}
         for anchor in anchors:
             read = reads[anchor.id]
             item = cite_item({"id": anchor.id, **read.anchor}, book)
@@ -227,6 +233,7 @@ def _fitted(
                     cut_by_anchor.setdefault(anchor.id, []).append(row.name)
         dropped_anchors = found_anchors - len(anchors)
         status = "answered" if anchors else "unresolved"
+        described: dict[str, Any] = {"diff": diff} if diff is not None else {}
         prose = _prose(tried, anchors, anchor_items, sections, common, dropped_anchors, diff)
         document = reply(
             PRIME_SCHEMA, status, prose,
@@ -238,7 +245,7 @@ def _fitted(
                     "truncated": bool(cut_by_anchor) or dropped_anchors > 0,
                     "anchors_dropped": dropped_anchors, "unverified_citations": book.unverified},
             capability_id=capability_id("prime", "task", task_id(task)), answer_id=ID_PLACEHOLDER,
-            **({"diff": diff} if diff is not None else {}),
+            **described,
         )
         printable_prose(document)
         encode(document)
@@ -298,18 +305,20 @@ def _prose(
                 continue
             shown_items = section["items"]
             more = section["total"] > len(shown_items)
-            head = listed([tag(i["label"], shown_cite(i)) for i in shown_items], section["total"],
-                          at_least=section.get("reason") == "read_limit")
+            named = [tag(i["label"], shown_cite(i)) for i in shown_items[:PROSE_HEAD]]
+            rest = section["total"] - len(named)
+            head = ", ".join(named) + (f", …and {rest} more" if rest > 0 and named else "") if named else (
+                f"none of {section['total']} shown (cut to fit)")
             parts.append(f"{_SAID[kind]} {section['total']}{'+' if section.get('reason') == 'read_limit' else ''}"
                          + (f" ({head})" if shown_items or more else ""))
-        found = "; ".join(parts) if parts else "the graph holds no caller, callee or test of it"
+        said = "; ".join(parts) if parts else "the graph holds no caller, callee or test of it"
         sentences.append(f"{anchor.id} {tag(item['label'], item['cite'])} ({item['kind']}, {where}, from "
-                         f"`{anchor.spelling}`): {found}.")
+                         f"`{anchor.spelling}`): {said}.")
     ambiguous = [t for t in tried if t.status == "ambiguous" and t.source != "word"]
     for t in ambiguous:
-        named = ", ".join(f"`{c}`" for c in t.candidates)
+        offered = ", ".join(f"`{c}`" for c in t.candidates)
         sentences.append(f"`{t.spelling}` names {t.total} definitions or files, so none was taken"
-                         + (f"; name one as {named}." if named else "."))
+                         + (f"; name one as {offered}." if offered else "."))
     missing = [t for t in tried if t.status in ("unresolved", "untracked", "no_node") and t.source != "word"]
     for t in missing:
         why = {"untracked": "is no file of the bound commit", "no_node": "is a file the graph has no node for"}.get(

@@ -7,8 +7,9 @@ task names is a pure function of its characters. A spelling is one of:
   file extension), ``Class.method`` or ``module.func`` (a dot between two names), ``path::name``,
   ``snake_case``, ``CamelCase`` or ``camelCase``, a name followed by ``()``;
 - ``word``: any other word of at least three letters that is not common English (``COMMON``: "the",
-  "fix", "test", "error", …), tried as a definition's name and taken only when it names exactly
-  one (``prime`` says which were tried and not found).
+  "fix", "test", "error", …), tried as a definition's name and taken only when it is exactly the
+  label of one definition (a class ``Session``; never ``bar`` for a function ``bar()``), and
+  ``prime`` says which were tried and not taken.
 
 Each spelling is kept once, in the order the text first names it, and at most ``MAX_SPELLINGS``
 code spellings and ``MAX_WORDS`` words are tried.

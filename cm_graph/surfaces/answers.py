@@ -83,6 +83,30 @@ def code_context_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
         )
 
 
+def prime_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``cm-graph context prime`` for an agent: the code area the task names, bounded for a first
+    turn (``context/prime.py``); never derives an index."""
+    from ..context.from_workspace import prime
+    from ..context.prime import DEFAULT_PRIME_CHARS, PRIME_SCHEMA, task_id
+
+    workspace, _ = approved_workspace(caller)
+    task = arguments["task"]
+    try:
+        return prime(workspace, task, files=arguments.get("files"), changes=bool(arguments.get("changes")),
+                     max_chars=arguments.get("max_chars"), derive=False, resident=RESIDENT,
+                     also=(caller.store.state_path(caller.connection),))
+    except Refusal as refusal:
+        if _is_refusal(refusal):
+            raise
+        detail, actions = located(caller, workspace, refusal.reason, refusal.message, reason_actions(refusal.reason))
+        return reply(
+            PRIME_SCHEMA, "unavailable", detail, reason=refusal.reason, detail=detail,
+            freshness=freshness_now(workspace),
+            bounds={"max_chars": arguments.get("max_chars", DEFAULT_PRIME_CHARS), **NOT_CUT},
+            **unanswered_ids("prime", "task", task_id(task)), next_actions=actions,
+        )
+
+
 def changes_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
     """``cm-graph changes`` for an agent: the checkout's diff (``diff``, ``ref``) against the bound
     generation, bounded by ``max_items`` and ``max_chars``; never derives an index."""
