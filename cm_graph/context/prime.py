@@ -41,7 +41,7 @@ from .shape import ID_PLACEHOLDER, CitationBook, encode, flat_item, shown_cite, 
 from .spellings import MAX_TASK_CHARS, looks_like_path, task_spellings
 
 PRIME_SCHEMA = "cm_graph.prime.v1"
-MIN_PRIME_CHARS, DEFAULT_PRIME_CHARS, MAX_PRIME_CHARS = 2000, 6000, 40_000
+MIN_PRIME_CHARS, DEFAULT_PRIME_CHARS, MAX_PRIME_CHARS = 3000, 6000, 40_000
 PRIME_ITEMS = 8  # items a section of one anchor shows at most, before the budget drops any
 MAX_ANCHORS = 6
 MAX_FILES = 16  # --files given, and files or definitions a diff touches, tried at most
@@ -123,8 +123,8 @@ def compose_prime(
     shown_anchors = list(anchors)
     while True:
         try:
-            return _fitted(connection, task, tried, shown_anchors, len(anchors), reads, common, graph, freshness,
-                           max_chars, checker, diff)
+            return _fitted(connection, task, tried, shown_anchors, anchors[len(shown_anchors):], reads, common, graph,
+                           freshness, max_chars, checker, diff)
         except InvalidInput as error:
             if error.reason != "budget_too_small" or not shown_anchors:
                 raise
@@ -210,7 +210,7 @@ def _read(connection: apsw.Connection, anchor: Anchor, commit: str) -> _Read:
 
 
 def _fitted(
-    connection: apsw.Connection, task: str, tried: list[Tried], anchors: list[Anchor], found_anchors: int,
+    connection: apsw.Connection, task: str, tried: list[Tried], anchors: list[Anchor], left_out: list[Anchor],
     reads: dict[str, _Read], common: int, graph: dict[str, Any], freshness: dict[str, Any], max_chars: int,
     checker: CitationChecker, diff: dict[str, Any] | None,
 ) -> dict[str, Any]:
@@ -231,10 +231,9 @@ def _fitted(
                 sections[name] = section
                 if section["total"] > section["shown"]:
                     cut_by_anchor.setdefault(anchor.id, []).append(row.name)
-        dropped_anchors = found_anchors - len(anchors)
         status = "answered" if anchors else "unresolved"
         described: dict[str, Any] = {"diff": diff} if diff is not None else {}
-        prose = _prose(tried, anchors, anchor_items, sections, common, dropped_anchors, diff)
+        prose = _prose(tried, anchors, anchor_items, sections, common, left_out, diff)
         document = reply(
             PRIME_SCHEMA, status, prose,
             spellings=table([_tried_item(t) for t in tried]) if tried else {"columns": [], "rows": []},
@@ -242,15 +241,15 @@ def _fitted(
                                                                                                    "rows": []},
             sections=sections, citations=book.entries, graph=graph, freshness=freshness,
             bounds={"max_chars": max_chars, "max_items": PRIME_ITEMS, "max_anchors": MAX_ANCHORS,
-                    "truncated": bool(cut_by_anchor) or dropped_anchors > 0,
-                    "anchors_dropped": dropped_anchors, "unverified_citations": book.unverified},
+                    "truncated": bool(cut_by_anchor or left_out), "anchors_dropped": len(left_out),
+                    "unverified_citations": book.unverified},
             capability_id=capability_id("prime", "task", task_id(task)), answer_id=ID_PLACEHOLDER,
             **described,
         )
         printable_prose(document)
         encode(document)
         document["answer_id"] = answer_id(document)
-        document["next_actions"] = _next_actions(anchors, cut_by_anchor, freshness, tried)
+        document["next_actions"] = _next_actions(anchors, cut_by_anchor, freshness, tried, left_out)
         printable_prose(document)
         return document
 
@@ -288,7 +287,7 @@ def _tried_item(tried: Tried) -> dict[str, Any]:
 
 def _prose(
     tried: list[Tried], anchors: list[Anchor], items: list[dict[str, Any]], sections: dict[str, Any], common: int,
-    dropped_anchors: int, diff: dict[str, Any] | None,
+    dropped: list[Anchor], diff: dict[str, Any] | None,
 ) -> str:
     sentences = []
     if diff is not None:
@@ -331,11 +330,10 @@ def _prose(
                          + ", ".join(words) + ".")
     if common:
         sentences.append(f"{common} common English word(s) were not tried.")
-    over = [t.spelling for t in tried if t.status == "over_bound"]
-    if over or dropped_anchors:
-        sentences.append(f"Past the anchors shown: {', '.join(f'`{s}`' for s in over) or 'none'}"
-                         + (f"; {dropped_anchors} more anchor(s) dropped to fit" if dropped_anchors else "")
-                         + "; ask code_context for each.")
+    over = [t.spelling for t in tried if t.status == "over_bound"] + [anchor.spelling for anchor in dropped]
+    if over:
+        sentences.append(f"Not shown ({'past the anchor bound' if not dropped else 'dropped whole to fit'}): "
+                         f"{', '.join(f'`{s}`' for s in over)}; code_context answers each (next actions).")
     if not anchors:
         sentences.append("No anchor: name a symbol, `Class.method` or path in backticks, or pass --files.")
     elif any(s["total"] > s["shown"] for s in sections.values()):
@@ -349,11 +347,14 @@ _SAID = {"callers": "callers", "resolved_callers": "resolved uses", "calls": "ca
 
 def _next_actions(
     anchors: list[Anchor], cut: dict[str, list[str]], freshness: dict[str, Any], tried: list[Tried],
+    dropped: list[Anchor],
 ) -> list[dict[str, Any]]:
     actions = remedy_actions("stale") if freshness.get("state") != "current" else []
     for anchor in anchors:
         for intent in dict.fromkeys(REST_OF[name] for name in cut.get(anchor.id, [])):
             actions.append(context_action(f"the rest of {anchor.id}", intent, anchor.target))
+    for anchor in dropped:
+        actions.append(context_action(f"`{anchor.spelling}`, dropped to fit", "usage", anchor.target))
     for t in tried:
         if t.status == "over_bound":
             actions.append(context_action(f"`{t.spelling}`, past the anchors shown", "usage", t.target or t.spelling))
@@ -362,8 +363,8 @@ def _next_actions(
 
 def worktree_changes(document: dict[str, Any]) -> tuple[tuple[tuple[str, str], ...], dict[str, Any]]:
     """What ``cm-graph changes`` found, as prime's anchors: each modified, deleted or renamed
-    definition on the bound commit's side (``path#L<line>``, which ``code_context`` resolves to
-    that definition), then each changed file it holds none of; and the diff described."""
+    definition on the bound commit's side (``path::name#L<line>``, which ``code_context`` resolves
+    to that definition), then each changed file it holds none of; and the diff described."""
     side = document["freshness"].get("index_side")
     pairs: list[tuple[str, str]] = []
     credited = set()
@@ -372,7 +373,8 @@ def worktree_changes(document: dict[str, Any]) -> tuple[tuple[tuple[str, str], .
             spot = definition.get(side)
             if definition["change"] == "added" or not spot or not spot.get("line"):
                 continue
-            pairs.append((f"{spot['path']}::{spot['name']}", f"{spot['path']}#L{spot['line']}"))
+            leaf = spot["name"].rsplit(".", 1)[-1]  # a method's key is Class.method; its node, .method()
+            pairs.append((f"{spot['path']}::{spot['name']}", f"{spot['path']}::{leaf}#L{spot['line']}"))
             credited.add(spot["path"])
     for entry in document["files"]:
         if entry["path"] not in credited and entry["in_graph"]:

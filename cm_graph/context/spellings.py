@@ -80,13 +80,12 @@ def task_spellings(task: str) -> tuple[tuple[Spelling, ...], int]:
     for token in _tokens(rest):
         if _looks_like_code(token):
             _add(code, token)
+        elif token.isalpha() and token.lower() in COMMON:
+            common += 1
         elif WORD.fullmatch(token):
-            if token.lower() in COMMON:
-                common += 1
-            else:
-                _add(words, token)
+            _add(words, token)
         else:
-            for part in re.findall(r"[A-Za-z][A-Za-z]+", token):  # a hyphenated pair: "off-by-one"
+            for part in re.findall(r"[A-Za-z]+", token):  # a hyphenated run: "off-by-one"
                 common += part.lower() in COMMON
     taken = [Spelling(text, "code") for text in code[:MAX_SPELLINGS]]
     named = {text.lower() for text in code}
