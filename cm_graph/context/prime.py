@@ -179,8 +179,12 @@ def _resolve(connection: apsw.Connection, spelling: str, target: str, source: st
         return {"status": "unresolved"}
     if resolution.status == "resolved":
         node = resolution.anchors[0]
-        if source == "word" and describe(connection, [node])[node]["label"] != spelling:
-            return {"status": "unresolved"}  # a plain word is a name only as exactly the label it is
+        found = describe(connection, [node])[node]
+        if not found["path"]:
+            return {"status": "unresolved"}  # a sourceless stub (`dict`): nothing to cite or read
+        if source == "word" and (found["label"] != spelling or found["kind"] == "file"
+                                 or found["path"].endswith(".json")):
+            return {"status": "unresolved"}  # a plain word names a definition only as exactly its label
         return {"node": node}
     if resolution.status == "ambiguous":
         if source == "word":  # a plain word naming several definitions names none of them

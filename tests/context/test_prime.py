@@ -224,3 +224,16 @@ def test_code_spellings_are_found_wherever_they_stand() -> None:
     assert [(s.text, s.kind) for s in spellings] == [
         ("a", "code"), ("b", "code"), ("lib/core.js", "code"), ("HTTPAdapter.send()", "code"), ("getUri", "code"),
         ("parse_config", "code")]
+
+
+def test_a_cited_row_beside_an_uncited_one_reads_back_its_location() -> None:
+    # A table's rows share its columns: the cited row's path is None there, not absent.
+    from cm_graph.context.shape import encode
+
+    document = {"sections": {"calls": {"status": "ok", "shown": 2, "total": 2, "items": [
+        {"label": "f()", "path": "a.py", "line": 3, "cite": "c1"},
+        {"label": "ValueError", "path": "", "line": None, "cite": None}]}},
+        "citations": [{"id": "c1", "cite": "a.py#L3"}]}
+    encode(document)
+    first, second = section_items(document["sections"]["calls"], cited(document))
+    assert (first["path"], first["line"]) == ("a.py", 3) and second["path"] == ""

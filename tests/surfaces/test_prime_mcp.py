@@ -4,14 +4,13 @@ against the installed server, on a repository the pinned provider built."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("mcp", reason="the optional extra mcp is not installed (pip install -e '.[mcp]')")
 
-from mcp import Client, MCPError  # noqa: E402
+from mcp import MCPError  # noqa: E402
 
 from cm_graph.connections.store import ConnectionStore, connect  # noqa: E402
 from cm_graph.context.wire import cited, section_items  # noqa: E402
