@@ -63,9 +63,17 @@ def _is_refusal(refusal: Refusal) -> bool:
     return isinstance(refusal, InvalidInput | ConnectionRefusal)
 
 
+def checked_target(target: Any) -> str:
+    """A target refused as the resolver refuses it, before the graph is judged: blank text is a bad
+    argument in every state (the schemas leave ``minLength`` out to keep ``tools/list`` short)."""
+    if not isinstance(target, str) or not target.strip():
+        raise InvalidInput("The target must be non-empty single-line text.")
+    return target
+
+
 def code_context_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
     workspace, _ = approved_workspace(caller)
-    intent, target = arguments["intent"], arguments["target"]
+    intent, target = arguments["intent"], checked_target(arguments["target"])
     try:
         return code_context(workspace, intent, target, max_chars=arguments.get("max_chars"), derive=False,
                             fleet_access=fleet_access(caller), max_items=arguments.get("max_items"),
@@ -139,7 +147,7 @@ def unanswered_ids(kind: str, intent: str, target: str) -> dict[str, Any]:
 
 def ask_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
     workspace, _ = approved_workspace(caller)
-    question, target = arguments["question"], arguments["target"]
+    question, target = arguments["question"], checked_target(arguments["target"])
     now = datetime.now(UTC)
     # The consuming revision is HEAD as read now: one judgement of the graph at HEAD both mints
     # the authorization and answers the question, so the packet's commit is HEAD's.

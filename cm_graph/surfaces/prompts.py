@@ -40,13 +40,16 @@ class Prompt:
 
 def _prime(caller: Caller, arguments: dict[str, str]) -> dict[str, Any]:
     files = (arguments.get("files") or "").split()
-    return prime_answer(caller, {"task": arguments.get("task", ""), **({"files": files} if files else {})})
+    changes = (arguments.get("changes") or "").strip().lower() in ("yes", "true", "1")
+    return prime_answer(caller, {"task": arguments.get("task", ""), **({"files": files} if files else {}),
+                                 **({"changes": True} if changes else {})})
 
 
 PROMPTS: tuple[Prompt, ...] = (
     Prompt("prime", "Start a task with the code it names: each anchor, its callers, callees and tests, cited.",
            (PromptArgument("task", "The task as you would write it; `backticked` names are taken as code.", True),
-            PromptArgument("files", "Paths to anchor on too, separated by spaces.", False)),
+            PromptArgument("files", "Paths to anchor on too, separated by spaces.", False),
+            PromptArgument("changes", "yes: also what the worktree diff touches.", False)),
            _prime,
            "The code graph's view of the code this task names (cm-graph prime; every citation checked at the "
            "commit in `graph.commit`; read only the cited lines you must edit; `next_actions` return the rest):"),

@@ -84,12 +84,12 @@ def described(spec: dict[str, Any], description: str, example: Any) -> dict[str,
 
 REPLY_CHARS = described(MAX_CHARS_ARGUMENT, "size", 16_000)
 SECTION_ITEMS = {"type": "integer", "minimum": MIN_ITEMS, "maximum": MAX_ITEMS}  # default 50 (context/budget.py)
-ASKED = "as asked"  # graph_feedback: an argument the answer was asked with
+ASKED = "asked"  # graph_feedback: an argument the answer was asked with (when not its default)
 
 TOOLS: tuple[Tool, ...] = (
     Tool(
         "code_context",
-        "Before grep or reading files: cited callers, callees, tests, impact.",
+        "Before grep/reading files: cited callers, callees, tests, impact.",
         True, "POST", "/graph/analyze/code-context",
         {"target": described(TARGET, "name or path", "Config.load"),
          "intent": described({"enum": list(INTENT_NAMES), "default": "usage"}, "which", "impact"),
@@ -102,8 +102,7 @@ TOOLS: tuple[Tool, ...] = (
         "prime",
         "Task start: the code it names, callers, callees, tests.",
         True, "POST", "/graph/analyze/prime",
-        {"task": described({"type": "string", "maxLength": MAX_TASK_CHARS}, "as written", "Fix `Session.send`"),
-         "changes": described({"type": "boolean"}, "diff too", True)},
+        {"task": described({"type": "string", "maxLength": MAX_TASK_CHARS}, "as written", "Fix `Session.send`")},
         ("task",), output_schema(), prime_answer,
     ),
     Tool(
@@ -137,23 +136,22 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "graph_status",
-        "Is the graph ready now (state, index, HEAD)?",
+        "Is the graph ready (state, index, HEAD)?",
         True, "GET", "/graph/status", {"fleet": described(FLEET, "a fleet", "deps")},
         (), output_schema(), graph_status_answer,
     ),
     Tool(
         "graph_feedback",
-        "After a task: did an answer save reads? Its ids and non-default arguments.",
+        "After a task: did an answer save reads? Its ids, non-default arguments.",
         False, "POST", "/graph/feedback",
         {"capability_id": described({"type": "string", "pattern": "^" + re.escape(CAPABILITY_PREFIX)},
                                     "the answer's", "cmg:code_context:how:load"),
-         # Its whole form (64 hex digits) is checked when it is recorded (feedback/record.py).
-         "answer_id": described({"type": "string", "pattern": "^" + re.escape(ID_PREFIX)}, "the answer's",
-                                ID_PREFIX + "9f2c…"),
+         "answer_id": described({"type": "string", "pattern": "^" + re.escape(ID_PREFIX) + "[0-9a-f]{64}$"},
+                                "the answer's", ID_PREFIX + "0" * 64),
          "reads_avoided": described(COUNT, "reads saved", 2),
          "files_read": described(COUNT, "read anyway", 1),
          "correct": described({"type": "boolean"}, "right?", True),
-         "target": described({"type": "string"}, ASKED, ".load()"), "max_chars": described(INTEGER, ASKED, 16_000),
+         "target": described(TARGET, ASKED, ".load()"), "max_chars": described(INTEGER, ASKED, 16_000),
          "max_items": described(INTEGER, ASKED, 20), "depth": described(INTEGER, ASKED, 3),
          "node_budget": described(INTEGER, ASKED, 80)},
         ("capability_id", "answer_id", "reads_avoided", "files_read", "correct"), output_schema(),

@@ -74,7 +74,8 @@ async def test_prompts_get_prime_puts_the_task_and_its_code_area_into_one_messag
         with pytest.raises(MCPError) as refused:
             await client.get_prompt("prime", {"task": " "})
         answer = structured(await client.call_tool("prime", {"task": TASK}))
-    assert [(a.name, a.required) for a in prompts["prime"].arguments or []] == [("task", True), ("files", False)]
+    assert [(a.name, a.required) for a in prompts["prime"].arguments or []] == [("task", True), ("files", False),
+                                                                                    ("changes", False)]
     [message] = got.messages
     assert message.role == "user" and message.content.type == "text"
     task, lead, body = message.content.text.split("\n", 2)[0], message.content.text.split("\n")[2], \
