@@ -101,7 +101,7 @@ def found_anchors(document: dict[str, Any]) -> list[str]:
 
 def trial(workspace: Any, task: str, named: list[str], max_chars: int) -> dict[str, Any]:
     from cm_graph.base.jsonio import dumps_wire
-    from cm_graph.context.from_workspace import prime
+    from cm_graph.context.prime import prime
     from cm_graph.context.wire import section_items
 
     started = time.perf_counter()

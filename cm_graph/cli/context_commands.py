@@ -79,7 +79,7 @@ def context_prime_command(
 ) -> None:
     """The code area a task names, for an agent's first turn: each anchor, its callers, callees, tests."""
     from ..base.jsonio import dumps_wire
-    from ..context.from_workspace import prime
+    from ..context.prime import prime
 
     workspace = Workspace.locate(repo_path, state_dir)
     document = prime(workspace, task, files=files, changes=changes, max_chars=max_chars)

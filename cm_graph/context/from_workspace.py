@@ -79,44 +79,6 @@ def code_context(
         settled.close()
 
 
-def prime(
-    workspace: Workspace, task: Any, *, files: Any = None, changes: bool = False, max_chars: Any = None,
-    derive: bool = True, resident: Resident | None = None, also: tuple[Path, ...] = (),
-) -> dict[str, Any]:
-    """``prime`` of a task (``prime.py``) against the graph ``code_context`` answers from (current
-    or stale, judged the same way); with ``changes``, the worktree diff's definitions and files
-    too, as ``cm-graph changes`` reads them (it judges the graph itself, before)."""
-    from .prime import check_files, check_prime_chars, check_task, compose_prime, worktree_changes
-
-    text, paths, budget = check_task(task), check_files(files), check_prime_chars(max_chars)
-    changed: tuple[tuple[str, str], ...] = ()
-    diff = None
-    if changes:
-        from .changes import changes as read_changes
-        from .diffread import DiffSpec
-
-        changed, diff = worktree_changes(read_changes(workspace, DiffSpec("worktree", None), derive=derive))
-
-    def answer(settled: Settled) -> dict[str, Any]:
-        manifest = settled.generation.manifest
-        graph = {"generation": settled.generation.id, "commit": manifest.commit, "tree": manifest.tree,
-                 "provider": manifest.provider.requirement, "built_at": manifest.built_at}
-        try:
-            return compose_prime(settled.connection, text, graph, {"state": settled.status.state, "head": settled.head},
-                                 budget, files=paths, changed=changed, diff=diff)
-        except apsw.Error:
-            raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
-
-    if resident is not None:
-        with resident.settled(workspace, lambda: settle(workspace, derive=derive, sweep=False), also) as held:
-            return answer(held)
-    settled = settle(workspace, derive=derive)
-    try:
-        return answer(settled)
-    finally:
-        settled.close()
-
-
 def answerable(workspace: Workspace, judged: list[GraphStatus], *, sweep: bool = True) -> Callable[[], Generation]:
     """The judge ``open_current_index`` calls: the graph for HEAD, trusting the seals as a
     question does, refused with the lifecycle's reason unless it is current or stale; each

@@ -18,22 +18,28 @@ with ``same``, one citation map), with the spellings and the anchors as tables o
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from typing import Any
 
 import apsw
 
 from ..base.envelope import remedy_actions, reply
-from ..base.errors import InvalidInput
+from ..base.errors import INDEX_DAMAGED, InvalidInput, Refusal
 from ..base.printable import printable_prose
 from ..base.records import record
 from ..base.rules import is_bounded_text
 from ..base.sqlfiles import query_sql
 from ..evidence.documents import CitationChecker
+from ..generation.layout import Workspace
 from ..query.answerids import answer_id, capability_id
 from ..query.questions import MAX_TARGET_CHARS
 from .budget import fit
+from .changes import changes as read_changes
 from .compose import cite_item, context_action
+from .diffread import DiffSpec
+from .from_workspace import settle
 from .nodes import describe
+from .resident import Resident, Settled
 from .resolve import followable, resolve
 from .section_table import BY_NAME
 from .sections import Found, Reading, Section, filled, unavailable
@@ -387,3 +393,35 @@ def worktree_changes(document: dict[str, Any]) -> tuple[tuple[tuple[str, str], .
                  "definitions": len(document["definitions"]), "index_side": side}
     return tuple(pairs[:MAX_FILES]), described
 
+
+def prime(
+    workspace: Workspace, task: Any, *, files: Any = None, changes: bool = False, max_chars: Any = None,
+    derive: bool = True, resident: Resident | None = None, also: tuple[Path, ...] = (),
+) -> dict[str, Any]:
+    """The prime of a task against the graph ``code_context`` answers from (current
+    or stale, judged the same way); with ``changes``, the worktree diff's definitions and files
+    too, as ``cm-graph changes`` reads them (it judges the graph itself, before)."""
+    text, paths, budget = check_task(task), check_files(files), check_prime_chars(max_chars)
+    changed: tuple[tuple[str, str], ...] = ()
+    diff = None
+    if changes:
+        changed, diff = worktree_changes(read_changes(workspace, DiffSpec("worktree", None), derive=derive))
+
+    def answer(settled: Settled) -> dict[str, Any]:
+        manifest = settled.generation.manifest
+        graph = {"generation": settled.generation.id, "commit": manifest.commit, "tree": manifest.tree,
+                 "provider": manifest.provider.requirement, "built_at": manifest.built_at}
+        try:
+            return compose_prime(settled.connection, text, graph, {"state": settled.status.state, "head": settled.head},
+                                 budget, files=paths, changed=changed, diff=diff)
+        except apsw.Error:
+            raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
+
+    if resident is not None:
+        with resident.settled(workspace, lambda: settle(workspace, derive=derive, sweep=False), also) as held:
+            return answer(held)
+    settled = settle(workspace, derive=derive)
+    try:
+        return answer(settled)
+    finally:
+        settled.close()

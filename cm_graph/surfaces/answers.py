@@ -37,12 +37,10 @@ from ..generation.status import STATUS_SCHEMA, GraphStatus, graph_status, reason
 from ..index.ensure import has_usable_index
 from ..query.answerids import capability_id, stamp_ids
 from .authority import Caller, approved_workspace, evidence_authorization, fleet_access, head_commit, located
+from .limits import DEFAULT_REPLY_CHARS
 
 ASK_ANSWER_SCHEMA = "cm_graph.askAnswer.v1"
 SURFACE_STATUS_SCHEMA = "cm_graph.surfaceStatus.v1"
-# A reply's characters: the default keeps an answer far below hosts' warnings (about 10k tokens),
-# the cap below the size at which they spill a reply to a file (50,000 characters).
-DEFAULT_REPLY_CHARS, HARD_CAP_CHARS = 8000, 40_000
 # The server's one held judgement for code_context (a process serves one connection).
 RESIDENT = Resident()
 
@@ -94,8 +92,7 @@ def code_context_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
 def prime_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
     """``cm-graph context prime`` for an agent: the code area the task names, bounded for a first
     turn (``context/prime.py``); never derives an index."""
-    from ..context.from_workspace import prime
-    from ..context.prime import DEFAULT_PRIME_CHARS, PRIME_SCHEMA, task_id
+    from ..context.prime import DEFAULT_PRIME_CHARS, PRIME_SCHEMA, prime, task_id
 
     workspace, _ = approved_workspace(caller)
     task = arguments["task"]

@@ -30,8 +30,8 @@ from ..fleet.members import fleets_of, read_members, state_root
 from ..fleet.usages import USAGES_KIND, USAGES_SCHEMA, cross_repo_usages, split_symbol
 from ..generation.layout import Workspace
 from ..query.answerids import stamp_ids
-from .answers import DEFAULT_REPLY_CHARS
 from .authority import Caller, approved_workspace, fleet_access
+from .limits import DEFAULT_REPLY_CHARS
 
 FLEET_STATUS_SCHEMA = "cm_graph.surfaceFleetStatus.v1"
 NO_FLEET = Remedy("this checkout belongs to no fleet of that name",

@@ -31,7 +31,6 @@ from ..fleet import usages as fleet_usages
 from ..query.answerids import CAPABILITY_PREFIX, ID_PREFIX
 from ..query.questions import MAX_DEPTH, MAX_NODE_BUDGET, QUESTION_NAMES
 from .answers import (
-    HARD_CAP_CHARS,
     ask_answer,
     changes_answer,
     code_context_answer,
@@ -41,6 +40,7 @@ from .answers import (
 from .authority import Caller
 from .feedbackanswer import graph_feedback_answer
 from .fleetanswers import cross_repo_usages_answer
+from .limits import HARD_CAP_CHARS
 
 Adapter = Callable[[Caller, dict[str, Any]], dict[str, Any]]
 # An agent's target: at most 256 characters, within the CLI's (``query.questions.MAX_TARGET_CHARS``,

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from cm_graph.base.errors import InvalidInput
 from cm_graph.base.jsonio import dumps_wire
-from cm_graph.context.from_workspace import prime
+from cm_graph.context.prime import prime
 from cm_graph.context.resolve import resolve
 from cm_graph.context.spellings import COMMON, task_spellings
 from cm_graph.context.wire import cited, section_items
