@@ -3,7 +3,8 @@
 ``prime`` resolves what this finds against the graph; this module only reads the text, so what a
 task names is a pure function of its characters. A spelling is one of:
 
-- ``code``: written in backticks, or looking like code wherever it stands: a path (a ``/`` or a
+- ``code``: written in backticks (one spelling as written when it holds no space, else each
+  token of it), or looking like code wherever it stands: a path (a ``/`` or a
   file extension), ``Class.method`` or ``module.func`` (a dot between two names), ``path::name``,
   ``snake_case``, ``CamelCase`` or ``camelCase``, a name followed by ``()``;
 - ``word``: any other word of at least three letters that is not common English (``COMMON``: "the",
@@ -74,6 +75,10 @@ def task_spellings(task: str) -> tuple[tuple[Spelling, ...], int]:
     words: list[str] = []
     common = 0
     for inner in BACKTICKED.findall(task):
+        inner = inner.strip()
+        if inner and not any(char.isspace() for char in inner):
+            _add(code, inner)  # one name, as written: `Session.send()`, a path with any character
+            continue
         for token in _tokens(inner):
             _add(code, token)
     rest = BACKTICKED.sub(" ", task)
