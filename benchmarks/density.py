@@ -10,8 +10,9 @@ order (every k-th). ``usage`` is composed in-process at ``--max-chars``, and eac
 in the bucket of its callers as the answer totals them: the graph's (``callers``) and the ones
 the resolver adds (``resolved_callers``); one with more than 50 is past the item bound, paged by
 design, and left out. A target is *whole* when both sections show every caller they hold. Only
-``shown``/``total`` of the sections are read, which every wire version has, so the same script measures an older checkout
-(``PYTHONPATH=<old checkout> python benchmarks/density.py``) for the before/after figure.
+``shown``/``total`` of the sections are read, which every wire version has, so the same script
+measures an older checkout (``PYTHONPATH=<old checkout> python benchmarks/density.py``) for the
+before/after figure.
 """
 
 from __future__ import annotations

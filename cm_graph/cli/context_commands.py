@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from ..base.errors import Refusal
+from ..base.errors import EXIT_CODES, Refusal
 from ..base.refusals import refusal_for_os_error
 from ..context.intents import INTENTS
 from ..generation.layout import Workspace
@@ -52,6 +52,35 @@ def _context_command(intent: str, summary: str) -> None:
     ) -> None:
         exit_with(run_context(intent=intent, target=target, max_chars=max_chars, max_items=max_items, cursor=cursor,
                               repo_path=repo_path, state_dir=state_dir, json_output=json_output))
+
+
+@context_app.command("prime")
+@refusals_exit
+def context_prime_command(
+    task: Annotated[str, typer.Argument(help="The task as a person writes it; `backticked` names are taken as code.")],
+    files: Annotated[list[str] | None, typer.Option("--files", help="A file to anchor on too (repeatable).")] = None,
+    changes: Annotated[bool, typer.Option("--changes", help="Anchor on what the worktree diff touches too.")] = False,
+    max_chars: Annotated[int | None, typer.Option("--max-chars", help="Character budget (default 6000).")] = None,
+    repo_path: RepoPath = None,
+    state_dir: StateDir = None,
+    json_output: Json = False,
+) -> None:
+    """The code area a task names, for an agent's first turn: each anchor, its callers, callees, tests."""
+    from ..base.jsonio import dumps_wire
+    from ..context.prime import prime
+
+    workspace = Workspace.locate(repo_path, state_dir)
+    document = prime(workspace, task, files=files, changes=changes, max_chars=max_chars)
+    if json_output:
+        sys.stdout.write(dumps_wire(document) + "\n")
+    else:
+        from .context_view import print_prime
+        from .render import console
+
+        print_prime(console(), document)
+    if document["status"] != "answered":
+        print_refusal(document["status"], "The task names no symbol or path this graph holds.")
+        raise typer.Exit(EXIT_CODES["unresolved"])
 
 
 @context_app.command("history")

@@ -30,6 +30,28 @@ def print_context(out: Console, document: dict[str, Any]) -> None:
     head = f"{document['intent']} {document['target']}: {document['status']}"
     out.print(literal(head, style="bold"))
     out.print(literal(document["answer"]))
+    _print_sections(out, document)
+    _print_tail(out, document)
+
+
+def print_prime(out: Console, document: dict[str, Any]) -> None:
+    """A prime: the prose, the spellings the task named and what each became, each anchor's sections."""
+    out.print(literal(f"prime: {document['status']}", style="bold"))
+    out.print(literal(document["answer"]))
+    spellings = section_items(document["spellings"])
+    if spellings:
+        table = Table(title=literal("spellings"), title_justify="left")
+        for column in ("spelling", "from", "status", "anchor or candidates"):
+            table.add_column(column, overflow="fold")
+        for item in spellings:
+            became = item.get("anchor") or ", ".join(item.get("candidates") or []) or str(item.get("total") or "")
+            table.add_row(*(literal(cell) for cell in (item["spelling"], item["from"], item["status"], became)))
+        out.print(table)
+    _print_sections(out, document)
+    _print_tail(out, document)
+
+
+def _print_sections(out: Console, document: dict[str, Any]) -> None:
     for name, rows in document["sections"].items():
         section = header(rows)
         title = f"{name}: {section['status']} ({section['shown']} of {section['total']})"
@@ -65,6 +87,9 @@ def print_context(out: Console, document: dict[str, Any]) -> None:
             where, cite = _where(item)
             table.add_row(*(literal(cell) for cell in (cite, name, where, how)))
         out.print(table)
+
+
+def _print_tail(out: Console, document: dict[str, Any]) -> None:
     graph, fresh = document["graph"], document["freshness"]
     out.print(literal(f"generation {graph['generation']} at {graph['commit'][:12]}, {fresh['state']}; "
                       f"{len(document['citations'])} citation(s) verified", style="dim"))

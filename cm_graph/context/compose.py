@@ -131,8 +131,8 @@ def _answer(
 
     def build(shown: dict[str, int], dropped: dict[str, int]) -> dict[str, Any]:
         book = CitationBook(book_checker.confirms, graph["commit"])
-        anchor_item = _cited(dict(read.anchor), book)
-        bindings = [_cited(dict(item), book) for item in read.aside[:LIST_HEAD]]  # the prose names these
+        anchor_item = cite_item(dict(read.anchor), book)
+        bindings = [cite_item(dict(item), book) for item in read.aside[:LIST_HEAD]]  # the prose names these
         sections: dict[str, Any] = {}
         omissions = []
         for row in rows:
@@ -140,7 +140,7 @@ def _answer(
             if found is None:
                 sections[name] = unavailable(row)
                 continue
-            keep = [_cited(dict(item), book, row.of_users) for item in found.items[: shown[name]]]
+            keep = [cite_item(dict(item), book, row.of_users) for item in found.items[: shown[name]]]
             dropped_by = "max_chars" if dropped[name] else "max_items" if shown[name] < found.total else None
             # A walk cut at its read bound keeps saying so whatever else cut the list: its total
             # is then a lower bound, and the prose must say "at least".
@@ -239,9 +239,9 @@ def _page(
 
     def build(shown: dict[str, int], dropped: dict[str, int]) -> dict[str, Any]:
         book = CitationBook(checker.confirms, graph["commit"])
-        anchor_item = _cited(dict(read.anchor), book)
+        anchor_item = cite_item(dict(read.anchor), book)
         taken = shown[row.name]
-        keep = [_cited(dict(item), book, row.of_users) for item in items[:taken]]
+        keep = [cite_item(dict(item), book, row.of_users) for item in items[:taken]]
         last = cursor.offset + taken >= found.total
         cut = "read_limit" if found.read_limited else None if last else "max_chars" if dropped[row.name] else \
             "max_items"
@@ -413,7 +413,7 @@ def _not_untested(sections: dict[str, Any]) -> None:
                            f"but {' and '.join(other)}; {caveat[0].lower()}{caveat[1:]}")
 
 
-def _cited(item: dict[str, Any], book: CitationBook, at_site: bool = False) -> dict[str, Any]:
+def cite_item(item: dict[str, Any], book: CitationBook, at_site: bool = False) -> dict[str, Any]:
     """Cite ``item`` at its definition and its site; ``at_site`` (a section of the anchor's users):
     at the site alone when the commit confirms it and the definition is in the site's file (its
     line is kept, uncited), so a caller costs one citation, not two."""
@@ -529,7 +529,7 @@ def _unanswered(
     ``evidence: textual``)."""
     nodes = describe(connection, list(resolution.anchors))
     book = CitationBook(CitationChecker(connection).confirms, graph["commit"])
-    candidates = [_cited(dict(nodes[n]), book) for n in resolution.anchors]
+    candidates = [cite_item(dict(nodes[n]), book) for n in resolution.anchors]
     dropped = textual_definition(connection, gaps, target) if resolution.status == "unresolved" else None
     if resolution.status == "ambiguous":
         # Each candidate carries the target that resolves to it (checked by resolving it): two
@@ -546,7 +546,7 @@ def _unanswered(
         text = f"`{target}` names no symbol or path in this graph.{hint}"
         actions = [context_action("a similar name", intent, s) for s in resolution.suggestions]
         if dropped is not None:
-            candidates = [_cited(dropped, book)]
+            candidates = [cite_item(dropped, book)]
             text = textual_answer(connection, dropped, target, graph["commit"], book) + hint
             actions.insert(0, next_action("what the graph holds of that file",
                                           f"cm-graph symbols {shlex.quote(dropped['path'])}"))

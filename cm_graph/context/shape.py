@@ -103,23 +103,28 @@ def _section(section: dict[str, Any]) -> dict[str, Any]:
         if key in OMITTED_WHEN_ZERO and not section["total"]:
             continue
         wire[key] = value
-    items = [_flat(item) for item in section["items"]]
+    items = [flat_item(item) for item in section["items"]]
     if not items:
         return wire
+    return {**wire, **table(items)}
+
+
+def table(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """Items as the wire's dense table: ``same`` (a value every row shares, once), ``columns``
+    and ``rows`` (one list per item, in order); ``wire.section_items`` reads it back."""
     columns = list(dict.fromkeys(key for item in items for key in item))
     same = {}
     if len(items) > 1:
         same = {key: items[0].get(key) for key in columns
                 if all(key in item and item[key] == items[0][key] for item in items)}
     columns = [key for key in columns if key not in same]
-    if same:
-        wire["same"] = same
+    wire: dict[str, Any] = {"same": same} if same else {}
     wire["columns"] = columns
     wire["rows"] = [[item.get(key) for key in columns] for item in items]
     return wire
 
 
-def _flat(item: dict[str, Any]) -> dict[str, Any]:
+def flat_item(item: dict[str, Any]) -> dict[str, Any]:
     """One item's wire fields: its location through its citation id when it has one (an item the
     commit does not confirm keeps its path and line, uncited)."""
     flat = dict(item)

@@ -47,11 +47,12 @@ def location(cite: str) -> tuple[str, int | None]:
 
 
 def _located(item: dict[str, Any], citations: dict[str, str]) -> None:
-    if item.get("cite") in citations and "path" not in item:
+    # A row's path is None, not absent, when another row of its table holds one uncited.
+    if item.get("cite") in citations and item.get("path") is None:
         item["path"], item["line"] = location(citations[item["cite"]])
     site = item.get("site")
     if isinstance(site, str) and site in citations:
         path, line = location(citations[site])
         item["site"] = {"path": path, "line": line, "cite": site}
-        if "path" not in item:  # a user cited where it uses the anchor: its definition is in that file
+        if item.get("path") is None:  # a user cited where it uses the anchor: its definition is in that file
             item["path"] = path

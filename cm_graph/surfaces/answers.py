@@ -37,12 +37,10 @@ from ..generation.status import STATUS_SCHEMA, GraphStatus, graph_status, reason
 from ..index.ensure import has_usable_index
 from ..query.answerids import capability_id, stamp_ids
 from .authority import Caller, approved_workspace, evidence_authorization, fleet_access, head_commit, located
+from .limits import DEFAULT_REPLY_CHARS
 
 ASK_ANSWER_SCHEMA = "cm_graph.askAnswer.v1"
 SURFACE_STATUS_SCHEMA = "cm_graph.surfaceStatus.v1"
-# A reply's characters: the default keeps an answer far below hosts' warnings (about 10k tokens),
-# the cap below the size at which they spill a reply to a file (50,000 characters).
-DEFAULT_REPLY_CHARS, HARD_CAP_CHARS = 8000, 40_000
 # The server's one held judgement for code_context (a process serves one connection).
 RESIDENT = Resident()
 
@@ -63,9 +61,17 @@ def _is_refusal(refusal: Refusal) -> bool:
     return isinstance(refusal, InvalidInput | ConnectionRefusal)
 
 
+def checked_target(target: Any) -> str:
+    """A target refused as the resolver refuses it, before the graph is judged: blank text is a bad
+    argument in every state (the schemas leave ``minLength`` out to keep ``tools/list`` short)."""
+    if not isinstance(target, str) or not target.strip():
+        raise InvalidInput("The target must be non-empty single-line text.")
+    return target
+
+
 def code_context_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
     workspace, _ = approved_workspace(caller)
-    intent, target = arguments["intent"], arguments["target"]
+    intent, target = arguments["intent"], checked_target(arguments["target"])
     try:
         return code_context(workspace, intent, target, max_chars=arguments.get("max_chars"), derive=False,
                             fleet_access=fleet_access(caller), max_items=arguments.get("max_items"),
@@ -80,6 +86,29 @@ def code_context_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
             CODE_CONTEXT_SCHEMA, "unavailable", detail, reason=refusal.reason, detail=detail,
             intent=intent, target=target, freshness=freshness_now(workspace), bounds=asked_bounds(arguments),
             **unanswered_ids("code_context", intent, target), next_actions=actions,
+        )
+
+
+def prime_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``cm-graph context prime`` for an agent: the code area the task names, bounded for a first
+    turn (``context/prime.py``); never derives an index."""
+    from ..context.prime import DEFAULT_PRIME_CHARS, PRIME_SCHEMA, prime, task_id
+
+    workspace, _ = approved_workspace(caller)
+    task = arguments["task"]
+    try:
+        return prime(workspace, task, files=arguments.get("files"), changes=bool(arguments.get("changes")),
+                     max_chars=arguments.get("max_chars"), derive=False, resident=RESIDENT,
+                     also=(caller.store.state_path(caller.connection),))
+    except Refusal as refusal:
+        if _is_refusal(refusal):
+            raise
+        detail, actions = located(caller, workspace, refusal.reason, refusal.message, reason_actions(refusal.reason))
+        return reply(
+            PRIME_SCHEMA, "unavailable", detail, reason=refusal.reason, detail=detail,
+            freshness=freshness_now(workspace),
+            bounds={"max_chars": arguments.get("max_chars", DEFAULT_PRIME_CHARS), **NOT_CUT},
+            **unanswered_ids("prime", "task", task_id(task)), next_actions=actions,
         )
 
 
@@ -115,7 +144,7 @@ def unanswered_ids(kind: str, intent: str, target: str) -> dict[str, Any]:
 
 def ask_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
     workspace, _ = approved_workspace(caller)
-    question, target = arguments["question"], arguments["target"]
+    question, target = arguments["question"], checked_target(arguments["target"])
     now = datetime.now(UTC)
     # The consuming revision is HEAD as read now: one judgement of the graph at HEAD both mints
     # the authorization and answers the question, so the packet's commit is HEAD's.

@@ -31,6 +31,7 @@ from ..fleet.usages import USAGES_KIND, USAGES_SCHEMA, cross_repo_usages, split_
 from ..generation.layout import Workspace
 from ..query.answerids import stamp_ids
 from .authority import Caller, approved_workspace, fleet_access
+from .limits import DEFAULT_REPLY_CHARS
 
 FLEET_STATUS_SCHEMA = "cm_graph.surfaceFleetStatus.v1"
 NO_FLEET = Remedy("this checkout belongs to no fleet of that name",
@@ -74,12 +75,12 @@ def cross_repo_usages_answer(caller: Caller, arguments: dict[str, Any]) -> dict[
         return stamp_ids(reply(
             USAGES_SCHEMA, "unavailable", why + " Cross-repository usages need one.", reason="not_configured",
             detail=why, symbol=symbol, freshness=dict(NO_FLEET_FRESHNESS),
-            bounds={"max_chars": arguments["max_chars"], **NOT_CUT},
+            bounds={"max_chars": arguments.get("max_chars", DEFAULT_REPLY_CHARS), **NOT_CUT},
             next_actions=remedy_actions(None, own=NO_FLEET, fleet=arguments.get("fleet"), connection=caller.connection),
         ), USAGES_KIND, arguments.get("fleet") or "", symbol)
     index = open_fleet(root, fleet)
     try:
-        return cross_repo_usages(index, symbol, max_chars=arguments["max_chars"])
+        return cross_repo_usages(index, symbol, max_chars=arguments.get("max_chars", DEFAULT_REPLY_CHARS))
     finally:
         index.close()
 

@@ -24,6 +24,7 @@ from .. import __version__
 from ..base.envelope import refusal
 from .authority import Caller
 from .dispatch import answered, call_tool, wire_bytes
+from .prompts import PROMPTS, prompt_reply
 from .resources import JSON, RESOURCES, read
 from .stdio_wire import INVALID_REQUEST, REPEATED_REQUEST_KEY, JudgedLines, claimed_stdin
 from .tools import BY_NAME, TOOLS, Tool
@@ -67,12 +68,28 @@ def read_result(caller: Caller, uri: str) -> types.ReadResourceResult:
         types.TextResourceContents(uri=uri, mime_type=JSON, text=reply.body.decode("utf-8"))])
 
 
+def prompt_result(caller: Caller, name: str, arguments: dict[str, str] | None) -> types.GetPromptResult:
+    """Prompt ``name`` answered now as one user message, or its refusal as a JSON-RPC error."""
+    from mcp import MCPError
+
+    reply, text = prompt_reply(caller, name, arguments)
+    if reply.is_error:
+        raise MCPError(types.INVALID_PARAMS, reply.payload["answer"], reply.payload)
+    description = next(prompt.description for prompt in PROMPTS if prompt.name == name)
+    return types.GetPromptResult(description=description, messages=[
+        types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
+
+
 def build_server(caller: Caller) -> Server[Any]:
     listing = [tool_listing(tool) for tool in TOOLS]
     resources = [types.Resource(name=r.name, uri=r.uri, description=r.description, mime_type=JSON)
                  for r in RESOURCES if not r.is_template]
     templates = [types.ResourceTemplate(name=r.name, uri_template=r.uri, description=r.description, mime_type=JSON)
                  for r in RESOURCES if r.is_template]
+
+    prompts = [types.Prompt(name=p.name, description=p.description, arguments=[
+        types.PromptArgument(name=a.name, description=a.description, required=a.required) for a in p.arguments])
+        for p in PROMPTS]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listing)
@@ -95,10 +112,17 @@ def build_server(caller: Caller) -> Server[Any]:
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         return await anyio.to_thread.run_sync(read_result, caller, params.uri)
 
+    async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=prompts)
+
+    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        return await anyio.to_thread.run_sync(prompt_result, caller, params.name, params.arguments)
+
     return Server(
         SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
         on_list_tools=list_tools, on_call_tool=run_tool, on_list_resources=list_resources,
         on_list_resource_templates=list_templates, on_read_resource=read_resource,
+        on_list_prompts=list_prompts, on_get_prompt=get_prompt,
         get_tool_input_schema=lambda name: BY_NAME[name].input_schema if name in BY_NAME else None,
     )
 

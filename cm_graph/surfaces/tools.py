@@ -26,28 +26,29 @@ from ..base.rules import IDENTIFIER
 from ..context.budget import MAX_ITEMS, MIN_CHARS, MIN_ITEMS
 from ..context.diffread import MODES
 from ..context.intents import INTENT_NAMES
+from ..context.spellings import MAX_TASK_CHARS
 from ..fleet import usages as fleet_usages
 from ..query.answerids import CAPABILITY_PREFIX, ID_PREFIX
 from ..query.questions import MAX_DEPTH, MAX_NODE_BUDGET, QUESTION_NAMES
 from .answers import (
-    DEFAULT_REPLY_CHARS,
-    HARD_CAP_CHARS,
     ask_answer,
     changes_answer,
     code_context_answer,
     graph_status_answer,
+    prime_answer,
 )
 from .authority import Caller
 from .feedbackanswer import graph_feedback_answer
 from .fleetanswers import cross_repo_usages_answer
+from .limits import HARD_CAP_CHARS
 
 Adapter = Callable[[Caller, dict[str, Any]], dict[str, Any]]
 # An agent's target: at most 256 characters, within the CLI's (``query.questions.MAX_TARGET_CHARS``,
 # 512), so every target a tool takes is one the questions and code_context take too.
 MCP_TARGET_CHARS = 256
-TARGET = {"type": "string", "minLength": 1, "maxLength": MCP_TARGET_CHARS}
-MAX_CHARS_ARGUMENT = {"type": "integer", "minimum": MIN_CHARS, "maximum": HARD_CAP_CHARS,
-                      "default": DEFAULT_REPLY_CHARS}
+TARGET = {"type": "string", "maxLength": MCP_TARGET_CHARS}  # an empty one is refused by its resolver
+# Its default (DEFAULT_REPLY_CHARS) is the adapters'; the listing leaves it out to stay short.
+MAX_CHARS_ARGUMENT = {"type": "integer", "minimum": MIN_CHARS, "maximum": HARD_CAP_CHARS}
 FLEET = {"type": "string", "pattern": f"^{IDENTIFIER}$"}  # a fleet name (base.rules.identifier)
 DEPTH = {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH}
 NODE_BUDGET = {"type": "integer", "minimum": 1, "maximum": MAX_NODE_BUDGET}
@@ -81,25 +82,32 @@ def described(spec: dict[str, Any], description: str, example: Any) -> dict[str,
     return {**spec, "description": f"{description}, e.g. {shown}"}
 
 
-REPLY_CHARS = described(MAX_CHARS_ARGUMENT, "reply size", 16_000)
+REPLY_CHARS = described(MAX_CHARS_ARGUMENT, "size", 16_000)
 SECTION_ITEMS = {"type": "integer", "minimum": MIN_ITEMS, "maximum": MAX_ITEMS}  # default 50 (context/budget.py)
-ASKED = "as asked"  # graph_feedback: an argument the answer was asked with
+ASKED = "asked"  # graph_feedback: an argument the answer was asked with (when not its default)
 
 TOOLS: tuple[Tool, ...] = (
     Tool(
         "code_context",
-        "Call before grep or reading files: one cited answer (callers, callees, tests, impact). Check `freshness`.",
+        "Before grep/reading files: cited callers, callees, tests, impact.",
         True, "POST", "/graph/analyze/code-context",
-        {"target": described(TARGET, "symbol, Class.method or path", "Config.load"),
+        {"target": described(TARGET, "name or path", "Config.load"),
          "intent": described({"enum": list(INTENT_NAMES), "default": "usage"}, "which", "impact"),
          "max_chars": REPLY_CHARS,
-         "max_items": described(SECTION_ITEMS, "per section (50)", 20),
+         "max_items": described(SECTION_ITEMS, "per section", 20),
          "cursor": described({"type": "string", "maxLength": 128}, "a page action's", "callers.50.8000.50.ab12")},
         ("target",), output_schema(), code_context_answer,
     ),
     Tool(
+        "prime",
+        "Task start: the code it names, callers, callees, tests.",
+        True, "POST", "/graph/analyze/prime",
+        {"task": described({"type": "string", "maxLength": MAX_TASK_CHARS}, "as written", "Fix `Session.send`")},
+        ("task",), output_schema(), prime_answer,
+    ),
+    Tool(
         "ask",
-        "One graph question as cited evidence for HEAD.",
+        "One question as cited evidence for HEAD.",
         True, "POST", "/graph/ask",
         {"question": described({"enum": list(QUESTION_NAMES)}, "which", "impact"),
          "target": described(TARGET, "symbol or path", "Config.load"),
@@ -109,32 +117,32 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "changes",
-        "Before a commit: what your diff changed, and its callers.",
+        "Before a commit: your diff's definitions, callers.",
         True, "POST", "/graph/analyze/changes",
         {"diff": described({"enum": list(MODES)}, "which (worktree)", "staged"),
          "ref": described({"type": "string", "maxLength": 256}, "for base/commit/range", "main"),
-         "max_items": described(SECTION_ITEMS, "per list (50)", 20), "max_chars": REPLY_CHARS},
+         "max_items": described(SECTION_ITEMS, "per list", 20), "max_chars": REPLY_CHARS},
         (), output_schema(), changes_answer,
     ),
     Tool(
         "cross_repo_usages",
-        "A symbol's definitions and uses across the fleet, by repository.",
+        "A symbol's uses across the fleet.",
         True, "POST", "/graph/analyze/cross-repo-usages",
-        {"symbol": described({"type": "string", "minLength": 1, "maxLength": fleet_usages.MAX_SYMBOL_CHARS},
+        {"symbol": described({"type": "string", "maxLength": fleet_usages.MAX_SYMBOL_CHARS},
                              "bare or dotted", "lib.Client"),
          "fleet": described(FLEET, "another fleet", "deps"),
-         "max_chars": described({**MAX_CHARS_ARGUMENT, "minimum": fleet_usages.MIN_CHARS}, "reply size", 16_000)},
+         "max_chars": described({**MAX_CHARS_ARGUMENT, "minimum": fleet_usages.MIN_CHARS}, "size", 16_000)},
         ("symbol",), output_schema(), cross_repo_usages_answer,
     ),
     Tool(
         "graph_status",
-        "Is the graph ready now (state, index, HEAD)?",
-        True, "GET", "/graph/status", {"fleet": described(FLEET, "report this fleet", "deps")},
+        "Is the graph ready (state, index, HEAD)?",
+        True, "GET", "/graph/status", {"fleet": described(FLEET, "a fleet", "deps")},
         (), output_schema(), graph_status_answer,
     ),
     Tool(
         "graph_feedback",
-        "After a task: did an answer save reads? Its ids and non-default arguments.",
+        "After a task: did an answer save reads? Its ids, non-default arguments.",
         False, "POST", "/graph/feedback",
         {"capability_id": described({"type": "string", "pattern": "^" + re.escape(CAPABILITY_PREFIX)},
                                     "the answer's", "cmg:code_context:how:load"),

@@ -127,6 +127,7 @@ PLAN = (
     Step(("context", "tests", "helper"), shows=(BIDI_TEST,)),
     Step(("context", "impact", HOSTILE["bidi"]), shows=(HOSTILE["bidi"],)),
     Step(("context", "usage", UNRESOLVED), shows=(UNRESOLVED,)),
+    Step(("context", "prime", f"fix `helper` and `{HOSTILE['bidi']}`"), shows=(HOSTILE["bidi"],)),
     Step(("context", "history",)),
     Step(("context", "fetch", "--connection", CONNECTION, "--handle", "{handle}", "--recipient", RECIPIENT),
          shows=(HOSTILE["bidi"],)),

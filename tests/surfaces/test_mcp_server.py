@@ -44,7 +44,7 @@ from ..support.surfacekit import (  # noqa: E402
 )
 
 pytestmark = pytest.mark.anyio
-TOOLS = {"code_context", "changes", "ask", "cross_repo_usages", "graph_status", "graph_feedback"}
+TOOLS = {"code_context", "prime", "changes", "ask", "cross_repo_usages", "graph_status", "graph_feedback"}
 
 
 def stdio(served: Served, recipient: str = "claude:builder") -> Client:

@@ -47,6 +47,8 @@ GOOD = [
     ("code_context", {"target": "parse_config"}),
     ("code_context", {"target": "load", "intent": "how"}),  # two definitions of load: ambiguous
     ("code_context", {"target": "no_such_symbol", "intent": "impact"}),
+    ("prime", {"task": "rename parse_config to load_config and update callers"}),
+    ("prime", {"task": "make it faster"}),  # no anchor: unresolved
     ("ask", {"question": "impact", "target": "parse_config"}),
     ("ask", {"question": "symbol", "target": "no_such_symbol"}),
     ("ask", {"question": "dependency", "target": "parse_config"}),  # nothing to cite: uncitable
@@ -66,6 +68,8 @@ REJECTED = [
     ("code_context", {"target": ""}),
     ("code_context", {"target": "parse_config", "max_chars": 40_001}),
     ("code_context", {"target": "parse_config", "bogus": 1}),
+    ("prime", {"task": "x" * 4001}),
+    ("prime", {"task": ""}),
     ("ask", {"question": "callers", "target": "parse_config"}),
     ("ask", {"target": "parse_config"}),
     ("cross_repo_usages", {"symbol": "x" * 513}),

@@ -22,6 +22,7 @@ from ..support.helpers import CM_GRAPH  # noqa: E402
 from ..support.surfacekit import Served, connected, http_server  # noqa: E402
 
 ROUTES = [("POST", "/graph/analyze/code-context", {"target": "parse_config"}),
+          ("POST", "/graph/analyze/prime", {"task": "rename parse_config and update its callers"}),
           ("POST", "/graph/ask", {"question": "impact", "target": "parse_config"}),
           ("POST", "/graph/analyze/cross-repo-usages", {"symbol": "parse_config"}),
           ("POST", "/graph/analyze/changes", {"diff": "commit", "ref": "HEAD"}),
@@ -131,7 +132,7 @@ def test_rest_answers_are_the_mcp_objects_and_openapi_holds_the_mcp_schemas(tmp_
         assert listed.status_code == 200, listed.text
         tools = {tool["name"]: tool for tool in listed.json()["result"]["tools"]}
         openapi = client.get("/openapi.json").json()
-        for method, route, body in ROUTES[:5]:
+        for method, route, body in ROUTES[:6]:
             operation = openapi["paths"][route][method.lower()]
             tool = tools[operation["operationId"]]
             assert operation["responses"]["200"]["content"]["application/json"]["schema"] == tool["outputSchema"]
@@ -150,7 +151,7 @@ def test_rest_answers_are_the_mcp_objects_and_openapi_holds_the_mcp_schemas(tmp_
         assert refused.status_code == 400 and refused.json()["reason"] == "invalid"
         unreproduced = client.post("/graph/feedback", json=ROUTES[-3][2])
         assert unreproduced.status_code == 409 and unreproduced.json()["reason"] == "not_reproduced"
-        assert set(openapi["paths"]) == {route for _, route, _ in ROUTES[:7] if route != "/openapi.json"}
+        assert set(openapi["paths"]) == {route for _, route, _ in ROUTES[:8] if route != "/openapi.json"}
 
 
 def test_a_live_socket_is_never_taken_over_and_a_stopped_server_removes_its_own(tmp_path: Path) -> None:
