@@ -57,8 +57,8 @@ CONFIG_NAMES = ("setup.cfg", "pyproject.toml", "tox.ini", "setup.py.in", "Makefi
 _LOCKFILE = re.compile(r"(?:^|/)[^/]*lock[^/]*$|(?:^|/)package\.json$", re.IGNORECASE)
 
 _RANK = {form: DYNAMIC_BIT + index for index, form in enumerate(DYNAMIC_FORMS)}
-_IDENT = r"[A-Za-z_$][\w$]*"
-_CHAIN = _IDENT + r"(?:[ \t]*(?:\.|::|->|\?\.)[ \t]*" + _IDENT + r")*"
+IDENT = r"[A-Za-z_$][\w$]*"  # an identifier: the main lexer's too (mentions.py imports it)
+_CHAIN = IDENT + r"(?:[ \t]*(?:\.|::|->|\?\.)[ \t]*" + IDENT + r")*"
 _WORDS = re.compile(r"[A-Za-z_$](?<![\w$].)[\w$]+")  # from a word's start: the lookbehind after its first letter
 _HASH = (".py", ".pyi", ".pyw")
 _JS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
@@ -83,14 +83,14 @@ _QUALIFIER = re.compile(r"[ \t]*(?:\.|::|->|\?\.)[ \t]*")
 # A line of a hit worth a closer look: a bracket, a decorator, a registering word, a trailing comma.
 _CANDIDATE = re.compile(r"[@\[{]|register|connect|subscribe|append|extend|add_|,[ \t]*\r?$")
 _DECORATOR = re.compile(r"[ \t]*@[ \t]*(" + _CHAIN + ")")
-_ENTRY = re.compile(r"[ \t]*(?:" + _IDENT + r"|\"[^\"\n]*\"|'[^'\n]*')[ \t]*:[ \t]*(" + _CHAIN + r")[ \t]*,[ \t]*\r?\Z")
+_ENTRY = re.compile(r"[ \t]*(?:" + IDENT + r"|\"[^\"\n]*\"|'[^'\n]*')[ \t]*:[ \t]*(" + _CHAIN + r")[ \t]*,[ \t]*\r?\Z")
 _REGISTERING = re.compile(r"(?<![A-Za-z0-9$])_?(?:register\w*|add_\w+|connect|subscribe|append|extend)[ \t]*\Z")
 _IMPORTING = re.compile(r"[ \t]*(?:import(?![\w$])|from(?![\w$])|export[ \t]*\{)")
 # A region holding these is code (a comprehension, a block, an assignment), not a literal.
 _NOT_LITERAL = re.compile(r"(?<![\w$])(?:for|if|lambda|return|await|yield)(?![\w$])|=|;")
 _DESTRUCTURING = re.compile(r"(?<![\w$])(?:const|let|var|for)[ \t]*\(?[ \t]*\Z")
 _SIGNATURE_STRING = re.compile(r'"([^"\\\n]*)"|' + r"'([^'\\\n]*)'")
-_WHOLE = re.compile(r"[ \t]*(?:" + _IDENT + r"[.:])*(" + _IDENT + r")[ \t]*\Z")
+_WHOLE = re.compile(r"[ \t]*(?:" + IDENT + r"[.:])*(" + IDENT + r")[ \t]*\Z")
 _PREFIX = re.compile(r"([A-Za-z_][\w]*_)(?:\{|%|\Z)")
 _STARTS_PREFIX = re.compile(r"[\"'`][A-Za-z_]\w*_(?:\{|%|[\"'`])")
 _BEFORE, _AFTER = ".:|", "(.:"

@@ -60,6 +60,7 @@ from itertools import accumulate, compress, count, repeat
 from operator import add, and_, getitem, itemgetter, lshift, mul, ne, or_, rshift
 
 from .dynamic_uses import DYNAMIC_BIT, DYNAMIC_FORMS, code_uses, dispatch_prefixes, text_form, text_uses
+from .dynamic_uses import IDENT as _IDENT
 
 MAX_KEPT = 2000  # lines per name the index lists; a more common name is only counted
 MAX_SCANNED_BYTES = 2 * 1024 * 1024  # a larger blob is generated or minified: not scanned
@@ -82,7 +83,6 @@ _RANK_MASK = (1 << LINE_SHIFT) - 1
 _POSTING_MASK = (1 << ID_SHIFT) - 1
 
 _HASH_LANGUAGES = (".py", ".pyi", ".pyw", ".rb", ".sh", ".bash", ".pl", ".r", ".jl", ".nim", ".cr", ".ex", ".exs")
-_IDENT = r"[A-Za-z_$][\w$]*"
 _SUFFIX = r"(?:[ \t]*(?:\(|![(\[{]|=(?![=>])|:(?![:=])))?"
 _MODIFIERS = (r"(?:(?:export|pub|async|static|default|public|private|protected|override|unsafe|extern|inline"
               r"|declare|abstract)[ \t]+)*")
