@@ -165,6 +165,8 @@ def test_no_command_of_the_command_table_runs_a_repository_configured_program(tm
     for intent in ("how", "usage", "impact", "tests"):
         run(f"context {intent}", "helper")
     usage = run.json("context usage", "helper")
+    primed = run.json("context prime", "change `helper` and its callers", "--changes")  # the diff, as changes reads it
+    run.check("context prime", primed.get("status") == "answered", primed)
     recorded = run.json("feedback record", "--intent", "usage", "--target", "helper", "--answer-id",
                         usage.get("answer_id"), "--reads-avoided", "2", "--files-read", "0", "--correct")
     run.check("feedback record", recorded.get("eval_case") is True, recorded)
