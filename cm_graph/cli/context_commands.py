@@ -32,6 +32,8 @@ context_app = typer.Typer(no_args_is_help=True)  # its help is the command table
 
 MaxChars = Annotated[int | None, typer.Option("--max-chars", help="Character budget of the JSON answer.")]
 MaxItems = Annotated[int | None, typer.Option("--max-items", help="Items a section shows at most (default 50).")]
+Format = Annotated[str | None, typer.Option("--format", help="text (default), json, or (tests only) pytest-args: "
+                                                             "the tests to run as pytest node ids, one a line.")]
 Cursor = Annotated[str | None, typer.Option("--cursor", help="The rest of a cut section, as a next action names it.")]
 
 
@@ -48,13 +50,19 @@ def _context_command(intent: str, summary: str) -> None:
         repo_path: RepoPath = None,
         state_dir: StateDir = None,
         json_output: Json = False,
+        format_: Format = None,
     ) -> None:
         from ..base.jsonio import dumps_wire
         from ..context.from_workspace import code_context
+        from .pytest_args import check_format
 
+        shape = check_format(format_, json_output)
         workspace = Workspace.locate(repo_path, state_dir)
+        if shape == "pytest-args":
+            _pytest_args(workspace, intent, target, cursor)
+            return
         document = code_context(workspace, intent, target, max_chars=max_chars, max_items=max_items, cursor=cursor)
-        if json_output:
+        if shape == "json":
             sys.stdout.write(dumps_wire(document) + "\n")
         else:
             from .context_view import print_context
@@ -64,6 +72,25 @@ def _context_command(intent: str, summary: str) -> None:
         if document["status"] != "answered":
             print_refusal(document["status"], document["answer"])
             raise typer.Exit(EXIT_CODES["unresolved" if document["status"] in UNRESOLVED_STATUSES else "refused"])
+
+
+def _pytest_args(workspace: Workspace, intent: str, target: str, cursor: str | None) -> None:
+    """``context tests TARGET --format pytest-args``: every test to run for the target, unbudgeted
+    but for the item bound."""
+    from ..base.errors import InvalidInput
+    from ..context.budget import MAX_CHARS, MAX_ITEMS
+    from ..context.from_workspace import code_context
+    from ..context.wire import header, section_items
+    from .pytest_args import write_pytest_args
+
+    if intent != "tests" or cursor is not None:
+        raise InvalidInput("--format pytest-args is for `cm-graph context tests TARGET` (no --cursor).")
+    document = code_context(workspace, intent, target, max_chars=MAX_CHARS, max_items=MAX_ITEMS)
+    if document["status"] != "answered":
+        print_refusal(document["status"], document["answer"])
+        raise typer.Exit(EXIT_CODES["unresolved" if document["status"] in UNRESOLVED_STATUSES else "refused"])
+    section = document["sections"]["tests_to_run"]
+    write_pytest_args(section_items(section), header(section)["total"])
 
 
 @context_app.command("history")
