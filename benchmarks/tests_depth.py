@@ -6,7 +6,9 @@ per pytest node id, the code objects it executed). For each package, up to ``--t
 functions and methods outside the test paths that at least one test executed are taken at an
 even stride through their sorted keys (path, first line, name): deterministic, no choosing.
 Each is looked up in the package's built index (``<cache>/heldout/<pkg>/state``, bound to the
-same commit), and ``tests_to_run`` is asked at depths 1..4 with and without textual evidence.
+same commit), and ``tests_to_run`` is asked at depths 1..4 with the default evidence (graph, resolved, textual, and
+the walk from the base methods a method overrides), without textual evidence, without the
+override walk, and with a method's class as one more way in (``classes``).
 
 Scoring, per target: a selected pytest node id stands for the traced tests with that id (a
 parametrised test's ``[...]`` cases folded into one); a test file for every traced test of that
@@ -35,6 +37,15 @@ from cm_graph.index.graphmodel import is_test_path
 
 PACKAGES = ("marshmallow-3.23.2", "markdown-3.7", "toolz-1.0.0")
 DEPTHS = (1, 2, 3, 4)
+# (textual, overrides, classes): the chosen default first (testrun.py), then each evidence dropped
+# or added alone.
+VARIANTS = (("fallback", False, "fallback"), ("always", False, "fallback"), ("never", False, "fallback"),
+            ("fallback", True, "fallback"), ("fallback", False, "never"), ("fallback", False, "always"))
+
+
+def _variant(textual: str, overrides: bool, classes: str) -> str:
+    return "+".join(["graph+resolved", *([f"textual ({textual})"] if textual != "never" else []),
+                     *(["overrides"] if overrides else []), *([f"class ({classes})"] if classes != "never" else [])])
 
 
 def _fold(node_id: str) -> str:
@@ -92,7 +103,7 @@ def measure(cache: Path, package: str, wanted: int) -> dict[str, Any]:
     suite = set(tests)
     chosen_targets = targets(connection, tests, wanted)
     rows: dict[str, Any] = {}
-    for textual in (True, False):
+    for textual, overrides, classes in VARIANTS:
         for depth in DEPTHS:
             scores = []
             for target in chosen_targets:
@@ -100,15 +111,15 @@ def measure(cache: Path, package: str, wanted: int) -> dict[str, Any]:
                     "SELECT label FROM nodes WHERE node = ?", (target["node"],)).fetchone()[0]
                 items, _ = tests_to_run(connection, [{"key": target["key"], "node": target["node"],
                                                       "definition": target["definition"], "label": label}],
-                                        depth, textual=textual)
+                                        depth, textual=textual, overrides=overrides, classes=classes)
                 selected = expand(items, suite)
                 hit = len(selected & target["truth"])
                 scores.append({"recall": hit / len(target["truth"]),
                                "precision": hit / len(selected) if selected else None,
                                "share": len(selected) / len(suite), "found": hit > 0, "ids": len(items)})
             precisions = [s["precision"] for s in scores if s["precision"] is not None]
-            rows[f"{depth}{'' if textual else '-notext'}"] = {
-                "depth": depth, "textual": textual, "targets": len(scores),
+            rows[f"{depth}-{_variant(textual, overrides, classes)}"] = {
+                "depth": depth, "variant": _variant(textual, overrides, classes), "targets": len(scores),
                 "recall": _mean([s["recall"] for s in scores]),
                 "precision": _mean(precisions), "share": _mean([s["share"] for s in scores]),
                 "found": _mean([1.0 if s["found"] else 0.0 for s in scores]),
@@ -123,12 +134,12 @@ def _mean(values: list[float]) -> float | None:
 
 
 def markdown(results: list[dict[str, Any]]) -> str:
-    out = ["| package (tests, targets) | depth | textual | recall | precision | found | share of suite | empty |",
+    out = ["| package (tests, targets) | depth | evidence | recall | precision | found | share of suite | empty |",
            "|---|---|---|---|---|---|---|---|"]
     for result in results:
         for row in result["rows"].values():
             out.append(f"| {result['package']} ({result['suite']}, {result['targets']}) | {row['depth']} | "
-                       f"{'yes' if row['textual'] else 'no'} | {row['recall']} | {row['precision']} | "
+                       f"{row['variant']} | {row['recall']} | {row['precision']} | "
                        f"{row['found']} | {row['share']} | {row['empty']} |")
     return "\n".join(out) + "\n"
 

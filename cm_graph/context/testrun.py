@@ -2,18 +2,27 @@
 
 From each anchor (a changed definition, or ``context tests``'s target) one joint walk goes
 against the graph's edges (``REACHES_TESTS``) and the resolver's references (``RUN_ROLES``)
-together, ``DEPTH`` hops (``resolved.walk``: every step says which evidence took it), and the
-text index adds the test definitions that use the anchor's name outside both (``textual``, hop
-1). Every reached test is named as a pytest node id (``tests/test_x.py::test_f``,
-``tests/test_x.py::TestC::test_m``) from its resolved definition's enclosing chain; a test of a
-language the resolver does not read is named by its test file. A definition of a test path that
-pytest would not collect (a helper, a fixture, a nested function's owner that is no test) is a
-waypoint, never a test to run; a test module reached only by an import runs nothing of it.
+together, ``DEPTH`` hops (``resolved.walk``: every step says which evidence took it). When that
+walk reaches no test and the anchor is a method, its class is the way in (``classes``,
+``FALLBACK``): a method nothing names is run through the instances tests make (``self.m()`` from
+a sibling, a registry calling it), so the walk goes on from the class, one hop spent on the step
+``Class has method .m()``. When neither reaches a test, the text index adds the test definitions
+that use the anchor's name outside both (``textual``, hop 1). Walking up from an override to the
+base methods it overrides (``overrides``) is there too, off: measured, it selects more and finds
+fewer (docs/benchmarks.md).
+
+Every reached test is named as a pytest node id (``tests/test_x.py::test_f``,
+``tests/test_x.py::TestC::test_m``) from its resolved definition's enclosing chain (without one,
+from the graph's label: a ``test*`` function's id, else its file); a test of a language the
+resolver does not read is named by its test file. A definition of a test path that pytest would
+not collect (a helper, a fixture, a nested function's owner that is no test) is a waypoint, never
+a test to run; a test module reached only by an import runs nothing of it.
 
 Deduplicated by id, ranked by fewest hops, then graph before resolved before textual evidence,
 then path, line and id; each item's ``why`` is the path from the test to the definition it
-reaches, every step with its relation and evidence. ``DEPTH`` is chosen by measuring recall and
-precision against traced test suites (``benchmarks/tests_depth.py``, docs/benchmarks.md).
+reaches, every step with its relation and evidence. ``DEPTH`` and the fallbacks are chosen by
+measuring recall and precision against traced test suites (``benchmarks/tests_depth.py``,
+docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -33,55 +42,105 @@ from .sections import Found, Reading, Section
 from .textual import mention_facts, mention_items
 from .walks import MAX_READ, chain_back
 
-DEPTH = 4
+DEPTH = 3
 EVIDENCE_RANK = {"graph": 0, "resolved": 1, "textual": 2}
 IMPORTS = ("import", "imports", "imports_from")
+NEVER, FALLBACK, ALWAYS = "never", "fallback", "always"  # when a method's class is one more way in
 
 
 def tests_to_run(
-    connection: apsw.Connection, anchors: list[dict[str, Any]], depth: int = DEPTH, *, textual: bool = True
+    connection: apsw.Connection, anchors: list[dict[str, Any]], depth: int = DEPTH, *, textual: str = FALLBACK,
+    overrides: bool = False, classes: str = FALLBACK,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(items, facts) for ``anchors`` (each: ``key`` its name, ``node`` a graph node or None,
     ``definition`` a resolved definition or None, ``label``). An item: ``id``, ``runner``
     (``pytest``: a node id or a test file pytest collects; ``file``: a test file of another
-    language), ``label``, ``path``, ``line``, ``hop``, ``evidence``, ``reaches`` (the anchors' keys) and ``why``. ``facts``: ``read_limited`` (the walks a read bound
-    stopped), ``common_names`` (names too common for textual evidence), ``unwalked``."""
+    language), ``label``, ``path``, ``line``, ``hop``, ``evidence``, ``reaches`` (the anchors' keys)
+    and ``why``. ``facts``: ``read_limited`` (the walks a read bound stopped), ``common_names``
+    (names too common for textual evidence), ``unwalked``."""
     found: dict[str, dict[str, Any]] = {}
     facts: dict[str, Any] = {"read_limited": [], "common_names": [], "unwalked": []}
-    spec = WalkSpec(INCOMING, REACHES_TESTS, depth)
     for anchor in anchors:
         start = anchor.get("node") or (-anchor["definition"] if anchor.get("definition") else None)
         if start is None:
             facts["unwalked"].append(anchor["key"])
             continue
-        reach = resolved.walk(connection, start, spec, resolved.RUN_ROLES)
-        if reach.read_limited:
-            facts["read_limited"].append(anchor["key"])
-        by_key = {step.reached: step for step in reach.steps}
-        heads = resolved.describe_keys(connection, [start, *by_key])
-        candidates = [s for s in reach.steps if s.reached != start and _test_like(heads.get(s.reached))]
-        ids = _ids(connection, [s.reached for s in candidates], heads)
-        for step in candidates:
-            named = ids.get(step.reached)
-            if named is None:
-                continue
-            whole_file = "::" not in named[0]
-            if heads[step.reached]["kind"] != "test" and whole_file:
-                continue
-            if whole_file and step.relation in IMPORTS:
-                continue  # a test module importing it runs nothing of it by that
-            chain = chain_back(step, by_key, depth)
-            why = [{"from": heads[link.reached]["label"], "relation": link.relation, "evidence": link.evidence,
-                    "to": heads[link.origin]["label"],
-                    "site": f"{link.site_path}:{link.site_line}" if link.site_path else None} for link in chain]
-            evidence = "resolved" if any(link.evidence == resolved.RESOLVED for link in chain) else "graph"
-            head = heads[step.reached]
-            _add(found, {"id": named[0], "runner": named[1], "label": head["label"], "path": head["path"],
-                         "line": head["line"], "hop": step.hop, "evidence": evidence, "why": why}, anchor["key"])
-    if textual:
-        _textual(connection, anchors, found, facts)
+        reached = 0
+        for entry, lead in _entries(connection, anchor, start, depth, overrides=overrides, classes=classes == ALWAYS):
+            reached += _walk_from(connection, entry, lead, depth - len(lead), anchor["key"], found, facts)
+        if classes == FALLBACK and not reached:
+            for entry, lead in _entries(connection, anchor, start, depth, overrides=False, classes=True)[1:]:
+                reached += _walk_from(connection, entry, lead, depth - len(lead), anchor["key"], found, facts)
+        if textual == ALWAYS or (textual == FALLBACK and not reached):
+            _textual(connection, [anchor], found, facts)
     items = sorted(found.values(), key=rank)
     return items, facts
+
+
+def _entries(
+    connection: apsw.Connection, anchor: dict[str, Any], start: int, depth: int, *, overrides: bool, classes: bool,
+) -> list[tuple[int, list[dict[str, Any]]]]:
+    """Where the walks to tests start: the anchor, then (``overrides``) each base method it
+    overrides (a test calling the base's method dispatches to it), then (``classes``) a method's
+    class; each with the steps that lead from it to the anchor."""
+    entries: list[tuple[int, list[dict[str, Any]]]] = [(start, [])]
+    definitions = [anchor["definition"]] if anchor.get("definition") else (
+        resolved.anchor_definitions(connection, start) if start > 0 else [-start])
+    extra: list[tuple[int, str]] = []
+    for definition in definitions[:1]:
+        if overrides:
+            for base, node, _ in fetch_rows(connection.execute(
+                    query_sql("overridden_methods"), {"definition": definition, "depth": depth - 1}),
+                    tuple[int, int | None, int]):
+                extra.append((node or -base, "dispatches to (override)"))
+        if classes:
+            for cls, node in fetch_rows(connection.execute(query_sql("method_class"), {"definition": definition}),
+                                        tuple[int, int | None]):
+                extra.append((node or -cls, "has method"))
+    if extra:
+        named = resolved.describe_keys(connection, [start, *(key for key, _ in extra)])
+        for key, relation in extra:
+            step = {"from": named[key]["label"], "relation": relation, "evidence": resolved.RESOLVED,
+                    "to": named[start]["label"], "site": None}
+            entries.append((key, [step]))  # one hop, however many bases up: a dispatch
+    return entries
+
+
+def _walk_from(
+    connection: apsw.Connection, start: int, lead: list[dict[str, Any]], depth: int, via: str,
+    found: dict[str, dict[str, Any]], facts: dict[str, Any],
+) -> int:
+    """How many tests one walk from ``start`` reaches within ``depth`` hops, each added to
+    ``found`` with ``lead`` (the steps from ``start`` to the anchor) ending its why."""
+    if depth < 1:
+        return 0
+    reached = 0
+    reach = resolved.walk(connection, start, WalkSpec(INCOMING, REACHES_TESTS, depth), resolved.RUN_ROLES)
+    if reach.read_limited and via not in facts["read_limited"]:
+        facts["read_limited"].append(via)
+    by_key = {step.reached: step for step in reach.steps}
+    heads = resolved.describe_keys(connection, [start, *by_key])
+    candidates = [s for s in reach.steps if s.reached != start and _test_like(heads.get(s.reached))]
+    ids = _ids(connection, [s.reached for s in candidates], heads)
+    for step in candidates:
+        named = ids.get(step.reached)
+        if named is None:
+            continue
+        whole_file = "::" not in named[0]
+        if heads[step.reached]["kind"] != "test" and whole_file:
+            continue
+        if whole_file and step.relation in IMPORTS:
+            continue  # a test module importing it runs nothing of it by that
+        chain = chain_back(step, by_key, depth)
+        why = [{"from": heads[link.reached]["label"], "relation": link.relation, "evidence": link.evidence,
+                "to": heads[link.origin]["label"],
+                "site": f"{link.site_path}:{link.site_line}" if link.site_path else None} for link in chain] + lead
+        evidence = "resolved" if any(link["evidence"] == resolved.RESOLVED for link in why) else "graph"
+        head = heads[step.reached]
+        _add(found, {"id": named[0], "runner": named[1], "label": head["label"], "path": head["path"],
+                     "line": head["line"], "hop": step.hop + len(lead), "evidence": evidence, "why": why}, via)
+        reached += 1
+    return reached
 
 
 def ranked_section(reading: Reading, row: Section) -> Found:
@@ -176,9 +235,24 @@ def _ids(
                 ids[key] = named[own]
             continue
         path = heads[key]["path"]
-        if not is_python_path(path) and is_test_path(path):
-            ids[key] = (path, "file")
+        if not is_python_path(path):
+            if is_test_path(path):
+                ids[key] = (path, "file")
+        elif _collected_file(path):
+            named_by_label = _by_label(path, heads[key]["label"])
+            if named_by_label is not None:
+                ids[key] = (named_by_label, "pytest")
     return ids
+
+
+def _by_label(path: str, label: str) -> str | None:
+    """A pytest id from a graph node's label alone (the resolver has no definition of it): the
+    file for its module or a method (``.name()``: its class is not in the label), the node id of
+    a ``test*`` function, None for anything else (a helper)."""
+    if label == path.rsplit("/", 1)[-1] or label.startswith("."):
+        return path
+    name = label.removesuffix("()")
+    return f"{path}::{name}" if name.startswith("test") and name.isidentifier() else None
 
 
 def _pytest_ids(connection: apsw.Connection, definitions: list[int]) -> dict[int, tuple[str, str]]:
