@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from ..support.cli import invoke, where
-from ..support.helpers import make_repo
+from ..support.helpers import edit, make_repo
 
 pytestmark = [pytest.mark.provider]
 
@@ -71,13 +71,6 @@ def built(tmp_path: Path) -> tuple[Path, Path]:
     done = invoke("build", *where(repo, state))
     assert done.exit_code == 0, done.stderr
     return repo, state
-
-
-def edit(repo: Path, path: str, old: str, new: str) -> None:
-    target = repo / path
-    text = target.read_text()
-    assert old in text
-    target.write_text(text.replace(old, new))
 
 
 def changes_json(repo: Path, state: Path) -> dict[str, Any]:

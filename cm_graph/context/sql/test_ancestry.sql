@@ -15,7 +15,7 @@ WITH RECURSIVE chain(start, definition, parent, kind, name, depth) AS (
   FROM chain AS c
   JOIN definitions AS p ON p.definition = c.parent
 )
-SELECT c.start, f.path, c.depth, c.kind, c.name
+SELECT c.start AS definition, f.path, c.depth, c.kind, c.name
 FROM chain AS c
 JOIN definitions AS s ON s.definition = c.start
 JOIN resolved_files AS f ON f.file = s.file
