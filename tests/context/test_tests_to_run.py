@@ -163,3 +163,44 @@ def test_a_method_nothing_names_is_reached_through_its_class(tmp_path: Path) -> 
     assert item["id"] == "tests/test_handler.py::test_handler" and item["evidence"] == "resolved"
     assert item["why"][-1]["relation"] == "has method" and item["why"][-1]["from"] == "Handler"
     assert item["hop"] == len(item["why"])
+
+
+def test_a_test_in_an_oddly_named_file_is_quoted_for_the_shell(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/core.py": CORE,
+                                         "tests/test_we ird.py": "from pkg.core import compute\n\n\n"
+                                                                 "def test_odd():\n    assert compute(1) == 4\n"})
+    state = tmp_path / "state"
+    assert invoke("build", *where(repo, state)).exit_code == 0
+    edit(repo, "pkg/core.py", "helper(y) * 2", "helper(y) * 3")
+    done = invoke("changes", "--format", "pytest-args", *where(repo, state))
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout == "'tests/test_we ird.py::test_odd'\n"
+
+
+def test_pytest_args_leaves_out_unprintable_ids_and_other_runners_and_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from cm_graph.cli.pytest_args import write_pytest_args
+
+    write_pytest_args([{"id": "tests/test_a.py::test_b", "runner": "pytest"},
+                       {"id": "tests/test_\x1b]52;c;x\x07.py::test_c", "runner": "pytest"},
+                       {"id": "web/app.test.js", "runner": "file"}], 4)
+    out, err = capsys.readouterr()
+    assert out == "tests/test_a.py::test_b\n"
+    assert "\x1b" not in err and "\x07" not in err and "test_\\x1b]52;c;x\\x07.py::test_c" in err
+    assert "web/app.test.js" in err and "1 more test(s)" in err
+    write_pytest_args([], 0)
+    out, err = capsys.readouterr()
+    assert out == "" and "no test to run" in err
+
+
+def test_a_test_reaching_two_changed_definitions_is_one_item_at_its_nearest_hop(tmp_path: Path) -> None:
+    repo, state = built(tmp_path)
+    edit(repo, "pkg/core.py", "return x + 1", "return x + 2")
+    edit(repo, "pkg/core.py", "helper(y) * 2", "helper(y) * 3")
+    items = changes_json(repo, state)["tests"]["items"]
+    ids = [item["id"] for item in items]
+    assert len(ids) == len(set(ids)) == 4
+    first = items[0]
+    assert first["id"] == "tests/test_core.py::test_compute" and first["hop"] == 1
+    assert first["reaches"] == ["compute", "helper"] and len(first["why"]) == 1
