@@ -6,9 +6,10 @@ per pytest node id, the code objects it executed). For each package, up to ``--t
 functions and methods outside the test paths that at least one test executed are taken at an
 even stride through their sorted keys (path, first line, name): deterministic, no choosing.
 Each is looked up in the package's built index (``<cache>/heldout/<pkg>/state``, bound to the
-same commit), and ``tests_to_run`` is asked at depths 1..4 with the default evidence (graph, resolved, textual, and
-the walk from the base methods a method overrides), without textual evidence, without the
-override walk, and with a method's class as one more way in (``classes``).
+same commit), and ``tests_to_run`` is asked at depths 1..4 in six variants (``VARIANTS``): the
+default (graph and resolved together, a method's class as a fallback way in, textual evidence as
+a fallback), textual always / never, the walk up from an override to its base methods added, and
+the class never / always.
 
 Scoring, per target: a selected pytest node id stands for the traced tests with that id (a
 parametrised test's ``[...]`` cases folded into one); a test file for every traced test of that
