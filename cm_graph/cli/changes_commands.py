@@ -20,7 +20,9 @@ _Ref = Annotated[str | None, typer.Option("--base", help="Diff the working tree 
 _Commit = Annotated[str | None, typer.Option("--commit", help="Diff commit C against its first parent.")]
 _Worktree = Annotated[bool, typer.Option("--worktree", help="Diff the working tree against HEAD (the default).")]
 _Staged = Annotated[bool, typer.Option("--staged", help="Diff the staged index against HEAD.")]
-_MaxItems = Annotated[int | None, typer.Option("--max-items", help="Callers shown at most (default 50).")]
+_MaxItems = Annotated[int | None, typer.Option("--max-items", help="Callers and tests shown at most (default 50).")]
+_Format = Annotated[str | None, typer.Option("--format", help="text (default), json, or pytest-args: the tests to "
+                                                              "run as pytest node ids, one a line.")]
 
 
 @refusals_exit
@@ -34,10 +36,15 @@ def changes_command(
     repo_path: RepoPath = None,
     state_dir: StateDir = None,
     json_output: Json = False,
+    format_: _Format = None,
 ) -> None:
     """Which definitions a diff touched (added, modified, deleted, renamed) and who calls them."""
+    from ..context.budget import MAX_ITEMS
     from ..context.changes import changes
     from ..context.diffread import DiffSpec
+    from .pytest_args import check_format, write_pytest_args
+
+    shape = check_format(format_, json_output)
 
     chosen = [(mode, value) for mode, value in (("worktree", worktree or None), ("staged", staged or None),
                                                 ("base", base), ("commit", commit), ("range", range_))
@@ -46,8 +53,14 @@ def changes_command(
         raise InvalidInput("Name one diff: --worktree, --staged, --base REF, --commit C or --range A..B.")
     mode, value = chosen[0] if chosen else ("worktree", None)
     spec = DiffSpec(mode, value if isinstance(value, str) else None)
+    if shape == "pytest-args" and max_items is None:
+        max_items = MAX_ITEMS
     document = changes(Workspace.locate(repo_path, state_dir), spec, max_items=max_items)
-    if json_output:
+    if shape == "pytest-args":
+        tests = document["tests"]
+        write_pytest_args(tests["items"], tests["total"])
+        return
+    if shape == "json":
         from ..base.jsonio import dumps_wire
 
         sys.stdout.write(dumps_wire(document) + "\n")
@@ -92,6 +105,15 @@ def render_changes(document: dict[str, Any]) -> str:
                        f"[{', '.join(item['evidence'])}] -> {printable(', '.join(item['reaches']))}")
         if document["bounds"]["truncated"]:
             out.append(f"  ...and {callers['total'] - len(callers['items'])} more (--max-items).")
+    tests = document["tests"]
+    if tests["status"] == "answered":
+        out += ["", f"Tests to run ({tests['total']}, within {tests['depth']} hops, nearest first):"]
+        for item in tests["items"]:
+            why = "; ".join(f"{step['from']} {step['relation']} ({step['evidence']}) {step['to']}"
+                            for step in item["why"])
+            out.append(f"  hop {item['hop']} {printable(item['id'])}  [{item['evidence']}]  {printable(why)}")
+        if len(tests["items"]) < tests["total"]:
+            out.append(f"  ...and {tests['total'] - len(tests['items'])} more (--max-items).")
     if document["unseen"]:
         out += ["", "Not seen:"] + [f"  - {printable(text)}" for text in document["unseen"]]
     return "\n".join(out) + "\n"

@@ -12,11 +12,11 @@ from typing import Annotated
 
 import typer
 
-from ..base.errors import EXIT_CODES, Refusal
+from ..base.errors import EXIT_CODES, UNRESOLVED_STATUSES, Refusal
 from ..base.refusals import refusal_for_os_error
 from ..context.intents import INTENTS
 from ..generation.layout import Workspace
-from .boundary import print_refusal
+from .boundary import print_refusal, run_refusing
 from .command_kit import (
     Connection,
     Json,
@@ -34,6 +34,8 @@ context_app = typer.Typer(no_args_is_help=True)  # its help is the command table
 
 MaxChars = Annotated[int | None, typer.Option("--max-chars", help="Character budget of the JSON answer.")]
 MaxItems = Annotated[int | None, typer.Option("--max-items", help="Items a section shows at most (default 50).")]
+Format = Annotated[str | None, typer.Option("--format", help="text (default), json, or (tests only) pytest-args: "
+                                                             "the tests to run as pytest node ids, one a line.")]
 Cursor = Annotated[str | None, typer.Option("--cursor", help="The rest of a cut section, as a next action names it.")]
 
 
@@ -49,9 +51,20 @@ def _context_command(intent: str, summary: str) -> None:
         repo_path: RepoPath = None,
         state_dir: StateDir = None,
         json_output: Json = False,
+        format_: Format = None,
     ) -> None:
+        from .pytest_args import check_format
+
+        def test_list() -> None:
+            if check_format(format_, json_output) == "pytest-args":
+                _pytest_args(Workspace.locate(repo_path, state_dir), intent, target, cursor)
+
+        # --format pytest-args prints a test list, not an answer (the fast entry never takes it);
+        # a bad --format is refused before anything is read; json and text answer as the fast entry does.
+        if format_ is not None and format_ != "json":
+            exit_with(run_refusing(test_list, json_output))
         exit_with(run_context(intent=intent, target=target, max_chars=max_chars, max_items=max_items, cursor=cursor,
-                              repo_path=repo_path, state_dir=state_dir, json_output=json_output))
+                              repo_path=repo_path, state_dir=state_dir, json_output=json_output or format_ == "json"))
 
 
 @context_app.command("prime")
@@ -81,6 +94,25 @@ def context_prime_command(
     if document["status"] != "answered":
         print_refusal(document["status"], "The task names no symbol or path this graph holds.")
         raise typer.Exit(EXIT_CODES["unresolved"])
+
+
+def _pytest_args(workspace: Workspace, intent: str, target: str, cursor: str | None) -> None:
+    """``context tests TARGET --format pytest-args``: every test to run for the target, unbudgeted
+    but for the item bound."""
+    from ..base.errors import InvalidInput
+    from ..context.budget import MAX_CHARS, MAX_ITEMS
+    from ..context.from_workspace import code_context
+    from ..context.wire import header, section_items
+    from .pytest_args import write_pytest_args
+
+    if intent != "tests" or cursor is not None:
+        raise InvalidInput("--format pytest-args is for `cm-graph context tests TARGET` (no --cursor).")
+    document = code_context(workspace, intent, target, max_chars=MAX_CHARS, max_items=MAX_ITEMS)
+    if document["status"] != "answered":
+        print_refusal(document["status"], document["answer"])
+        raise typer.Exit(EXIT_CODES["unresolved" if document["status"] in UNRESOLVED_STATUSES else "refused"])
+    section = document["sections"]["tests_to_run"]
+    write_pytest_args(section_items(section), header(section)["total"])
 
 
 @context_app.command("history")

@@ -3,7 +3,8 @@
 The diff is read through the one git wrapper (``diffread.py``: no program a repository
 configures runs), each file's changed lines are mapped onto both sides' definition ranges
 (``defranges.py``, ``hunkmap.py``), and the callers of every modified, deleted or renamed
-definition are walked on the bound commit (``blast.py``). No refresh is needed: the side of the
+definition are walked on the bound commit (``blast.py``), and so are the tests to run for every
+changed definition the bound commit holds (``testrun.py``: ranked, each with why). No refresh is needed: the side of the
 diff that is the bound commit is read from the generation's index; any other side is parsed from
 its own bytes. When neither side is the bound commit, the answer says ``stale`` and walks no
 caller (the index describes another commit; its callers would be a guess).
@@ -34,6 +35,8 @@ from .diffread import DiffSpec, FileChange, SideReader, read_diff, resolve_sides
 from .from_workspace import answerable
 from .hunkmap import Changed, classify_file, match_renames
 from .shape import CitationBook
+from .testrun import DEPTH as TEST_DEPTH
+from .testrun import tests_to_run
 
 CHANGES_SCHEMA = "cm_graph.changes.v1"
 WALKED = ("modified", "deleted", "renamed")
@@ -44,7 +47,7 @@ def changes(
     derive: bool = True,
 ) -> dict[str, Any]:
     """The changed definitions of ``spec``'s diff and their callers, in the reply envelope;
-    ``max_chars`` (an agent surface's): whole definitions, callers and files are left out, in that
+    ``max_chars`` (an agent surface's): whole definitions, callers, tests and files are left out, in that
     order from the end, until the wire JSON fits (``fit``); ``derive=False`` refuses
     (``index_missing``) rather than derive an index."""
     items = check_max_items(max_items)
@@ -81,22 +84,29 @@ def _answer(
     book = CitationBook(CitationChecker(connection).confirms, bound)
     definitions = [_definition(item, index_is, book) for item in found]
     anchors = []
+    test_anchors = []
     for item in found:
-        if item.change not in WALKED:
-            continue
         side = item.old if index_is == "old" else item.new if index_is == "new" else None
         if side is None:
             continue
-        anchors.append({"key": side.key, "label": side.name, "definition": side.definition,
-                        "node": side.node})
+        anchor = {"key": side.key, "label": side.name, "definition": side.definition, "node": side.node}
+        test_anchors.append(anchor)  # an added definition on the bound side has tests too
+        if item.change in WALKED:
+            anchors.append(anchor)
     unseen = _unseen(index_is, files_out, found)
     if index_is is None:
         caller_items: list[dict[str, Any]] = []
         caller_facts: dict[str, Any] = {"read_limited": [], "common_names": [], "unwalked": []}
         callers_status = "unavailable"
+        test_items: list[dict[str, Any]] = []
+        test_facts: dict[str, Any] = {"read_limited": []}
     else:
         caller_items, caller_facts = callers(connection, anchors)
         callers_status = "answered"
+        test_items, test_facts = tests_to_run(connection, test_anchors)
+    for test in test_items:
+        test["cite"] = book.cite(test["path"], test["line"]) if test["line"] else None
+    shown_tests = test_items[:max_items]
     total = len(caller_items)
     for caller in caller_items:
         site = caller.get("site")
@@ -117,9 +127,12 @@ def _answer(
     summary["unknown_files"] = sum(1 for f in files_out if not f["in_generation"])
     freshness = {"state": "current" if index_is else "stale", "head": _head(workspace), "commit": bound,
                  "generation": generation.id, "index_side": index_is}
-    truncated = total > len(shown_callers)
+    truncated = total > len(shown_callers) or len(test_items) > len(shown_tests)
+    if test_facts["read_limited"]:
+        unseen.append("A walk to tests stopped at its read bound (from " + ", ".join(test_facts["read_limited"])
+                      + "): there may be more tests to run than listed.")
     document = reply(
-        CHANGES_SCHEMA, "answered", _prose(summary, total, index_is, bound, sides),
+        CHANGES_SCHEMA, "answered", _prose(summary, total, len(test_items), index_is, bound, sides),
         graph={"generation": generation.id, "commit": bound, "tree": generation.manifest.tree,
                "provider": generation.manifest.provider.requirement},
         diff={"mode": spec.mode, "argument": spec.argument, "old": sides.old,
@@ -127,16 +140,18 @@ def _answer(
         summary=summary, files=files_out, definitions=definitions,
         callers={"status": callers_status, "depth": DEPTH, "total": total, "items": shown_callers,
                  "evidence_kinds": ["graph", "resolved", "textual"]},
+        tests={"status": callers_status, "depth": TEST_DEPTH, "total": len(test_items), "items": shown_tests,
+               "evidence_kinds": ["graph", "resolved", "textual"]},
         unseen=unseen, citations=book.entries,
         freshness=freshness,
         bounds={"truncated": truncated, "max_items": max_items, "callers_total": total,
-                "read_limited": sorted(set(caller_facts["read_limited"]))},
+                "tests_total": len(test_items), "read_limited": sorted(set(caller_facts["read_limited"]))},
         next_actions=_next_actions(index_is, truncated),
     )
     return stamp_ids(document, "changes", spec.mode, spec.argument or "")
 
 
-_FITTED = (("definitions",), ("callers", "items"), ("files",))
+_FITTED = (("definitions",), ("callers", "items"), ("tests", "items"), ("files",))
 
 
 def _slot(document: dict[str, Any], path: tuple[str, ...]) -> tuple[dict[str, Any], str]:
@@ -147,7 +162,7 @@ def _slot(document: dict[str, Any], path: tuple[str, ...]) -> tuple[dict[str, An
 
 
 def fit(document: dict[str, Any], max_chars: int) -> dict[str, Any]:
-    """``document`` with as many whole definitions, then callers, then files as fit ``max_chars``
+    """``document`` with as many whole definitions, then callers, then tests, then files as fit ``max_chars``
     characters of wire JSON (never a byte cut); what was left out is counted in ``bounds.shown``
     and the citations no shown item uses are dropped. ``budget_too_small`` when the rest alone
     does not fit."""
@@ -296,14 +311,16 @@ def _unseen(index_is: str | None, files: list[dict[str, Any]], found: list[Chang
     return said
 
 
-def _prose(summary: dict[str, int], callers_total: int, index_is: str | None, bound: str, sides: Any) -> str:
+def _prose(
+    summary: dict[str, int], callers_total: int, tests_total: int, index_is: str | None, bound: str, sides: Any) -> str:
     counts = ", ".join(f"{summary[c]} {c}" for c in ("added", "modified", "deleted", "renamed"))
     text = (f"{summary['added'] + summary['modified'] + summary['deleted'] + summary['renamed']} definitions "
             f"changed in {summary['files']} file{'' if summary['files'] == 1 else 's'} ({counts}).")
     if index_is is None:
         return text + (f" The graph is bound to {bound[:12]}, neither side of the diff: the changes are mapped "
                        "from the diff's own blobs and no caller is walked.")
-    return text + f" {callers_total} callers of the modified, deleted and renamed ones within {DEPTH} hops."
+    return text + (f" {callers_total} callers of the modified, deleted and renamed ones within {DEPTH} hops;"
+                   f" {tests_total} tests to run (within {TEST_DEPTH} hops, or naming one).")
 
 
 def _next_actions(index_is: str | None, truncated: bool) -> list[dict[str, Any]]:
@@ -313,5 +330,5 @@ def _next_actions(index_is: str | None, truncated: bool) -> list[dict[str, Any]]
     if index_is is None:
         actions.append(next_action("the graph is not bound to either side of the diff", "cm-graph refresh"))
     if truncated:
-        actions.append(next_action("more callers than shown", "cm-graph changes --max-items 200"))
+        actions.append(next_action("more callers or tests than shown", "cm-graph changes --max-items 200"))
     return actions

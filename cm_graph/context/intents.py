@@ -27,6 +27,7 @@ INTENTS: tuple[Intent, ...] = (
            ("callers", "resolved_callers")),
     Intent("impact", "What breaks if it changes: transitive callers by hop, and the tests that reach it.", "tests",
            ("callers_by_hop", "resolved_by_hop", "overrides")),
-    Intent("tests", "The tests that reach it, each with its reaching path.", "impact", ("tests", "resolved_tests")),
+    Intent("tests", "The tests that reach it, each with its reaching path, and the tests to run, ranked.", "impact",
+           ("tests_to_run",)),
 )
 INTENT_NAMES = tuple(intent.name for intent in INTENTS)

@@ -57,9 +57,12 @@ from .sentences import (
     reaching_tests,
     resolved_beyond,
     resolved_tests_beyond,
+    to_run,
     used_by,
     used_in_fleet,
 )
+from .testrun import DEPTH as TEST_DEPTH
+from .testrun import ranked_section
 
 HISTORY = "run `cm-graph context history`."
 NOT_RESOLVED = ("not_resolved", "The resolver, which reads Python files only, has no definition of it.")
@@ -127,6 +130,10 @@ SECTIONS: tuple[Section, ...] = (
             empty=("no_test_mention", "No test file of commit {commit} uses `{name}` by name outside the graph's "
                    "relationships."),
             textual=True),
+    Section("tests_to_run", ("tests",), "related_tests", ranked_section, to_run,
+            empty=("no_test_to_run", "No test reaches it within depth {depth} by the graph or the resolver, and no "
+                   "test names it; " + DYNAMIC + "."),
+            walk=WalkSpec(INCOMING, REACHES_TESTS, TEST_DEPTH)),
     Section("similar", ("usage",), "similar_by_callees", similar_by_callees,
             lambda s: f"Structurally similar (shared callees): {listing(s)}.",
             empty=("no_similar_code", "No other code shares at least two callees and half its callee set with it.")),

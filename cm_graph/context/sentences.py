@@ -163,6 +163,12 @@ def resolved_tests_beyond(section: dict[str, Any]) -> str:
             f"{listing(section, parts)}.")
 
 
+def to_run(section: dict[str, Any]) -> str:
+    parts = [tag(item["id"], shown_cite(item)) for item in section["items"]]
+    return (f"Tests to run, nearest first ({count(section)}, every evidence kind): {listing(section, parts)}; "
+            "`--format pytest-args` prints them.")
+
+
 def quotes(section: dict[str, Any]) -> str:
     quoted = [f"“{item['text']}”" + (f" [{item['cite']}]" if item["cite"] else "") for item in section["items"]]
     return f"It says about itself ({count(section)}): {listing(section, quoted)}."

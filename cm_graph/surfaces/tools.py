@@ -117,7 +117,7 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "changes",
-        "Before a commit: your diff's definitions, callers.",
+        "Before a commit: your diff's changes, callers, tests to run.",
         True, "POST", "/graph/analyze/changes",
         {"diff": described({"enum": list(MODES)}, "which (worktree)", "staged"),
          "ref": described({"type": "string", "maxLength": 256}, "for base/commit/range", "main"),

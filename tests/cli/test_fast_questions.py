@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from cm_graph.cli import entry
 from cm_graph.cli.app import app
-from cm_graph.cli.command_table import FAST_COMMANDS
+from cm_graph.cli.command_table import FAST_COMMANDS, TYPER_ONLY_OPTIONS
 from cm_graph.context.intents import INTENT_NAMES
 from cm_graph.index.ensure import ensure_index
 from cm_graph.query.questions import QUESTION_NAMES
@@ -46,6 +46,8 @@ def test_the_fast_table_says_what_the_typer_command_declares(name: str) -> None:
         params = typer_command(name, intent).params
         declared = {param.opts[0]: param for param in params if param.param_type_name == "option"}
         declared.pop("--help", None)
+        for flag in TYPER_ONLY_OPTIONS.get(name, ()):
+            assert declared.pop(flag, None) is not None, (name, flag)  # declared, and left to typer
         assert set(declared) == set(options), (name, intent)
         for flag, (parameter, kind) in options.items():
             param = declared[flag]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from ..support.cli import invoke, where
-from ..support.helpers import commit_all, git, make_repo, write_files
+from ..support.helpers import commit_all, edit, git, make_repo, write_files
 
 pytestmark = [pytest.mark.provider]
 
@@ -56,13 +56,6 @@ def changes(repo: Path, state: Path, *args: str) -> dict[str, Any]:
 
 def changed(document: dict[str, Any]) -> set[tuple[str, str]]:
     return {(d["change"], d["name"]) for d in document["definitions"]}
-
-
-def edit(repo: Path, path: str, old: str, new: str) -> None:
-    target = repo / path
-    text = target.read_text()
-    assert old in text
-    target.write_text(text.replace(old, new))
 
 
 def test_an_edit_inside_a_function_is_that_function_modified_with_its_callers(tmp_path: Path) -> None:

@@ -66,6 +66,14 @@ def write_files(root: Path, files: dict[str, str | bytes]) -> None:
         path.write_bytes(content if isinstance(content, bytes) else content.encode())
 
 
+def edit(repo: Path, path: str, old: str, new: str) -> None:
+    """Replace ``old`` (which must be there) by ``new`` in ``repo``'s file ``path``."""
+    target = repo / path
+    text = target.read_text()
+    assert old in text
+    target.write_text(text.replace(old, new))
+
+
 def commit_all(root: Path, message: str) -> str:
     git(root, "add", "-A")
     git(root, "commit", "-q", "--allow-empty", "-m", message)

@@ -1,0 +1,296 @@
+"""The tests to run for some definitions: static reverse reachability to tests, ranked, each with why.
+
+From each anchor (a changed definition, or ``context tests``'s target) one joint walk goes
+against the graph's edges (``REACHES_TESTS``) and the resolver's references (``RUN_ROLES``)
+together, ``DEPTH`` hops (``resolved.walk``: every step says which evidence took it). When that
+walk reaches no test and the anchor is a method, its class is the way in (``classes``,
+``FALLBACK``): a method nothing names is run through the instances tests make (``self.m()`` from
+a sibling, a registry calling it), so the walk goes on from the class, one hop spent on the step
+``Class has method .m()``. When neither reaches a test, the text index adds the test definitions
+that use the anchor's name outside both (``textual``, hop 1). Walking up from an override to the
+base methods it overrides (``overrides``) is there too, off: measured, it selects more and finds
+fewer (docs/benchmarks.md).
+
+Every reached test is named as a pytest node id (``tests/test_x.py::test_f``,
+``tests/test_x.py::TestC::test_m``) from its resolved definition's enclosing chain (without one,
+from the graph's label: a ``test*`` function's id, else its file); a test of a language the
+resolver does not read is named by its test file. A definition of a test path that pytest would
+not collect (a helper, a fixture, a nested function's owner that is no test) is a waypoint, never
+a test to run; a test module reached only by an import runs nothing of it.
+
+Deduplicated by id, ranked by fewest hops, then graph before resolved before textual evidence,
+then path, line and id; each item's ``why`` is the path from the test to the definition it
+reaches, every step with its relation and evidence. ``DEPTH`` and the fallbacks are chosen by
+measuring recall and precision against traced test suites (``benchmarks/tests_depth.py``,
+docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import apsw
+
+from ..base.sqlfiles import query_sql
+from ..base.sqlrows import fetch_rows
+from ..index.graphmodel import is_test_path
+from ..index.pymodules import is_python_path
+from . import resolved
+from .relations import INCOMING, REACHES_TESTS, WalkSpec
+from .sections import Found, Reading, Section
+from .textual import mention_facts, mention_items
+from .walks import MAX_READ, chain_back
+
+DEPTH = 3
+EVIDENCE_RANK = {"graph": 0, "resolved": 1, "textual": 2}
+IMPORTS = ("import", "imports", "imports_from")
+NEVER, FALLBACK, ALWAYS = "never", "fallback", "always"  # when a method's class is one more way in
+
+
+def tests_to_run(
+    connection: apsw.Connection, anchors: list[dict[str, Any]], depth: int = DEPTH, *, textual: str = FALLBACK,
+    overrides: bool = False, classes: str = FALLBACK,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """(items, facts) for ``anchors`` (each: ``key`` its name, ``node`` a graph node or None,
+    ``definition`` a resolved definition or None, ``label``). An item: ``id``, ``runner``
+    (``pytest``: a node id or a test file pytest collects; ``file``: a test file of another
+    language), ``label``, ``path``, ``line``, ``hop``, ``evidence``, ``reaches`` (the anchors' keys)
+    and ``why``. ``facts``: ``read_limited`` (the walks a read bound stopped), ``common_names``
+    (names too common for textual evidence), ``unwalked``."""
+    found: dict[str, dict[str, Any]] = {}
+    facts: dict[str, Any] = {"read_limited": [], "common_names": [], "unwalked": []}
+    for anchor in anchors:
+        start = anchor.get("node") or (-anchor["definition"] if anchor.get("definition") else None)
+        if start is None:
+            facts["unwalked"].append(anchor["key"])
+            continue
+        reached = 0
+        for entry, lead in _entries(connection, anchor, start, depth, overrides=overrides, classes=classes == ALWAYS):
+            reached += _walk_from(connection, entry, lead, depth - len(lead), anchor["key"], found, facts)
+        if classes == FALLBACK and not reached:
+            for entry, lead in _entries(connection, anchor, start, depth, overrides=False, classes=True)[1:]:
+                reached += _walk_from(connection, entry, lead, depth - len(lead), anchor["key"], found, facts)
+        if textual == ALWAYS or (textual == FALLBACK and not reached):
+            _textual(connection, [anchor], found, facts)
+    items = sorted(found.values(), key=rank)
+    return items, facts
+
+
+def _entries(
+    connection: apsw.Connection, anchor: dict[str, Any], start: int, depth: int, *, overrides: bool, classes: bool,
+) -> list[tuple[int, list[dict[str, Any]]]]:
+    """Where the walks to tests start: the anchor, then (``overrides``) each base method it
+    overrides (a test calling the base's method dispatches to it), then (``classes``) a method's
+    class; each with the steps that lead from it to the anchor."""
+    entries: list[tuple[int, list[dict[str, Any]]]] = [(start, [])]
+    definitions = [anchor["definition"]] if anchor.get("definition") else (
+        resolved.anchor_definitions(connection, start) if start > 0 else [-start])
+    extra: list[tuple[int, str]] = []
+    for definition in definitions[:1]:
+        if overrides:
+            for base, node, _ in fetch_rows(connection.execute(
+                    query_sql("overridden_methods"), {"definition": definition, "depth": depth - 1}),
+                    tuple[int, int | None, int]):
+                extra.append((node or -base, "dispatches to (override)"))
+        if classes:
+            for cls, node in fetch_rows(connection.execute(query_sql("method_class"), {"definition": definition}),
+                                        tuple[int, int | None]):
+                extra.append((node or -cls, "has method"))
+    if extra:
+        named = resolved.describe_keys(connection, [start, *(key for key, _ in extra)])
+        for key, relation in extra:
+            step = {"from": named[key]["label"], "relation": relation, "evidence": resolved.RESOLVED,
+                    "to": named[start]["label"], "site": None}
+            entries.append((key, [step]))  # one hop, however many bases up: a dispatch
+    return entries
+
+
+def _walk_from(
+    connection: apsw.Connection, start: int, lead: list[dict[str, Any]], depth: int, via: str,
+    found: dict[str, dict[str, Any]], facts: dict[str, Any],
+) -> int:
+    """How many tests one walk from ``start`` reaches within ``depth`` hops, each added to
+    ``found`` with ``lead`` (the steps from ``start`` to the anchor) ending its why."""
+    if depth < 1:
+        return 0
+    reached = 0
+    reach = resolved.walk(connection, start, WalkSpec(INCOMING, REACHES_TESTS, depth), resolved.RUN_ROLES)
+    if reach.read_limited and via not in facts["read_limited"]:
+        facts["read_limited"].append(via)
+    by_key = {step.reached: step for step in reach.steps}
+    heads = resolved.describe_keys(connection, [start, *by_key])
+    candidates = [s for s in reach.steps if s.reached != start and _test_like(heads.get(s.reached))]
+    ids = _ids(connection, [s.reached for s in candidates], heads)
+    for step in candidates:
+        named = ids.get(step.reached)
+        if named is None:
+            continue
+        whole_file = "::" not in named[0]
+        if heads[step.reached]["kind"] != "test" and whole_file:
+            continue
+        if whole_file and step.relation in IMPORTS:
+            continue  # a test module importing it runs nothing of it by that
+        chain = chain_back(step, by_key, depth)
+        why = [{"from": heads[link.reached]["label"], "relation": link.relation, "evidence": link.evidence,
+                "to": heads[link.origin]["label"],
+                "site": f"{link.site_path}:{link.site_line}" if link.site_path else None} for link in chain] + lead
+        evidence = "resolved" if any(link["evidence"] == resolved.RESOLVED for link in why) else "graph"
+        head = heads[step.reached]
+        _add(found, {"id": named[0], "runner": named[1], "label": head["label"], "path": head["path"],
+                     "line": head["line"], "hop": step.hop + len(lead), "evidence": evidence, "why": why}, via)
+        reached += 1
+    return reached
+
+
+def ranked_section(reading: Reading, row: Section) -> Found:
+    """``context tests``'s ``tests_to_run`` section: the anchor's tests to run, ranked, each with
+    ``why``, ``id`` and ``site`` (where the test's first step is written)."""
+    anchor = {"key": reading.anchor["label"], "node": reading.node, "definition": None,
+              "label": reading.anchor["label"]}
+    items, facts = tests_to_run(reading.connection, [anchor], row.walk.depth if row.walk else DEPTH)
+    shown = []
+    for item in items[:reading.limit]:
+        first = item["why"][0]["site"] if item["why"] else None
+        path, _, line = (first or "").rpartition(":")
+        shown.append({"label": item["label"], "kind": "test", "path": item["path"], "line": item["line"],
+                      "id": item["id"], "runner": item["runner"], "hop": item["hop"], "evidence": item["evidence"],
+                      "why": [f"{w['from']} {w['relation']} ({w['evidence']}) {w['to']}" for w in item["why"]],
+                      "site": {"path": path, "line": int(line)} if line.isdigit() else None})
+    return Found(shown, len(items), bool(facts["read_limited"]))
+
+
+def rank(item: dict[str, Any]) -> tuple[Any, ...]:
+    """Fewest hops, then graph before resolved before textual evidence, then where, then id."""
+    return (item["hop"], EVIDENCE_RANK[item["evidence"]], item["path"], item["line"] or 0, item["id"])
+
+
+def _add(found: dict[str, dict[str, Any]], item: dict[str, Any], via: str) -> None:
+    held = found.get(item["id"])
+    if held is None or rank(item) < rank(held):
+        item["reaches"] = sorted({via, *(held["reaches"] if held else ())})
+        found[item["id"]] = item
+    elif via not in held["reaches"]:
+        held["reaches"] = sorted({via, *held["reaches"]})
+
+
+def _test_like(head: dict[str, Any] | None) -> bool:
+    return head is not None and bool(head["path"]) and (head["kind"] == "test" or is_test_path(head["path"]))
+
+
+def _textual(
+    connection: apsw.Connection, anchors: list[dict[str, Any]], found: dict[str, dict[str, Any]],
+    facts: dict[str, Any],
+) -> None:
+    for anchor in anchors:
+        label = anchor.get("label")
+        if not label:
+            continue
+        mentioned = mention_facts(connection, label, anchor.get("node") or 0)
+        if mentioned["common"]:
+            facts["common_names"].append(mentioned["name"])
+            continue
+        shown, _ = mention_items(connection, mentioned, MAX_READ, tests_only=True)
+        places = sorted({(m["path"], m["line"]) for m in shown})
+        at: dict[tuple[str, int], int] = {}
+        for path, line, definition in fetch_rows(connection.execute(
+                query_sql("definitions_at_lines"), {"places": json.dumps([list(p) for p in places])}),
+                tuple[str, int, int]):
+            at[(path, line)] = definition  # the innermost at that line wins (definition order)
+        named = _pytest_ids(connection, sorted(set(at.values())))
+        for mention in shown:
+            held = at.get((mention["path"], mention["line"]))
+            test_id = named.get(held) if held is not None else None
+            if test_id is None:
+                if held is not None or not _collected_file(mention["path"]):
+                    continue
+                test_id = (mention["path"], "pytest")  # a mention at a test file's top level
+            _add(found, {"id": test_id[0], "runner": test_id[1], "label": mention["label"], "path": mention["path"],
+                         "line": mention["line"], "hop": 1, "evidence": "textual",
+                         "why": [{"from": mention["label"], "relation": mention["form"], "evidence": "textual",
+                                  "to": label, "site": f"{mention['path']}:{mention['line']}"}]}, anchor["key"])
+
+
+def _ids(
+    connection: apsw.Connection, keys: list[int], heads: dict[int, dict[str, Any]]
+) -> dict[int, tuple[str, str]]:
+    """Each key's (id, runner): a pytest node id from its resolved definition, its test file when
+    the resolver does not read the file; keys of neither (a helper pytest does not collect) are
+    left out."""
+    definition_of: dict[int, int] = {}
+    nodes = [key for key in keys if key > 0]
+    if nodes:
+        for node, definition in fetch_rows(connection.execute(
+                query_sql("resolved_definitions_of"), {"nodes": json.dumps(nodes)}), tuple[int, int]):
+            definition_of.setdefault(node, definition)
+    for key in keys:
+        if key < 0:
+            definition_of[key] = -key
+    named = _pytest_ids(connection, sorted(set(definition_of.values())))
+    ids: dict[int, tuple[str, str]] = {}
+    for key in keys:
+        own = definition_of.get(key)
+        if own is not None:
+            if own in named:
+                ids[key] = named[own]
+            continue
+        path = heads[key]["path"]
+        if not is_python_path(path):
+            if is_test_path(path):
+                ids[key] = (path, "file")
+        elif _collected_file(path):
+            named_by_label = _by_label(path, heads[key]["label"])
+            if named_by_label is not None:
+                ids[key] = (named_by_label, "pytest")
+    return ids
+
+
+def _by_label(path: str, label: str) -> str | None:
+    """A pytest id from a graph node's label alone (the resolver has no definition of it): the
+    file for its module or a method (``.name()``: its class is not in the label), the node id of
+    a ``test*`` function, None for anything else (a helper)."""
+    if label == path.rsplit("/", 1)[-1] or label.startswith("."):
+        return path
+    name = label.removesuffix("()")
+    return f"{path}::{name}" if name.startswith("test") and name.isidentifier() else None
+
+
+def _pytest_ids(connection: apsw.Connection, definitions: list[int]) -> dict[int, tuple[str, str]]:
+    """The pytest node id of each definition pytest would collect (or that lies inside one): its
+    file's path, then from the outermost enclosing definition in, ``Test*`` classes and the first
+    ``test*`` function or method (a function nested in a test runs as that test). A module of a
+    collected file is the file; anything else (a helper, a fixture) is left out."""
+    chains: dict[int, list[tuple[str, str]]] = {}
+    paths: dict[int, str] = {}
+    for start, path, _, kind, name in fetch_rows(connection.execute(
+            query_sql("test_ancestry"), {"definitions": json.dumps(definitions)}), tuple[int, str, int, str, str]):
+        chains.setdefault(start, []).append((kind, name))
+        paths[start] = path
+    ids: dict[int, tuple[str, str]] = {}
+    for definition, chain in chains.items():
+        path = paths[definition]
+        if not _collected_file(path):
+            continue
+        outward = [link for link in reversed(chain) if link[0] != "module"]
+        if not outward:
+            ids[definition] = (path, "pytest")  # pytest runs a file's tests
+            continue
+        parts: list[str] = []
+        for kind, name in outward:
+            if kind == "class" and name.startswith("Test"):
+                parts.append(name)
+                continue
+            if kind in ("function", "method") and name.startswith("test"):
+                parts.append(name)
+                break
+            parts = []
+            break
+        if parts:
+            ids[definition] = ("::".join([path, *parts]), "pytest")
+    return ids
+
+
+def _collected_file(path: str) -> bool:
+    """Whether pytest's default ``python_files`` (``test_*.py``, ``*_test.py``) collects it."""
+    base = path.rsplit("/", 1)[-1]
+    return base.endswith(".py") and (base.startswith("test_") or base.endswith("_test.py"))
