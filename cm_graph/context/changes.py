@@ -35,8 +35,7 @@ from .diffread import DiffSpec, FileChange, SideReader, read_diff, resolve_sides
 from .from_workspace import answerable
 from .hunkmap import Changed, classify_file, match_renames
 from .shape import CitationBook
-from .testrun import DEPTH as TEST_DEPTH
-from .testrun import tests_to_run
+from .testrun import TEST_DEPTH, tests_to_run
 
 CHANGES_SCHEMA = "cm_graph.changes.v1"
 WALKED = ("modified", "deleted", "renamed")

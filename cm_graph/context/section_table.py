@@ -61,8 +61,7 @@ from .sentences import (
     used_by,
     used_in_fleet,
 )
-from .testrun import DEPTH as TEST_DEPTH
-from .testrun import ranked_section
+from .testrun import TEST_DEPTH, ranked_section
 
 HISTORY = "run `cm-graph context history`."
 NOT_RESOLVED = ("not_resolved", "The resolver, which reads Python files only, has no definition of it.")

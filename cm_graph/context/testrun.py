@@ -2,7 +2,7 @@
 
 From each anchor (a changed definition, or ``context tests``'s target) one joint walk goes
 against the graph's edges (``REACHES_TESTS``) and the resolver's references (``RUN_ROLES``)
-together, ``DEPTH`` hops (``resolved.walk``: every step says which evidence took it). When that
+together, ``TEST_DEPTH`` hops (``resolved.walk``: every step says which evidence took it). When that
 walk reaches no test and the anchor is a method, its class is the way in (``classes``,
 ``FALLBACK``): a method nothing names is run through the instances tests make (``self.m()`` from
 a sibling, a registry calling it), so the walk goes on from the class, one hop spent on the step
@@ -20,7 +20,7 @@ a test to run; a test module reached only by an import runs nothing of it.
 
 Deduplicated by id, ranked by fewest hops, then graph before resolved before textual evidence,
 then path, line and id; each item's ``why`` is the path from the test to the definition it
-reaches, every step with its relation and evidence. ``DEPTH`` and the fallbacks are chosen by
+reaches, every step with its relation and evidence. ``TEST_DEPTH`` and the fallbacks are chosen by
 measuring recall and precision against traced test suites (``benchmarks/tests_depth.py``,
 docs/benchmarks.md).
 """
@@ -42,14 +42,14 @@ from .sections import Found, Reading, Section
 from .textual import mention_facts, mention_items
 from .walks import MAX_READ, chain_back
 
-DEPTH = 3
+TEST_DEPTH = 3
 EVIDENCE_RANK = {"graph": 0, "resolved": 1, "textual": 2}
 IMPORTS = ("import", "imports", "imports_from")
 NEVER, FALLBACK, ALWAYS = "never", "fallback", "always"  # when a method's class is one more way in
 
 
 def tests_to_run(
-    connection: apsw.Connection, anchors: list[dict[str, Any]], depth: int = DEPTH, *, textual: str = FALLBACK,
+    connection: apsw.Connection, anchors: list[dict[str, Any]], depth: int = TEST_DEPTH, *, textual: str = FALLBACK,
     overrides: bool = False, classes: str = FALLBACK,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(items, facts) for ``anchors`` (each: ``key`` its name, ``node`` a graph node or None,
@@ -148,7 +148,7 @@ def ranked_section(reading: Reading, row: Section) -> Found:
     ``why``, ``id`` and ``site`` (where the test's first step is written)."""
     anchor = {"key": reading.anchor["label"], "node": reading.node, "definition": None,
               "label": reading.anchor["label"]}
-    items, facts = tests_to_run(reading.connection, [anchor], row.walk.depth if row.walk else DEPTH)
+    items, facts = tests_to_run(reading.connection, [anchor], row.walk.depth if row.walk else TEST_DEPTH)
     shown = []
     for item in items[:reading.limit]:
         first = item["why"][0]["site"] if item["why"] else None
