@@ -1,0 +1,69 @@
+"""The v2 wire (``shape.encode``) read back (``wire.section_items``) gives every item as composed:
+a property over random sections, so no table, shared value or citation id can lose a field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cm_graph.base.rules import citation_string
+from cm_graph.context.shape import AT_SITE, encode
+from cm_graph.context.wire import header, section_items
+
+PATHS = st.sampled_from(["pkg/a.py", "pkg/b.py", "tests/test_a.py"])
+LINES = st.integers(1, 400)
+
+
+@st.composite
+def items(draw: Any) -> list[dict[str, Any]]:
+    found = []
+    for number in range(draw(st.integers(0, 8))):
+        path, line = draw(PATHS), draw(LINES)
+        item: dict[str, Any] = {"label": draw(st.sampled_from(["f()", "g()", ".m()", f"n{number}()"])),
+                                "kind": draw(st.sampled_from(["symbol", "test"])), "path": path, "line": line,
+                                "hop": draw(st.integers(1, 3))}
+        if draw(st.booleans()):
+            item["evidence"] = "resolved"
+        shape = draw(st.sampled_from(["cited", "uncited", "site", "at_site"]))
+        if shape in ("site", "at_site"):
+            site_line = draw(LINES)
+            item["site"] = {"path": path, "line": site_line, "cite": f"s{number}"}
+        item["cite"] = None if shape in ("uncited", "at_site") else f"d{number}"
+        if shape == "at_site":
+            item[AT_SITE] = True
+        found.append(item)
+    return found
+
+
+def _citations(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    entries = []
+    for item in shown:
+        if item["cite"]:
+            entries.append({"id": item["cite"], "cite": citation_string(item["path"], item["line"])})
+        if item.get("site"):
+            site = item["site"]
+            entries.append({"id": site["cite"], "cite": citation_string(site["path"], site["line"])})
+    return entries
+
+
+@settings(max_examples=200, deadline=None)
+@given(shown=items())
+def test_every_item_reads_back_as_it_was_composed(shown: list[dict[str, Any]]) -> None:
+    section = {"status": "ok" if shown else "empty", "reason": None if shown else "nothing", "detail": None,
+               "shown": len(shown), "total": len(shown), "items": [dict(item) for item in shown]}
+    document = {"answer": "", "sections": {"s": section}, "citations": _citations(shown)}
+    encode(document)
+    wire = document["sections"]["s"]
+    assert ("rows" in wire) == bool(shown)
+    assert header(wire)["shown"] == len(shown) and header(wire)["status"] == section["status"]
+    back = section_items(wire, document["citations"])
+    assert len(back) == len(shown)
+    for original, read in zip(shown, back, strict=True):
+        expected = {key: value for key, value in original.items() if key != AT_SITE}
+        if original.get(AT_SITE):
+            expected["cite"] = None  # cited at its site alone: no definition citation
+        for key, value in expected.items():
+            assert read.get(key) == value, (key, original, read)
+        assert all(read[key] is None for key in read.keys() - expected.keys())  # another row's column
