@@ -57,9 +57,7 @@ def code_context(
     page = parse_cursor(cursor)
 
     def answer(settled: Settled) -> dict[str, Any]:
-        generation, manifest = settled.generation, settled.generation.manifest
-        graph = {"generation": generation.id, "commit": manifest.commit, "tree": manifest.tree,
-                 "provider": manifest.provider.requirement, "built_at": manifest.built_at}
+        graph = bound_graph(settled)
         freshness = {"state": settled.status.state, "head": settled.head}
 
         def fleet(label: str, max_items: int, max_chars: int) -> dict[str, Any] | None:
@@ -75,6 +73,15 @@ def code_context(
         except apsw.Error:
             raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
 
+    return on_settled(workspace, answer, derive=derive, resident=resident, also=also)
+
+
+def on_settled(
+    workspace: Workspace, answer: Callable[[Settled], dict[str, Any]], *, derive: bool,
+    resident: Resident | None, also: tuple[Path, ...],
+) -> dict[str, Any]:
+    """``answer`` on the resident server's held judgement (``resident``), else on one settled now
+    and closed after: every answer composed from a workspace (``code_context``, ``prime``)."""
     if resident is not None:
         with resident.settled(workspace, lambda: settle(workspace, derive=derive, sweep=False), also) as held:
             return answer(held)
@@ -83,6 +90,13 @@ def code_context(
         return answer(settled)
     finally:
         settled.close()
+
+
+def bound_graph(settled: Settled) -> dict[str, Any]:
+    """The generation an answer is read from, as every answer names it (``graph``)."""
+    generation, manifest = settled.generation, settled.generation.manifest
+    return {"generation": generation.id, "commit": manifest.commit, "tree": manifest.tree,
+            "provider": manifest.provider.requirement, "built_at": manifest.built_at}
 
 
 def answerable(workspace: Workspace, judged: list[GraphStatus], *, sweep: bool = True) -> Callable[[], Generation]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
@@ -37,14 +37,17 @@ from .budget import fit
 from .changes import changes as read_changes
 from .compose import cite_item, context_action
 from .diffread import DiffSpec
-from .from_workspace import settle
+from .from_workspace import bound_graph, on_settled
 from .nodes import describe
-from .resident import Resident, Settled
 from .resolve import followable, resolve
 from .section_table import BY_NAME
 from .sections import Found, Reading, Section, filled, unavailable
+from .settled import Settled
 from .shape import ID_PLACEHOLDER, CitationBook, encode, flat_item, shown_cite, table, tag
 from .spellings import MAX_TASK_CHARS, looks_like_path, task_spellings
+
+if TYPE_CHECKING:
+    from .resident import Resident  # the server's; a CLI prime never loads it
 
 PRIME_SCHEMA = "cm_graph.prime.v1"
 MIN_PRIME_CHARS, DEFAULT_PRIME_CHARS, MAX_PRIME_CHARS = 3000, 6000, 40_000
@@ -408,20 +411,11 @@ def prime(
         changed, diff = worktree_changes(read_changes(workspace, DiffSpec("worktree", None), derive=derive))
 
     def answer(settled: Settled) -> dict[str, Any]:
-        manifest = settled.generation.manifest
-        graph = {"generation": settled.generation.id, "commit": manifest.commit, "tree": manifest.tree,
-                 "provider": manifest.provider.requirement, "built_at": manifest.built_at}
         try:
-            return compose_prime(settled.connection, text, graph, {"state": settled.status.state, "head": settled.head},
-                                 budget, files=paths, changed=changed, diff=diff)
+            return compose_prime(settled.connection, text, bound_graph(settled),
+                                 {"state": settled.status.state, "head": settled.head}, budget, files=paths,
+                                 changed=changed, diff=diff)
         except apsw.Error:
             raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
 
-    if resident is not None:
-        with resident.settled(workspace, lambda: settle(workspace, derive=derive, sweep=False), also) as held:
-            return answer(held)
-    settled = settle(workspace, derive=derive)
-    try:
-        return answer(settled)
-    finally:
-        settled.close()
+    return on_settled(workspace, answer, derive=derive, resident=resident, also=also)

@@ -199,16 +199,7 @@ def mention_section(
     cannot tell them apart); with ``calls``, the section's ``calls`` says how many of the lines
     call it (the others import it, name it or read it as an attribute; None when the name is too
     common to list)."""
-    word = facts["name"]
-    if word is None:
-        section = _without_items("empty", *NOT_A_NAME)
-    elif facts["common"]:
-        section = _without_items("truncated", "common_name", common_name_detail(word))
-        section["total"] = COMMON_TOTAL  # "more than MAX_KEPT": the text index stops counting there
-    elif total == 0 and cut is None:
-        section = _without_items("empty", *row.nothing_found(commit=commit[:12], name=word))
-    else:
-        section = filled(row, items, total, cut)
+    section = _by_name(row, items, total, cut, facts, commit)
     section["homonyms"] = facts["definitions"]
     section["bound_elsewhere"] = facts["bound_elsewhere"]
     if facts.get("sites"):
@@ -232,18 +223,26 @@ def dynamic_section(
     """The dynamic uses of the name (``textual.dynamic_items``): empty for this commit, too common
     a name to list, or the uses, with how many of each kind (``string_mention``, ``export``,
     ``registry``); an answer with no use at all adds what was searched (``compose._no_use_found``)."""
-    word = facts["name"]
-    if word is None:
-        section = _without_items("empty", *NOT_A_NAME)
-    elif facts["common"]:
-        section = _without_items("truncated", "common_name", common_name_detail(word))
-        section["total"] = COMMON_TOTAL
-    elif total == 0 and cut is None:
-        section = _without_items("empty", *row.nothing_found(commit=commit[:12], name=word))
-    else:
-        section = filled(row, items, total, cut)
+    section = _by_name(row, items, total, cut, facts, commit)
     section.update(use_counts(facts))
     return section
+
+
+def _by_name(
+    row: Section, items: list[dict[str, Any]], total: int, cut: str | None, facts: dict[str, Any], commit: str,
+) -> dict[str, Any]:
+    """A section the text index fills by the anchor's name: nothing searched (no name), too common a
+    name to list, empty for this commit, or the items found."""
+    word = facts["name"]
+    if word is None:
+        return _without_items("empty", *NOT_A_NAME)
+    if facts["common"]:
+        section = _without_items("truncated", "common_name", common_name_detail(word))
+        section["total"] = COMMON_TOTAL  # "more than MAX_KEPT": the text index stops counting there
+        return section
+    if total == 0 and cut is None:
+        return _without_items("empty", *row.nothing_found(commit=commit[:12], name=word))
+    return filled(row, items, total, cut)
 
 
 def site_section(
@@ -254,16 +253,8 @@ def site_section(
     list, or the sites, with how many are ``resolved`` and ``textual``, the ``definitions`` they
     are credited to, and the lines the resolver binds to another definition of the name
     (``elsewhere``, not listed)."""
-    word, every = facts["name"], facts["sites"][form]
-    if word is None:
-        section = _without_items("empty", *NOT_A_NAME)
-    elif facts["common"]:
-        section = _without_items("truncated", "common_name", common_name_detail(word))
-        section["total"] = COMMON_TOTAL
-    elif total == 0 and cut is None:
-        section = _without_items("empty", *row.nothing_found(commit=commit[:12], name=word))
-    else:
-        section = filled(row, items, total, cut)
+    every = facts["sites"][form]
+    section = _by_name(row, items, total, cut, facts, commit)
     resolved = sum(1 for item in every if item["evidence"] == "resolved")
     section.update(resolved=resolved, textual=len(every) - resolved, definitions=enclosing_count(every),
                    elsewhere=facts["elsewhere"][form])
