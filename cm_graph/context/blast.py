@@ -29,7 +29,7 @@ from ..base.sqlrows import fetch_rows
 from .nodes import describe
 from .relations import IMPACTS, INCOMING, WalkSpec
 from .resolved import ALL_ROLES
-from .textual import mention_facts, mention_items
+from .textual import anchors_mentioned
 from .walks import MAX_READ, walk
 
 DEPTH = 3
@@ -92,15 +92,7 @@ def callers(
                      "site": {"path": path, "line": line}})
         if not anchor.get("node") and not anchor.get("definition"):
             facts["unwalked"].append(anchor["key"])
-    for anchor in anchors:
-        label = anchor.get("label")
-        if not label:
-            continue
-        found = mention_facts(connection, label, anchor.get("node") or 0)
-        if found["common"]:
-            facts["common_names"].append(found["name"])
-            continue
-        shown, _ = mention_items(connection, found, MAX_READ, tests_only=False)
+    for anchor, shown in anchors_mentioned(connection, anchors, facts["common_names"], MAX_READ, tests_only=False):
         kept = 0
         for mention in shown:
             key = (mention["path"], mention["line"])

@@ -39,7 +39,7 @@ from ..index.pymodules import is_python_path
 from . import resolved
 from .relations import INCOMING, REACHES_TESTS, WalkSpec
 from .sections import Found, Reading, Section
-from .textual import mention_facts, mention_items
+from .textual import anchors_mentioned
 from .walks import MAX_READ, chain_back
 
 TEST_DEPTH = 3
@@ -182,15 +182,7 @@ def _textual(
     connection: apsw.Connection, anchors: list[dict[str, Any]], found: dict[str, dict[str, Any]],
     facts: dict[str, Any],
 ) -> None:
-    for anchor in anchors:
-        label = anchor.get("label")
-        if not label:
-            continue
-        mentioned = mention_facts(connection, label, anchor.get("node") or 0)
-        if mentioned["common"]:
-            facts["common_names"].append(mentioned["name"])
-            continue
-        shown, _ = mention_items(connection, mentioned, MAX_READ, tests_only=True)
+    for anchor, shown in anchors_mentioned(connection, anchors, facts["common_names"], MAX_READ, tests_only=True):
         places = sorted({(m["path"], m["line"]) for m in shown})
         at: dict[tuple[str, int], int] = {}
         for path, line, definition in fetch_rows(connection.execute(
@@ -205,10 +197,10 @@ def _textual(
                 if held is not None or not _collected_file(mention["path"]):
                     continue
                 test_id = (mention["path"], "pytest")  # a mention at a test file's top level
+            step = {"from": mention["label"], "relation": mention["form"], "evidence": "textual",
+                    "to": anchor["label"], "site": f"{mention['path']}:{mention['line']}"}
             _add(found, {"id": test_id[0], "runner": test_id[1], "label": mention["label"], "path": mention["path"],
-                         "line": mention["line"], "hop": 1, "evidence": "textual",
-                         "why": [{"from": mention["label"], "relation": mention["form"], "evidence": "textual",
-                                  "to": label, "site": f"{mention['path']}:{mention['line']}"}]}, anchor["key"])
+                         "line": mention["line"], "hop": 1, "evidence": "textual", "why": [step]}, anchor["key"])
 
 
 def _ids(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import apsw
@@ -323,3 +324,22 @@ def homonym_note(definitions: int) -> str | None:
     if definitions <= 1:
         return None
     return f"{definitions} definitions in the graph carry this name; a mention by name cannot tell them apart."
+
+
+def anchors_mentioned(
+    connection: apsw.Connection, anchors: list[dict[str, Any]], common_names: list[str], limit: int, *,
+    tests_only: bool,
+) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Each anchor with a label and the lines that mention it (``mention_items``, at most ``limit``
+    read); a name too common to list is put in ``common_names`` instead (the changes tool's blast
+    radius and its tests to run read the mentions the same way)."""
+    for anchor in anchors:
+        label = anchor.get("label")
+        if not label:
+            continue
+        found = mention_facts(connection, label, anchor.get("node") or 0)
+        if found["common"]:
+            common_names.append(found["name"])
+            continue
+        shown, _ = mention_items(connection, found, limit, tests_only=tests_only)
+        yield anchor, shown
