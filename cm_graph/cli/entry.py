@@ -38,6 +38,24 @@ def overview() -> str:
     return "\n".join(lines) + "\n"
 
 
+_MALFORMED = object()  # an option's value that typer must report instead (missing, or not its kind)
+
+
+def _option_value(kind: str, equals: str, inline: str, args: list[str], position: int) -> tuple[object, int]:
+    """An option's value (a flag's True; inline after ``=``, else the next word, converted to its
+    kind) and the position after it, or ``_MALFORMED``."""
+    if kind == "flag":
+        return (_MALFORMED if equals else True), position
+    if equals:
+        raw = inline
+    elif position < len(args):
+        raw, position = args[position], position + 1
+    else:
+        return _MALFORMED, position
+    value = _converted(raw, kind)
+    return (_MALFORMED if value is None else value), position
+
+
 def parse_query(args: list[str]) -> dict[str, object] | None:
     """The keyword arguments of ``run_query`` for a well-formed ``query`` argument list, or None
     when anything is unusual (help, an unknown or repeated option, a missing or malformed value,
@@ -51,20 +69,8 @@ def parse_query(args: list[str]) -> dict[str, object] | None:
         parameter, kind = QUERY_OPTIONS[flag].parameter, QUERY_OPTIONS[flag].kind
         if parameter in values:
             return None
-        position += 1
-        if kind == "flag":
-            if equals:
-                return None
-            values[parameter] = True
-            continue
-        if equals:
-            raw = inline
-        elif position < len(args):
-            raw, position = args[position], position + 1
-        else:
-            return None
-        value = _converted(raw, kind)
-        if value is None:
+        value, position = _option_value(kind, equals, inline, args, position + 1)
+        if value is _MALFORMED:
             return None
         values[parameter] = value
     if any(name not in values for name in QUERY_REQUIRED):
@@ -99,19 +105,8 @@ def parse_fast(args: list[str]) -> tuple[str, dict[str, object]] | None:
         parameter, kind = options[flag]
         if parameter in values:
             return None
-        if kind == "flag":
-            if equals:
-                return None
-            values[parameter] = True
-            continue
-        if equals:
-            raw = inline
-        elif position < len(args):
-            raw, position = args[position], position + 1
-        else:
-            return None
-        value = _converted(raw, kind)
-        if value is None:
+        value, position = _option_value(kind, equals, inline, args, position)
+        if value is _MALFORMED:
             return None
         values[parameter] = value
     for number, (parameter, kind) in enumerate(positional):
