@@ -1,7 +1,8 @@
 """Paging a cut section: the cursor that names the rest of it, pinned to the answer it pages.
 
 A section cut by ``--max-items`` or the character budget says how many more it holds, and its
-next action is a page: the same question with ``--cursor``. The cursor names the section and the
+cursor (in the answer's ``pages``; the first cut section's also as a next action) asks for the
+page: the same question with ``--cursor``. The cursor names the section and the
 offset of the first item not shown, the bounds the first answer was asked with (so the page
 knows which answer it continues), the generation it was read from and a prefix of that answer's
 ``answer_id``. A page is served only while asking the first question again gives that same

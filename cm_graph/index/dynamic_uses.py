@@ -282,37 +282,34 @@ def _context(text: str, name: str, hashed: bool) -> str | None:
     return None
 
 
+def _unmatched(text: str, positions: range, nesting: str, ending: str) -> int:
+    """The first of ``positions`` holding a bracket of ``ending`` no bracket of ``nesting`` met on
+    the way pairs with: the literal holding a name, walking out from it (-1: none)."""
+    depth = 0
+    for at in positions:
+        if text[at] in nesting:
+            depth += 1
+        elif text[at] in ending:
+            if not depth:
+                return at
+            depth -= 1
+    return -1
+
+
 def _held(text: str, start: int, end: int, hashed: bool) -> bool:
     """Whether the name at ``start:end`` of a line is a value held by a literal or a registering
     call: an element of a one-line list or braces literal, an argument of ``register(...)``,
     ``connect(...)``..., or the value of a dict entry line (``"abs": abs,``); never called,
     assigned or a key."""
     after = text[end:].lstrip(" \t")[:1]
-    if after in ("(", "=") and after != "" or (after == ":" and not text[end:].lstrip(" \t").startswith("::")):
+    if after in ("(", "=") or (after == ":" and not text[end:].lstrip(" \t").startswith("::")):
         return False
-    depth, opener = 0, -1
-    for back in range(start - 1, -1, -1):
-        char = text[back]
-        if char in ")]}":
-            depth += 1
-        elif char in "([{":
-            if not depth:
-                opener = back
-                break
-            depth -= 1
+    opener = _unmatched(text, range(start - 1, -1, -1), ")]}", "([{")
     if opener < 0:
         entry = _ENTRY.match(text)
         return entry is not None and entry.end(1) == end
-    depth, close = 0, len(text)
-    for ahead in range(end, len(text)):
-        char = text[ahead]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            if not depth:
-                close = ahead
-                break
-            depth -= 1
+    close = _unmatched(text, range(end, len(text)), "([{", ")]}")
+    close = len(text) if close < 0 else close
     if _NOT_LITERAL.search(text, opener + 1, close):
         return False
     kind, before = text[opener], text[opener - 1] if opener else ""

@@ -78,15 +78,9 @@ def code_context_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
                             cursor=arguments.get("cursor"), resident=RESIDENT,
                             also=(caller.store.state_path(caller.connection),))
     except Refusal as refusal:
-        if _is_refusal(refusal):
-            raise
-        detail, actions = located(caller, workspace, refusal.reason, refusal.message,
-                                  reason_actions(refusal.reason, target=target))
-        return reply(
-            CODE_CONTEXT_SCHEMA, "unavailable", detail, reason=refusal.reason, detail=detail,
-            intent=intent, target=target, freshness=freshness_now(workspace), bounds=asked_bounds(arguments),
-            **unanswered_ids("code_context", intent, target), next_actions=actions,
-        )
+        return _unavailable(caller, workspace, refusal, CODE_CONTEXT_SCHEMA, asked_bounds(arguments),
+                            unanswered_ids("code_context", intent, target), remedy_target=target, intent=intent,
+                            target=target)
 
 
 def prime_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -101,15 +95,9 @@ def prime_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
                      max_chars=arguments.get("max_chars"), derive=False, resident=RESIDENT,
                      also=(caller.store.state_path(caller.connection),))
     except Refusal as refusal:
-        if _is_refusal(refusal):
-            raise
-        detail, actions = located(caller, workspace, refusal.reason, refusal.message, reason_actions(refusal.reason))
-        return reply(
-            PRIME_SCHEMA, "unavailable", detail, reason=refusal.reason, detail=detail,
-            freshness=freshness_now(workspace),
-            bounds={"max_chars": arguments.get("max_chars", DEFAULT_PRIME_CHARS), **NOT_CUT},
-            **unanswered_ids("prime", "task", task_id(task)), next_actions=actions,
-        )
+        return _unavailable(caller, workspace, refusal, PRIME_SCHEMA,
+                            {"max_chars": arguments.get("max_chars", DEFAULT_PRIME_CHARS), **NOT_CUT},
+                            unanswered_ids("prime", "task", task_id(task)))
 
 
 def changes_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -126,14 +114,23 @@ def changes_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
         return changes(workspace, DiffSpec(mode, ref), max_items=arguments.get("max_items"),
                        max_chars=arguments.get("max_chars", DEFAULT_REPLY_CHARS), derive=False)
     except Refusal as refusal:
-        if _is_refusal(refusal):
-            raise
-        detail, actions = located(caller, workspace, refusal.reason, refusal.message, reason_actions(refusal.reason))
-        return reply(
-            CHANGES_SCHEMA, "unavailable", detail, reason=refusal.reason, detail=detail,
-            diff={"mode": mode, "argument": ref}, freshness=freshness_now(workspace), bounds=asked_bounds(arguments),
-            **unanswered_ids("changes", mode, ref or ""), next_actions=actions,
-        )
+        return _unavailable(caller, workspace, refusal, CHANGES_SCHEMA, asked_bounds(arguments),
+                            unanswered_ids("changes", mode, ref or ""), diff={"mode": mode, "argument": ref})
+
+
+def _unavailable(
+    caller: Caller, workspace: Workspace, refusal: Refusal, schema: str, bounds: dict[str, Any],
+    ids: dict[str, Any], *, remedy_target: str | None = None, **body: Any,
+) -> dict[str, Any]:
+    """A composed tool's answer when the graph cannot give one: the state it is in, where it was
+    looked for and its remedy (``remedy_target`` fills the remedy's placeholder), in the tool's own schema
+    with ``body`` (what was asked); a bad argument or authorization is raised as the refusal it is."""
+    if _is_refusal(refusal):
+        raise refusal
+    detail, actions = located(caller, workspace, refusal.reason, refusal.message,
+                              reason_actions(refusal.reason, target=remedy_target))
+    return reply(schema, "unavailable", detail, reason=refusal.reason, detail=detail, **body,
+                 freshness=freshness_now(workspace), bounds=bounds, **ids, next_actions=actions)
 
 
 def unanswered_ids(kind: str, intent: str, target: str) -> dict[str, Any]:

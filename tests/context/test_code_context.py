@@ -283,7 +283,7 @@ def test_budget_holds_on_a_hub_and_counts_what_it_drops(tmp_path: Path, state_di
         assert callers["status"] == "truncated"
         assert callers["reason"] in ("max_items", "max_chars")
         assert document["bounds"]["truncated"] is True
-        assert f"callers ({60 - callers['shown']} more)" in document["answer"] or callers["reason"] == "max_items"
+        assert f"callers ({60 - callers['shown']} more)" in document["answer"]  # whatever cut it
         assert all(row[callers["columns"].index("site")] in document["citations"] for row in callers["rows"])
     small = ask_context(workspace, "usage", "hub", max_chars=5000)
     assert small["sections"]["callers"]["reason"] == "max_chars"

@@ -22,7 +22,6 @@ from cm_graph.context.wire import cited, section_items
 from ..generation.test_lifecycle import cli
 from ..support.cli import where
 from ..support.helpers import make_repo
-from ..support.releases import pypi_sdist
 
 pytestmark = pytest.mark.provider
 BIG = ("--max-chars", "200000", "--max-items", "500")
@@ -175,15 +174,6 @@ def test_no_use_found_is_never_said_beside_a_use(small: tuple[Path, Path]) -> No
     section = document["sections"]["dynamic_uses"]
     assert section["reason"] == "no_dynamic_use"
     assert "No use found" not in document["answer"]
-
-
-@pytest.fixture(scope="module")
-def jinja(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("jinja_dynamic")
-    repo = pypi_sdist(root / "repo", "jinja2", "3.1.4")
-    built = cli("build", *where(repo, root / "state"), "--json")
-    assert built.code == 0, built.err
-    return repo, root / "state"
 
 
 def test_jinja2_markup_join_is_emitted_and_exported_by_name(jinja: tuple[Path, Path]) -> None:

@@ -21,19 +21,9 @@ from ..generation.test_lifecycle import cli
 from ..support.cli import where
 from ..support.contextkit import readable
 from ..support.helpers import make_repo
-from ..support.releases import pypi_sdist
 
 pytestmark = pytest.mark.provider
 BIG = ("--max-chars", "200000", "--max-items", "500")
-
-
-@pytest.fixture(scope="module")
-def jinja(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("jinja_sdist")
-    repo = pypi_sdist(root / "repo", "jinja2", "3.1.4")
-    built = cli("build", *where(repo, root / "state"), "--json")
-    assert built.code == 0, built.err
-    return repo, root / "state"
 
 
 def _ask(repo: Path, state: Path, intent: str, target: str, *extra: str) -> dict[str, Any]:
