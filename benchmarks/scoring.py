@@ -6,8 +6,8 @@ text index's mentions, as code_context shows them today) and ``all`` (every evid
 answer labels, so a future ``resolved`` kind counts the day it appears; ``evidence_of`` in
 strategies.py reads an item's own ``evidence`` label first). The resolved sections
 (``resolved_callers``, ``resolved_by_hop``, ``resolved_tests``) answer the task beside their graph
-twins; sections that issue 27 adds (``overrides``, ``raises``, ``catches``, ``exports``,
-``registries``, ``string_mentions``) are read when present; an override task asks ``impact``, the
+twins; sections that issue 27 adds (``overrides``, ``raises``, ``catches``, ``dynamic_uses``: the
+exports, registries and strings naming it) are read when present; an override task asks ``impact``, the
 intent whose answer holds ``overrides``. For raise/catch and override tasks both strategies apply the same
 reader's filter to the lines they read (the line is a ``raise``/``except``/``throw``/
 ``instanceof``, or a definition, of the name), and for a signature change to the mentions
@@ -38,16 +38,15 @@ CLAIM_SECTIONS: dict[str, dict[str, str]] = {
     "signature_change": {"callers": "site", "resolved_callers": "site", "mentions": "site", "overrides": "def"},
     "rename": {"callers": "site", "resolved_callers": "site", "references": "site", "mentions": "site",
                "tests": "site", "resolved_tests": "site", "test_mentions": "site", "overrides": "def",
-               "raises": "site", "catches": "site", "exports": "site", "registries": "site", "string_mentions": "site"},
+               "raises": "site", "catches": "site", "dynamic_uses": "site"},
     "raise_catch": {"callers": "site", "resolved_callers": "site", "references": "site", "mentions": "site",
                     "raises": "site", "catches": "site", "tests": "site", "resolved_tests": "site",
                     "test_mentions": "site"},
     "dead_code": {"callers": "site", "resolved_callers": "site", "references": "site", "mentions": "site",
-                  "tests": "site", "resolved_tests": "site", "test_mentions": "site", "exports": "site",
-                  "registries": "site", "string_mentions": "site"},
+                  "tests": "site", "resolved_tests": "site", "test_mentions": "site", "dynamic_uses": "site"},
     "overrides": {"overrides": "def", "mentions": "site"},
     "impact": {"callers_by_hop": "def", "resolved_by_hop": "def", "mentions": "credited"},
-    "how": {"calls": "def"},
+    "how": {"calls": "def", "resolved_calls": "def"},
     "tests": {"tests": "test", "resolved_tests": "test", "test_mentions": "test"},
 }
 # Wording that says the items shown may not be all of them.
@@ -210,7 +209,7 @@ PAGED_SECTIONS: dict[str, tuple[str, ...]] = {
     "dead_code": ("mentions", "callers", "resolved_callers", "references"),
     "overrides": ("overrides",),
     "impact": ("callers_by_hop", "resolved_by_hop"),
-    "how": ("calls",),
+    "how": ("calls", "resolved_calls"),
     "tests": ("tests", "resolved_tests", "test_mentions"),
 }
 

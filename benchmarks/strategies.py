@@ -23,7 +23,7 @@ import json
 import re
 import shlex
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -85,8 +85,11 @@ def _items(document: dict[str, Any]) -> list[Item]:
             site = item.get("site") or {}
             where = ((site["path"], int(site["line"])) if site.get("path") and site.get("line")
                      else (item["path"], int(item.get("line") or 1)))
-            found.append(Item(name, evidence_of(name, item), item["path"], int(item.get("line") or where[1]), where,
-                              str(item.get("label", "")), str(item.get("kind", "")), item.get("form"), item.get("hop")))
+            head = Item(name, evidence_of(name, item), item["path"], int(item.get("line") or where[1]), where,
+                        str(item.get("label", "")), str(item.get("kind", "")), item.get("form"), item.get("hop"))
+            found.append(head)
+            # the other lines this user uses the anchor on: each a site the agent was shown
+            found.extend(replace(head, site=(more["path"], int(more["line"]))) for more in item.get("also") or [])
     return found
 
 

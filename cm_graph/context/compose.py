@@ -31,6 +31,7 @@ from .gaps import gaps_note, item_paths, textual_answer, textual_definition
 from .intents import INTENTS
 from .nodes import describe
 from .paging import Cursor, check_answer, check_generation, cursor_for
+from .relations import REACHES_TESTS
 from .resolve import Resolution, followable, resolve
 from .section_table import BY_NAME, SECTIONS_OF, used_primitives, used_relations
 from .sections import (
@@ -58,6 +59,7 @@ from .shape import (
     tag,
 )
 from .sites import local_name
+from .use_lines import add_also, use_lines
 from .walks import MAX_READ
 
 NEXT_INTENT = {intent.name: intent.then for intent in INTENTS}
@@ -113,6 +115,7 @@ def _read(
     aside = list(describe(connection, list(resolution.set_aside)).values()) if resolution.set_aside else []
     reading = Reading(connection, node, anchor, graph["commit"], history, fleet, limit)
     raw = {row.name: row.compose(reading, row) if row.compose is not None else None for row in rows}
+    _cite_every_use(connection, node, rows, raw)
     for found in raw.values():
         if found is not None and found.freshness is not None:
             freshness = {**freshness, **found.freshness}
@@ -413,11 +416,26 @@ def _not_untested(sections: dict[str, Any]) -> None:
                            f"but {' and '.join(other)}; {caveat[0].lower()}{caveat[1:]}")
 
 
+def _cite_every_use(connection: apsw.Connection, node: int, rows: tuple[Section, ...],
+                    raw: dict[str, Found | None]) -> None:
+    """Each first-hop user of the anchor with every line it uses it on (``use_lines.py``); the
+    tests' sections answer which tests run it, not which lines to edit, so they are left as they are."""
+    users = [found for row in rows if row.of_users and row.walk is not None and row.walk.relations != REACHES_TESTS
+             and (found := raw[row.name]) is not None and found.items]
+    if users:
+        lines = use_lines(connection, node)
+        for found in users:
+            add_also(found.items, lines)
+
+
 def cite_item(item: dict[str, Any], book: CitationBook, at_site: bool = False) -> dict[str, Any]:
     """Cite ``item`` at its definition and its site; ``at_site`` (a section of the anchor's users):
     at the site alone when the commit confirms it and the definition is in the site's file (its
     line is kept, uncited), so a caller costs one citation, not two."""
     site = item.get("site")
+    if "also" in item:  # the other lines it uses the anchor on; a line the commit lacks is counted, not cited
+        item["also"] = [{**more, "cite": cid} for more in item["also"]
+                        if (cid := book.cite(more["path"], more["line"]))]
     if site is not None:
         item["site"] = {"path": site["path"], "line": site["line"], "cite": book.cite(site["path"], site["line"])}
         if at_site and item["site"]["cite"] and item["path"] == site["path"] and book.confirms(item["path"],

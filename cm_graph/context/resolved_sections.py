@@ -9,13 +9,21 @@ the section is then unavailable, and says why.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from ..base.sqlfiles import query_sql
+from ..base.sqlrows import fetch_rows
+from ..index.mentions import defined_name
 from . import resolved
-from .relations import WalkSpec
+from .relations import CALLS, MEMBERS, OUTGOING, WalkSpec
 from .sections import HOP_GROUPS, Found, Reading, Section, filled
-from .walks import chain_back
+from .shape import LIST_HEAD
+from .walks import MAX_READ, chain_back
 from .walks import walk as graph_walk
+
+CALL_ROLES = ("call", "instantiate")
+UNKNOWN_RECEIVER = "call (receiver type unknown)"
 
 
 def resolved_callers(reading: Reading, row: Section) -> Found | None:
@@ -75,17 +83,101 @@ def _beyond_graph(reading: Reading, row: Section, *, tests_only: bool) -> Found 
             item["reaching"] = [named[step.reached]["label"]] + [
                 f"{link.relation} ({link.evidence}) {named[link.origin]['label']}" for link in chains[step.reached]]
         items.append(item)
-    if not folded:
+    unseen = {} if tests_only else _unbound_calls(reading, spec, graph_steps, reach.steps)
+    if not folded and not unseen:
         return Found(items, len(steps), reach.read_limited)
 
     def shape(keep: list[dict[str, Any]], total: int, cut: str | None) -> dict[str, Any]:
         section = filled(row, keep, total, cut)
-        section["imports_folded"] = len(folded)
+        if folded:
+            section["imports_folded"] = len(folded)
+        if unseen:
+            section["unbound_calls"] = sum(unseen.values())
+            named = ", ".join(f"`{name}` ({calls})" for name, calls in sorted(unseen.items())[:LIST_HEAD])
+            more = f", …and {len(unseen) - LIST_HEAD} more name(s)" if len(unseen) > LIST_HEAD else ""
+            said = (f"{sum(unseen.values())} call(s) by name on values of unknown type bind to no definition: "
+                    f"{named}{more}; any of them may be a use this list misses (see mentions).")
+            section["detail"] = f"{section['detail']} {said}" if section["detail"] else said
         return section
 
     return Found(items, len(steps), reach.read_limited, shape)
 
 
+def _unbound_calls(reading: Reading, spec: WalkSpec, *walks: tuple[Any, ...]) -> dict[str, int]:
+    """The calls the resolver left unbound under the name of the anchor or of a definition a hop
+    before the walk's last reached (what the next hop would have walked from): name -> calls."""
+    keys = {reading.node} | {step.reached for steps in walks for step in steps if step.hop < spec.depth}
+    names = sorted({name for head in resolved.describe_keys(reading.connection, sorted(keys)).values()
+                    if (name := defined_name(head["label"])) is not None})
+    if not names:
+        return {}
+    return dict(fetch_rows(reading.connection.execute(query_sql("unbound_calls_named"), {"names": json.dumps(names)}),
+                           tuple[str, int]))
+
+
 def _spec(row: Section) -> WalkSpec:
     assert row.walk is not None, row.name
     return row.walk
+
+
+def resolved_calls(reading: Reading, row: Section) -> Found | None:
+    """What the anchor (its methods and nested definitions too) calls by the resolver's references
+    and the graph's ``calls`` walk does not reach; then its calls on values of unknown type, which
+    the resolver binds to nothing: each is named with how many definitions carry the name, and
+    with the definition itself when only one does (``evidence: textual``: a match by name, never
+    a binding). None when the resolver has no definition of the anchor."""
+    connection = reading.connection
+    definitions = resolved.anchor_definitions(connection, reading.node)
+    if not definitions:
+        return None
+    members = {s.reached for s in graph_walk(connection, (reading.node,), WalkSpec(OUTGOING, MEMBERS, 1)).steps}
+    starts = (reading.node, *sorted(members - {reading.node}))
+    known = set(starts) | {s.reached for s in graph_walk(connection, starts, WalkSpec(OUTGOING, CALLS, 2)).steps}
+    rows = fetch_rows(connection.execute(query_sql("resolved_calls_from"), {
+        "definitions": json.dumps(definitions), "roles": json.dumps(list(CALL_ROLES)), "limit": MAX_READ + 1}),
+        tuple[int | None, int | None, str, str, int, int, int | None])
+    limited = len(rows) > MAX_READ
+    bound: dict[int, tuple[str, int]] = {}
+    unbound: dict[str, tuple[str, int, int]] = {}
+    own = set(definitions)
+    for definition, node, name, path, line, candidates, init_of in rows[:MAX_READ]:
+        if definition is None:
+            unbound.setdefault(name, (path, line, candidates))
+        elif definition not in own and init_of not in known:  # an instantiation the graph has as its class's
+            key = node if node is not None else -definition
+            if key not in known:
+                bound.setdefault(key, (path, line))
+    single = _single_definitions(reading, [name for name, (_, _, n) in unbound.items() if n == 1])
+    named = resolved.describe_keys(connection, sorted(set(bound) | set(single.values())))
+    items: list[dict[str, Any]] = []
+    for key, (path, line) in sorted(bound.items(), key=lambda kv: (kv[1], kv[0])):
+        items.append({**named[key], "hop": 1, "relation": "call", "confidence": resolved.RESOLVED,
+                      "evidence": resolved.RESOLVED, "site": {"path": path, "line": line}})
+    for name, (path, line, candidates) in sorted(unbound.items(), key=lambda kv: (kv[1][:2], kv[0])):
+        head = dict(named[single[name]]) if name in single else {"label": name, "kind": "name", "path": path,
+                                                                 "line": line}
+        items.append({**head, "hop": 1, "relation": UNKNOWN_RECEIVER, "confidence": "name_match",
+                      "evidence": "textual", "candidates": candidates, "site": {"path": path, "line": line}})
+    unknown = len(unbound)
+    shown = items[:reading.limit]
+
+    def shape(keep: list[dict[str, Any]], total: int, cut: str | None) -> dict[str, Any]:
+        section = filled(row, keep, total, cut)
+        section["unknown_receivers"] = unknown
+        if unknown and section["detail"] is None:
+            section["detail"] = (f"{unknown} call(s) in it are on values whose type the resolver cannot tell, "
+                                 "matched by name only: what it calls may be incomplete, or another definition.")
+        return section
+
+    return Found(shown, len(items), limited, shape)
+
+
+def _single_definitions(reading: Reading, names: list[str]) -> dict[str, int]:
+    """The one definition (as a walk key) of each name only one definition carries."""
+    if not names:
+        return {}
+    found: dict[str, int] = {}
+    for name, definition, node in fetch_rows(reading.connection.execute(
+            query_sql("definitions_named"), {"names": json.dumps(sorted(names))}), tuple[str, int, int | None]):
+        found[name] = node if node is not None else -definition
+    return found

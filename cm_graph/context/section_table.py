@@ -36,7 +36,7 @@ from .composers import (
 from .intents import INTENT_NAMES
 from .relations import CALLS, DEFINES, IMPACTS, INCOMING, OUTGOING, REACHES_TESTS, REFERENCES, SUBCLASSES, WalkSpec
 from .resolved import RUN_ROLES, USE_ROLES
-from .resolved_sections import resolved_callers, resolved_reach, resolved_tests
+from .resolved_sections import CALL_ROLES, resolved_callers, resolved_calls, resolved_reach, resolved_tests
 from .sections import Section
 from .sentences import (
     CATCH_UNSEEN,
@@ -56,6 +56,7 @@ from .sentences import (
     raised,
     reaching_tests,
     resolved_beyond,
+    resolved_callees,
     resolved_tests_beyond,
     to_run,
     used_by,
@@ -71,6 +72,9 @@ SECTIONS: tuple[Section, ...] = (
     Section("calls", ("how",), "dependency", walked_with_members, calls_made,
             empty=("no_callee_within_depth", "It calls nothing within depth {depth} in this graph; " + DYNAMIC + "."),
             walk=WalkSpec(OUTGOING, CALLS, 2)),
+    Section("resolved_calls", ("how",), "resolved_references", resolved_calls, resolved_callees,
+            empty=("no_resolved_call", "The resolver finds no call in it that the graph's calls lack (depth {depth})."),
+            unavailable=NOT_RESOLVED, walk=WalkSpec(OUTGOING, CALLS, 1), beside=("calls",), roles=CALL_ROLES),
     Section("defines", ("how",), "symbol", walked, lambda s: f"It defines {count(s)}: {listing(s)}.",
             empty=("defines_nothing", "The graph records nothing it defines or contains."),
             walk=WalkSpec(OUTGOING, DEFINES, 1)),
@@ -105,7 +109,7 @@ SECTIONS: tuple[Section, ...] = (
             empty=("no_catch_site", "No line of commit {commit} catches `{name}` by name (`except X`, "
                    "`catch (e: X)`, `instanceof X` in a catch block). " + CATCH_UNSEEN),
             unavailable=NOT_A_CLASS, textual=True),
-    Section("overrides", ("impact",), "overrides", overrides, overridden,
+    Section("overrides", ("usage", "impact"), "overrides", overrides, overridden,
             empty=("no_override", "No subclass within depth {depth} defines `{name}` again, by the graph's inherits "
                    "edges or the resolver's overrides. " + OVERRIDE_UNSEEN),
             unavailable=("not_a_method", "The target is no method."),

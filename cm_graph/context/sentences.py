@@ -157,6 +157,20 @@ def resolved_beyond(section: dict[str, Any], what: str) -> str:
             f"{listing(section, parts)}{tail}.")
 
 
+def resolved_callees(section: dict[str, Any]) -> str:
+    """What the resolver finds it calls beyond the graph: the bound callees, then the calls on
+    values of unknown type, named by the definitions that carry the name (never a binding)."""
+    parts = [tag(item["label"], shown_cite(item)) + ("" if item["evidence"] == "resolved" else
+                                                     f" (by name: {item['candidates']} definition(s))")
+             for item in section["items"]]
+    text = f"Beyond the graph, it calls {count(section)} more (resolved, then by name): {listing(section, parts)}."
+    unknown = section.get("unknown_receivers")
+    if unknown:
+        text += (f" {unknown} of them are calls on values whose type the resolver cannot tell: matched by name "
+                 "(textual), so which definition runs may differ.")
+    return text
+
+
 def resolved_tests_beyond(section: dict[str, Any]) -> str:
     parts = [tag(item["label"], shown_cite(item)) for item in section["items"]]
     return (f"Through resolved references, {count(section)} test(s) beyond the graph's reach it (resolved): "

@@ -137,6 +137,8 @@ def flat_item(item: dict[str, Any]) -> dict[str, Any]:
     site = flat.get("site")
     if isinstance(site, dict):
         flat["site"] = site.get("cite")  # an unconfirmed site is counted in bounds.unverified_citations
+    if "also" in flat:  # the other lines a user uses the anchor on: their citation ids
+        flat["also"] = [more["cite"] for more in flat["also"]]
     return flat
 
 

@@ -5,7 +5,8 @@ as one id-to-location map); anything that reads an answer (the CLI's view, the f
 benchmarks, tests) goes through these functions, so the encoding is one module's business. Read
 back with the answer's citations, an item carries the locations its ids name, as composers made
 it: ``path``/``line`` beside ``cite``, and ``site`` as ``{path, line, cite}``; a user of the anchor
-cited at its site alone has its definition's ``line`` in the site's file.
+cited at its site alone has its definition's ``line`` in the site's file, and ``also`` (the other
+lines it uses the anchor on) as ``{path, line, cite}`` entries.
 """
 
 from __future__ import annotations
@@ -56,3 +57,6 @@ def _located(item: dict[str, Any], citations: dict[str, str]) -> None:
         item["site"] = {"path": path, "line": line, "cite": site}
         if item.get("path") is None:  # a user cited where it uses the anchor: its definition is in that file
             item["path"] = path
+    if isinstance(item.get("also"), list):  # the other lines a user uses the anchor on
+        item["also"] = [{"path": where[0], "line": where[1], "cite": cid}
+                        for cid in item["also"] if cid in citations for where in [location(citations[cid])]]

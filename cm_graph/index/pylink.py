@@ -261,6 +261,8 @@ class Linker:
             named = self.value(declared[1], scope)
             if named is not None and named[0] == "def" and named[1].kind == "class":
                 return ("inst", named[1])
+            if named is EXTERNAL and _assigned_name(declared[1], scope):
+                return None  # a TypeVar or an alias the tree assigns: what it stands for is unknown, not outside
             return EXTERNAL if named is EXTERNAL or named is BUILTIN else None
         if tag == "tc":
             named = self.value(declared[1], scope)
@@ -704,3 +706,13 @@ def _c3(parents: list[list[Definition]]) -> list[Definition]:
         for sequence in sequences:
             if sequence and sequence[0] is head:
                 del sequence[0]
+
+
+def _assigned_name(expression: Expr, scope: Scope) -> bool:
+    """Whether an annotation's name is a variable the tree assigns (``_T = TypeVar("_T")``, an alias
+    of an outside type) rather than a class or an import: its value comes from outside, but the
+    type it stands for in an annotation is not known to be outside (a TypeVar stands for any)."""
+    if expression[0] != "n":
+        return False
+    target = _binding_scope(scope, expression[1])
+    return target is not None and all(binding[0] == VALUE for binding in target.bindings[expression[1]])

@@ -247,7 +247,7 @@ def test_used_primitives_name_the_reads_the_answer_ran(rich) -> None:
     method) names nothing."""
     assert ask_context(rich, "how", "Base.run")["used_primitives"] == ["dependency", "rationale", "symbol"]
     usage = ask_context(rich, "usage", "Base.run")
-    assert usage["used_primitives"] == ["impact", "related_tests", "similar_by_callees", "text_mentions"]
+    assert usage["used_primitives"] == ["impact", "overrides", "related_tests", "similar_by_callees", "text_mentions"]
     assert "overrides" in ask_context(rich, "impact", "Base.run")["used_primitives"]
     assert ask_context(rich, "usage", "nothing_like_it")["used_primitives"] == []
 

@@ -45,12 +45,17 @@ def test_each_resolved_row_declares_the_graph_rows_whose_relation_words_it_walks
     """``used_relations`` says a resolved row walks its twins' words (``relations_of``) and the
     resolver's roles: that is true only if its walk's words are exactly theirs."""
     resolved = [row for row in SECTIONS if row.beside]
-    assert {row.name for row in resolved} == {"resolved_callers", "resolved_by_hop", "resolved_tests"}
+    assert {row.name for row in resolved} == {"resolved_callers", "resolved_by_hop", "resolved_tests",
+                                              "resolved_calls"}
     for row in resolved:
         assert row.walk is not None and row.roles and "override" not in row.roles
         words = {word for twin in row.beside for word in BY_NAME[twin].walk.relations}  # type: ignore[union-attr]
         assert set(row.walk.relations) == words, row.name
-        assert row.walk.depth == BY_NAME[row.beside[0]].walk.depth, row.name  # type: ignore[union-attr]
+        twin = BY_NAME[row.beside[0]].walk
+        assert twin is not None and twin.direction == row.walk.direction, row.name
+        # the users' walks go as deep as their twins; what it calls is its own calls (hop 1), the
+        # graph's hop 2 being context a resolver walk would only repeat
+        assert row.walk.depth == (twin.depth if row.of_users else 1), row.name
         assert set(row.intents) <= {intent for twin in row.beside for intent in BY_NAME[twin].intents}, row.name
 
 

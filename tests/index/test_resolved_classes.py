@@ -189,3 +189,36 @@ def test_a_name_defined_twice_is_not_guessed(tmp_path: Path) -> None:
     assert references(resolved_repo(tmp_path, files), roles=("call",)) == [
         ("mod.py", 17, "call", None, "choose", "mod.go"),
     ]
+
+
+def test_an_element_typed_by_a_type_variable_is_unknown_not_outside(tmp_path: Path) -> None:
+    """``Registry[X]`` iterated through ``__iter__() -> Iterator[_T]``: ``_T`` is assigned from
+    ``typing.TypeVar`` (outside the tree), but what it stands for is not known to be outside, so a
+    call on an element is kept unbound by name (markdown's ``for prep in self.preprocessors:
+    prep.run(...)`` was recorded as nothing at all). A name imported from outside stays outside."""
+    files = {
+        "reg.py": (
+            "from typing import Generic, Iterator, TypeVar\n"   # 1
+            "from outside import Thing\n"                       # 2
+            "_T = TypeVar('_T')\n"                              # 3
+            "\n"
+            "\n"
+            "class Registry(Generic[_T]):\n"                    # 6
+            "    def __iter__(self) -> Iterator[_T]:\n"         # 7
+            "        return iter([])\n"                         # 8
+            "\n"
+            "\n"
+            "class Step:\n"                                     # 11
+            "    def run(self):\n"                              # 12
+            "        return 1\n"                                # 13
+            "\n"
+            "\n"
+            "def convert(steps: Registry[Step], thing: Thing):\n"  # 16
+            "    for step in steps:\n"                          # 17
+            "        step.run()\n"                              # 18 an element of unknown type: kept by name
+            "    return thing.run()\n"                          # 19 an outside type: nothing recorded
+        ),
+    }
+    assert [row for row in references(resolved_repo(tmp_path, files), roles=("call",)) if row[4] == "run"] == [
+        ("reg.py", 18, "call", None, "run", "reg.convert"),
+    ]

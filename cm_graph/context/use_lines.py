@@ -1,0 +1,54 @@
+"""Every line a user of the anchor uses it on, not only the one its item is cited at.
+
+The provider writes one edge per caller and a walk reaches a caller once, so an item names one
+site; a signature change or a rename edits every line. The resolver records each use, so each
+first-hop user whose definition it knows gets ``also``: the further lines (in the site's file) it
+uses the anchor on, each a citation like any other. Those lines are no mention either: the text
+index leaves out what the resolver binds to the anchor, so before this they were in no section.
+A language the resolver does not read keeps its extra lines in ``mentions`` (the graph carries
+only its edge's own line), so nothing is lost there either.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import apsw
+
+from ..base.sqlfiles import query_sql
+from ..base.sqlrows import fetch_rows
+from .resolved import USE_ROLES, anchor_definitions
+from .walks import MAX_READ
+
+ALSO_MAX = 24  # lines listed per user; past them ``also_more`` counts the rest
+Key = tuple[str, int | None]  # (path, def line), None for a file's top level
+
+
+def use_lines(connection: apsw.Connection, node: int) -> dict[Key, list[int]]:
+    """The lines each definition uses the anchor on, by the enclosing definition's location."""
+    definitions = anchor_definitions(connection, node)
+    if not definitions:
+        return {}
+    lines: dict[Key, list[int]] = {}
+    for path, line, kind, def_line in fetch_rows(connection.execute(query_sql("resolved_use_lines"), {
+            "definitions": json.dumps(definitions), "roles": json.dumps(list(USE_ROLES)), "limit": MAX_READ}),
+            tuple[str, int, str, int]):
+        found = lines.setdefault((path, None if kind == "module" else def_line), [])
+        if not found or found[-1] != line:
+            found.append(line)
+    return lines
+
+
+def add_also(items: list[dict[str, Any]], lines: dict[Key, list[int]]) -> None:
+    """Give each first-hop user with a site the other lines it uses the anchor on (``also``)."""
+    for item in items:
+        site = item.get("site")
+        if not site or item.get("hop", 1) != 1 or site["path"] != item["path"]:
+            continue
+        key = (item["path"], None if item["kind"] == "file" else item["line"])
+        more = [line for line in lines.get(key, ()) if line != site["line"]]
+        if more:
+            item["also"] = [{"path": site["path"], "line": line} for line in more[:ALSO_MAX]]
+            if len(more) > ALSO_MAX:
+                item["also_more"] = len(more) - ALSO_MAX

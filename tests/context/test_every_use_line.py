@@ -1,0 +1,67 @@
+"""Every line a caller uses the anchor on is cited (issue 27: a signature change edits each call,
+not each caller). The graph records one edge, one site, per caller; a walk reaches a caller once;
+so a second call in the same function, or a module-level call in a file the graph links by its
+import, was in no section: the mentions left it out (the resolver binds it to the anchor) and the
+walk showed only the first site. Real git repository, real SQLite, the resolved layer built with
+the index; a hand-written graph with one edge per caller, as the pinned provider writes them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..support.contextkit import ask_context, published
+from ..support.g0 import edge, node
+from ..support.helpers import make_repo
+
+CORE = ("def target(value):\n"            # 1
+        "    return value\n\n\n"          # 2-4
+        "def public():\n"                 # 5
+        "    first = target(1)\n"         # 6
+        "    return first + target(2)\n")  # 7
+USE = ("from pkg.core import target\n\n"   # 1-2
+       "DEFAULT = target(3)\n\n\n"         # 3-5
+       "def helper():\n"                  # 6
+       "    return target(4)\n")           # 7
+
+
+def _graph() -> dict[str, Any]:
+    return {"nodes": [node("core", "core.py", "pkg/core.py", "L1"), node("target", "target()", "pkg/core.py", "L1"),
+                      node("public", "public()", "pkg/core.py", "L5"), node("use", "use.py", "pkg/use.py", "L1"),
+                      node("helper", "helper()", "pkg/use.py", "L6")],
+            "edges": [edge("public", "target", "calls", path="pkg/core.py", location="L6"),
+                      edge("use", "target", "imports_from", path="pkg/use.py", location="L1"),
+                      edge("helper", "target", "calls", path="pkg/use.py", location="L7")]}
+
+
+def _ask(tmp_path: Path, state_dir: Path, intent: str) -> dict[str, Any]:
+    files = {"pkg/__init__.py": "", "pkg/core.py": CORE, "pkg/use.py": USE}
+    return ask_context(published(make_repo(tmp_path / "repo", files), state_dir, _graph()), intent, "target")
+
+
+def _lines(item: dict[str, Any]) -> list[int]:
+    return [item["site"]["line"]] + [more["line"] for more in item.get("also") or []]
+
+
+def test_a_caller_that_uses_it_twice_is_cited_at_both_lines(tmp_path: Path, state_dir: Path) -> None:
+    document = _ask(tmp_path, state_dir, "usage")
+    callers = {item["label"]: item for item in document["sections"]["callers"]["items"]}
+    assert _lines(callers["public()"]) == [6, 7]
+    assert _lines(callers["helper()"]) == [7]
+    cited = {entry["cite"] for entry in document["citations"]}
+    assert "pkg/core.py#L7" in cited  # a citation like any other, confirmed at the bound commit
+
+
+def test_a_module_level_use_in_a_file_the_graph_links_by_its_import_is_cited(tmp_path: Path, state_dir: Path) -> None:
+    document = _ask(tmp_path, state_dir, "usage")
+    [importer] = document["sections"]["references"]["items"]
+    assert importer["label"] == "use.py" and _lines(importer) == [1, 3]
+    mentions = document["sections"]["mentions"]
+    assert mentions["total"] == 0  # nothing left for the text index: every line is in a section
+
+
+def test_impact_cites_every_line_of_a_first_hop_caller(tmp_path: Path, state_dir: Path) -> None:
+    document = _ask(tmp_path, state_dir, "impact")
+    first = {item["label"]: _lines(item) for item in document["sections"]["callers_by_hop"]["items"]
+             if item["hop"] == 1}
+    assert first["public()"] == [6, 7] and first["use.py"] == [1, 3]
