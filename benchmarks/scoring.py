@@ -31,6 +31,8 @@ from typing import Any
 from expected import Expected, Task
 from strategies import CmGraphAnswer, Grep, GrepAnswer, Item
 
+from cm_graph.context.wire import location
+
 # Per task kind: the sections whose items are claims, and what a claim is there.
 #   site: the cited use (a call site, a mention's line); def: the item's definition; credited: the
 #   definition a mention's label names; test: the test(s) it stands for.
@@ -57,6 +59,7 @@ INCOMPLETE_WORDING = re.compile(
 # Wording that says an empty answer is not evidence of none (it counts when nothing was claimed).
 HEDGED_NONE = re.compile(r"not evidence of none|not proof of", re.IGNORECASE)
 LEVELS = ("graph", "graph+textual", "all")
+NOT_THIS_KIND = ("not_a_class", "not_a_method")  # unavailable because the target is another kind
 
 
 def _level_admits(level: str, evidence: str) -> bool:
@@ -96,9 +99,14 @@ def cm_claims(task: Task, answer: CmGraphAnswer, adapter: Any, grep: Grep, level
             continue
         claims |= _units(task, item, how, adapter)
     if task.kind in ("rename",):
+        citations = answer.final.get("citations") or {}
         for anchor in answer.final.get("anchors", []):
             if anchor.get("path") and anchor.get("line"):
                 claims.add((anchor["path"], int(anchor["line"])))
+            for cid in anchor.get("also") or []:  # the lines it uses itself on
+                if isinstance(citations, dict) and cid in citations:
+                    path, line = location(citations[cid])
+                    claims.add((path, int(line or 1)))
     if task.kind in ("raise_catch", "overrides"):
         claims = {c for c in claims if reader_keeps(task.kind, name, grep.text(*c))}
     if task.kind == "signature_change":  # a mention is read: a call (or decorator) of the name is kept
@@ -240,7 +248,8 @@ def said_incomplete(task: Task, answer: CmGraphAnswer, claimed_nothing: bool) ->
         for name, section in (document.get("sections") or {}).items():
             if name not in relevant:
                 continue
-            if section.get("status") in ("truncated", "unavailable"):
+            # (a section for another kind of target, raises of a function, says nothing about this one)
+            if section.get("status") in ("truncated", "unavailable") and section.get("reason") not in NOT_THIS_KIND:
                 signals.append(f"{name}: {section.get('status')} ({section.get('reason')})")
             detail = str(section.get("detail") or "")
             match = INCOMPLETE_WORDING.search(detail) or (HEDGED_NONE.search(detail) if claimed_nothing else None)

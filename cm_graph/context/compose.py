@@ -59,7 +59,7 @@ from .shape import (
     tag,
 )
 from .sites import local_name
-from .use_lines import add_also, use_lines
+from .use_lines import add_also, add_self_uses, use_lines
 from .walks import MAX_READ
 
 NEXT_INTENT = {intent.name: intent.then for intent in INTENTS}
@@ -115,7 +115,7 @@ def _read(
     aside = list(describe(connection, list(resolution.set_aside)).values()) if resolution.set_aside else []
     reading = Reading(connection, node, anchor, graph["commit"], history, fleet, limit)
     raw = {row.name: row.compose(reading, row) if row.compose is not None else None for row in rows}
-    _cite_every_use(connection, node, rows, raw)
+    _cite_every_use(connection, node, anchor, rows, raw)
     for found in raw.values():
         if found is not None and found.freshness is not None:
             freshness = {**freshness, **found.freshness}
@@ -416,16 +416,18 @@ def _not_untested(sections: dict[str, Any]) -> None:
                            f"but {' and '.join(other)}; {caveat[0].lower()}{caveat[1:]}")
 
 
-def _cite_every_use(connection: apsw.Connection, node: int, rows: tuple[Section, ...],
+def _cite_every_use(connection: apsw.Connection, node: int, anchor: dict[str, Any], rows: tuple[Section, ...],
                     raw: dict[str, Found | None]) -> None:
-    """Each first-hop user of the anchor with every line it uses it on (``use_lines.py``); the
+    """Each first-hop user of the anchor with every line it uses it on (``use_lines.py``), and the
+    anchor with the lines it uses itself on (no walk lists it as its own user); the
     tests' sections answer which tests run it, not which lines to edit, so they are left as they are."""
     users = [found for row in rows if row.of_users and row.walk is not None and row.walk.relations != REACHES_TESTS
              and (found := raw[row.name]) is not None and found.items]
-    if users:
+    if users or any(row.of_users for row in rows):
         lines = use_lines(connection, node)
         for found in users:
             add_also(found.items, lines)
+        add_self_uses(anchor, lines)
 
 
 def cite_item(item: dict[str, Any], book: CitationBook, at_site: bool = False) -> dict[str, Any]:
@@ -456,6 +458,10 @@ def _prose(
 ) -> str:
     where = (f"{anchor['path']}#L{anchor['line']}" if anchor["line"] else anchor["path"]) or "no source location"
     sentences = [f"{tag(anchor['label'], anchor['cite'])} ({anchor['kind']}) is defined at {where}."]
+    if anchor.get("also"):
+        own = [tag(f"L{more['line']}", more["cite"]) for more in anchor["also"]]
+        sentences.append(f"It uses itself on {len(own)} line(s) (a recursive call or a reference to itself): "
+                         f"{listed(own, len(own))}.")
     if reexported_by is not None:
         sentences.append(f"`{target}` names it through the re-export in {reexported_by}.")
     if set_aside:

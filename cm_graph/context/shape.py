@@ -90,6 +90,9 @@ def encode(document: dict[str, Any]) -> None:
     ``site`` is the site's citation id. A section without items has no ``columns`` or ``rows``.
     Citations are one map, id to ``path#Lline``, every one confirmed at ``graph.commit``."""
     document["sections"] = {name: _section(section) for name, section in document["sections"].items()}
+    for anchor in document.get("anchors") or []:
+        if "also" in anchor:  # the lines it uses itself on: their citation ids, as an item's
+            anchor["also"] = [more["cite"] for more in anchor["also"]]
     document["citations"] = {entry["id"]: entry["cite"] for entry in document["citations"]}
 
 

@@ -52,3 +52,14 @@ def add_also(items: list[dict[str, Any]], lines: dict[Key, list[int]]) -> None:
             item["also"] = [{"path": site["path"], "line": line} for line in more[:ALSO_MAX]]
             if len(more) > ALSO_MAX:
                 item["also_more"] = len(more) - ALSO_MAX
+
+
+def add_self_uses(anchor: dict[str, Any], lines: dict[Key, list[int]]) -> None:
+    """Give the anchor the lines inside it that use it (``also``): a recursive call, a reference to
+    itself (``_get_factory(merge, kwargs)`` in ``merge``), which no walk lists, a walk never being
+    its own start's user; a rename or a signature change edits them too."""
+    if not anchor.get("path") or not anchor.get("line"):
+        return
+    own = [line for line in lines.get((anchor["path"], anchor["line"]), ()) if line != anchor["line"]]
+    if own:
+        anchor["also"] = [{"path": anchor["path"], "line": line} for line in own[:ALSO_MAX]]

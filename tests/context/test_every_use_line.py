@@ -65,3 +65,27 @@ def test_impact_cites_every_line_of_a_first_hop_caller(tmp_path: Path, state_dir
     first = {item["label"]: _lines(item) for item in document["sections"]["callers_by_hop"]["items"]
              if item["hop"] == 1}
     assert first["public()"] == [6, 7] and first["use.py"] == [1, 3]
+
+
+SELF = ("def merge(*dicts):\n"                 # 1
+        "    factory = pick(merge)\n"          # 2 a reference to itself (a rename edits it)
+        "    return factory(dicts)\n\n\n"      # 3-5
+        "def pick(function):\n"                # 6
+        "    return function\n")               # 7
+
+
+def test_a_use_of_the_anchor_inside_itself_is_cited_on_the_anchor(tmp_path: Path, state_dir: Path) -> None:
+    """A walk never lists the anchor as its own user, so toolz's `_get_factory(merge, kwargs)`
+    inside `merge` was in no section (and left out of the mentions: the resolver binds it)."""
+    graph = {"nodes": [node("m", "m.py", "m.py", "L1"), node("merge", "merge()", "m.py", "L1"),
+                       node("pick", "pick()", "m.py", "L6")],
+             "edges": [edge("merge", "pick", "calls", path="m.py", location="L2")]}
+    document = ask_context(published(make_repo(tmp_path / "repo", {"m.py": SELF}), state_dir, graph), "usage", "merge")
+    [anchor] = document["anchors"]
+    assert [document_location(document, cid) for cid in anchor["also"]] == [("m.py", 2)]
+    assert "It uses itself on 1 line(s)" in document["answer"]
+
+
+def document_location(document: dict[str, Any], cid: str) -> tuple[str, int | None]:
+    [entry] = [entry for entry in document["citations"] if entry["id"] == cid]
+    return entry["path"], entry["line"]
