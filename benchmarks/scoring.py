@@ -211,8 +211,8 @@ def score(expected: Expected, claims: set[Any]) -> dict[str, Any]:
 # The sections whose page an agent follows for a task kind, in the order it prefers them: the ones
 # the task is about (a raise/catch task pages raises and catches, not the callers).
 PAGED_SECTIONS: dict[str, tuple[str, ...]] = {
-    "signature_change": ("callers", "resolved_callers", "mentions"),
-    "rename": ("mentions", "callers", "resolved_callers", "references"),
+    "signature_change": ("callers", "resolved_callers", "mentions", "overrides"),
+    "rename": ("mentions", "callers", "resolved_callers", "references", "overrides"),
     "raise_catch": ("raises", "catches"),
     "dead_code": ("mentions", "callers", "resolved_callers", "references"),
     "overrides": ("overrides",),

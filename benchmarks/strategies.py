@@ -102,9 +102,15 @@ def _cited(document: dict[str, Any]) -> set[tuple[str, int]]:
     return found
 
 
+MAX_PAGES = 40  # a thorough agent's calls on one task, at most
+
+
 class CmGraph:
-    def __init__(self, command: list[str], repo: Path, state: Path) -> None:
-        self.command, self.repo, self.state = command, repo, state
+    """``thorough``: the agent pages every cut section its task is about to the end (a careful
+    agent changing a hub's signature must see every call), instead of following one call."""
+
+    def __init__(self, command: list[str], repo: Path, state: Path, thorough: bool = False) -> None:
+        self.command, self.repo, self.state, self.thorough = command, repo, state, thorough
 
     def ask(self, arguments: list[str]) -> dict[str, Any]:
         done = subprocess.run([*self.command, *arguments, "--json", "--repo-path", str(self.repo), "--state-dir",
@@ -122,6 +128,11 @@ class CmGraph:
         first = self.ask(["context", intent, task.target, *extra])
         documents, followed = [first], None
         follow = None if max_chars else self._follow(first, intent, task.target, path, line, paged)
+        if self.thorough and not max_chars and first.get("status") == "answered" and any(
+                name in (first.get("pages") or {}) for name in paged):
+            documents += self._every_page(first, intent, task.target, paged)
+            followed = f"{len(documents) - 1} page(s) of {', '.join(n for n in paged if n in first['pages'])}"
+            follow = None
         if follow is not None:
             followed = " ".join(shlex.quote(a) for a in follow)
             documents.append(self.ask(follow[1:]))
@@ -130,6 +141,20 @@ class CmGraph:
             answer.cited |= _cited(document)
             answer.items += [item for item in _items(document) if item not in answer.items]
         return answer
+
+    def _every_page(self, first: dict[str, Any], intent: str, target: str,
+                    paged: tuple[str, ...]) -> list[dict[str, Any]]:
+        """Each page of each cut section of ``paged``, in order, to its end (at most ``MAX_PAGES``)."""
+        queue = [(name, first["pages"][name]) for name in paged if name in first["pages"]]
+        pages: list[dict[str, Any]] = []
+        while queue and len(pages) < MAX_PAGES:
+            name, cursor = queue.pop(0)
+            page = self.ask(["context", intent, target, "--cursor", cursor])
+            pages.append(page)
+            following = (page.get("pages") or {}).get(name)
+            if following:
+                queue.insert(0, (name, following))
+        return pages
 
     @staticmethod
     def _follow(document: dict[str, Any], intent: str, target: str, path: str, line: int,

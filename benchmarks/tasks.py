@@ -2,6 +2,7 @@
 issue 28's caller figures and issue 29's "which tests" are measured by the same instrument).
 
     python benchmarks/tasks.py [--packages marshmallow,markdown,toolz,express,mobx] [--out DIR] [--cache DIR]
+                               [--follow one|all]
 
 1. corpus (heldout.py): five pinned releases never used by this project before, each a one-commit
    repository with a generation from the real ``cm-graph build`` (the pinned provider);
@@ -257,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--packages", default=",".join(p.name.lower() for p in heldout.HELDOUT))
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "cm-graph-bench" / "tasks")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "cm-graph-bench")
+    parser.add_argument("--follow", choices=("one", "all"), default="one",
+                        help="one: the agent makes at most one more call; all: it pages its task's cut sections "
+                             "to the end")
     opts = parser.parse_args(argv)
     wanted = {name.strip().lower() for name in opts.packages.split(",") if name.strip()}
     opts.out.mkdir(parents=True, exist_ok=True)
@@ -276,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
             "build_seconds": meta["build_seconds"], "completeness": build.get("completeness"),
             "code_nodes": build.get("code_nodes"), "tests": list(package.tests),
             "test_requirements": list(package.test_requirements), **facts}
-        cm = CmGraph(heldout.cm_graph_command(), Path(meta["repo"]), Path(meta["state"]))
+        cm = CmGraph(heldout.cm_graph_command(), Path(meta["repo"]), Path(meta["state"]), opts.follow == "all")
         grep = Grep(Path(meta["repo"]), adapter.language)
         chosen = [t for t in TASKS if t.package == package.key]
         for task in chosen:

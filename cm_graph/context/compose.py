@@ -59,7 +59,7 @@ from .shape import (
     tag,
 )
 from .sites import local_name
-from .use_lines import add_also, add_self_uses, use_lines
+from .use_lines import add_also, add_self_uses, lines_left_out, use_lines
 from .walks import MAX_READ
 
 NEXT_INTENT = {intent.name: intent.then for intent in INTENTS}
@@ -160,6 +160,7 @@ def _answer(
         pages = _pageable(sections)
         for name in pages:
             _says_more(sections[name], name)
+        _say_lines_left_out(sections)
         prose = _prose(anchor_item, rows, sections, bindings, read.set_aside, read.untraversable, pages,
                        target, read.reexported_by)
         lacking = gaps_note(gaps, item_paths(anchor_item, sections))
@@ -202,6 +203,13 @@ def _pageable(sections: dict[str, Any]) -> list[str]:
     return [name for name, section in sections.items()
             if section["total"] > section.get("offset", 0) + section["shown"]
             and section.get("reason") != "common_name"]
+
+
+def _say_lines_left_out(sections: dict[str, Any]) -> None:
+    """Append to a section's detail which users use the anchor on more lines than ``also`` lists."""
+    for section in sections.values():
+        if (left_out := lines_left_out(section)) is not None:
+            section["detail"] = f"{section['detail']} {left_out}" if section["detail"] else left_out
 
 
 def _more(section: dict[str, Any]) -> str:
@@ -254,6 +262,7 @@ def _page(
         more = not last
         if more:
             _says_more(page, row.name)
+        _say_lines_left_out(sections)
         where = f"{tag(anchor_item['label'], anchor_item['cite'])}"
         text = (f"{row.name} of {where}, items {cursor.offset + 1} to {cursor.offset + taken} of "
                 f"{count(page)}: {listed([tag(i['label'], shown_cite(i)) for i in keep], taken)}.")

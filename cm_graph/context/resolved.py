@@ -92,7 +92,9 @@ def walk(connection: apsw.Connection, node: int, spec: WalkSpec, roles: tuple[st
                 rows.append((origin, reached, GRAPH, relation, confidence, path, line))
         budget = MAX_READ - read - len(rows) + 1
         if budget > 0:
-            rows += _resolved_hop(connection, frontier, roles, budget)
+            # A definition that imports the name and uses it is reached by its use, not its import
+            # (an import beside a use in the same file is folded, and would take the use with it).
+            rows += sorted(_resolved_hop(connection, frontier, roles, budget), key=lambda row: row[3] == "import")
         if len(rows) > MAX_READ - read:
             rows, limited = rows[: MAX_READ - read], True
         read += len(rows)

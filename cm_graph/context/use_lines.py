@@ -21,7 +21,8 @@ from ..base.sqlrows import fetch_rows
 from .resolved import USE_ROLES, anchor_definitions
 from .walks import MAX_READ
 
-ALSO_MAX = 24  # lines listed per user; past them ``also_more`` counts the rest
+# Lines listed per user (toolz's curried/__init__.py curries ~60); past them ``also_more`` counts the rest.
+ALSO_MAX = 64
 Key = tuple[str, int | None]  # (path, def line), None for a file's top level
 
 
@@ -46,7 +47,7 @@ def add_also(items: list[dict[str, Any]], lines: dict[Key, list[int]]) -> None:
         site = item.get("site")
         if not site or item.get("hop", 1) != 1 or site["path"] != item["path"]:
             continue
-        key = (item["path"], None if item["kind"] == "file" else item["line"])
+        key = (item["path"], None if _is_file(item) else item["line"])
         more = [line for line in lines.get(key, ()) if line != site["line"]]
         if more:
             item["also"] = [{"path": site["path"], "line": line} for line in more[:ALSO_MAX]]
@@ -63,3 +64,19 @@ def add_self_uses(anchor: dict[str, Any], lines: dict[Key, list[int]]) -> None:
     own = [line for line in lines.get((anchor["path"], anchor["line"]), ()) if line != anchor["line"]]
     if own:
         anchor["also"] = [{"path": anchor["path"], "line": line} for line in own[:ALSO_MAX]]
+
+
+def lines_left_out(section: dict[str, Any]) -> str | None:
+    """The sentence a section adds when some user's lines were more than ``ALSO_MAX``, or None."""
+    over = [(item["label"], item["also_more"]) for item in section["items"] if item.get("also_more")]
+    if not over:
+        return None
+    named = ", ".join(f"`{label}` and {more} more line(s)" for label, more in over)
+    return (f"Past {ALSO_MAX} lines a user's `also` stops: {named} use it on lines not cited here "
+            "(the resolver binds each of them to it).")
+
+
+def _is_file(item: dict[str, Any]) -> bool:
+    """Whether an item is a file (its top level uses the anchor): the graph's walks say ``file``;
+    a node described for a resolved walk keeps the provider's kind, its label a suffix of its path."""
+    return item["kind"] == "file" or str(item["path"]).endswith(str(item["label"]))

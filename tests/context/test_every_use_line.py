@@ -89,3 +89,35 @@ def test_a_use_of_the_anchor_inside_itself_is_cited_on_the_anchor(tmp_path: Path
 def document_location(document: dict[str, Any], cid: str) -> tuple[str, int | None]:
     [entry] = [entry for entry in document["citations"] if entry["id"] == cid]
     return entry["path"], entry["line"]
+
+
+def test_a_user_with_more_lines_than_listed_says_how_many_more(tmp_path: Path, state_dir: Path) -> None:
+    """toolz's ``curried/__init__.py`` calls ``toolz.curry`` on some 60 module-level lines: the
+    lines past ``ALSO_MAX`` are counted and the section says so, never dropped silently."""
+    from cm_graph.context.use_lines import ALSO_MAX
+
+    many = "from pkg.core import target\n" + "".join(f"V{n} = target({n})\n" for n in range(ALSO_MAX + 3))
+    files = {"pkg/__init__.py": "", "pkg/core.py": CORE, "pkg/use.py": many}
+    graph = {"nodes": [node("core", "core.py", "pkg/core.py", "L1"), node("target", "target()", "pkg/core.py", "L1"),
+                       node("use", "use.py", "pkg/use.py", "L1")],
+             "edges": [edge("use", "target", "imports_from", path="pkg/use.py", location="L1")]}
+    document = ask_context(published(make_repo(tmp_path / "repo", files), state_dir, graph), "usage", "target",
+                           max_chars=100_000)
+    section = document["sections"]["references"]
+    [importer] = section["items"]
+    assert len(importer["also"]) == ALSO_MAX and importer["also_more"] == 3
+    assert "and 3 more line(s)" in section["detail"]
+
+
+def test_a_file_only_the_resolver_links_is_cited_at_every_line(tmp_path: Path, state_dir: Path) -> None:
+    """toolz's ``curried/__init__.py``: no graph edge from the file, so ``resolved_callers`` lists it,
+    described from the graph's node (the provider's kind, not ``file``): its import and each
+    module-level call are one item's lines. The walk reaches the file by its call, not by the
+    import, which (beside a use in the same file) is folded and took the call with it."""
+    graph = _graph()
+    graph["edges"] = [e for e in graph["edges"] if e["source"] != "use"]
+    files = {"pkg/__init__.py": "", "pkg/core.py": CORE, "pkg/use.py": USE}
+    document = ask_context(published(make_repo(tmp_path / "repo", files), state_dir, graph), "usage", "target")
+    [importer] = [i for i in document["sections"]["resolved_callers"]["items"] if i["path"] == "pkg/use.py"]
+    # cited at its use (an import beside a use is no news), and at the import too
+    assert importer["label"] == "use.py" and _lines(importer) == [3, 1]
