@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from ..generation.manifest import Manifest
     from ..index.format import IndexReport
 
-from ..base.errors import Refusal
+from ..base.errors import InvalidInput, Refusal
+from ..feedback.autograde import DEFAULT_EVAL_SECONDS, MAX_EVAL_SECONDS
 from ..generation.definitions import MAX_GAP_FILES_SAID
 from ..generation.layout import Workspace
 from ..generation.store import read_current, read_generation, remove_graph_state
@@ -155,7 +156,7 @@ def _build_summary(manifest: Manifest, coverage: Coverage, report: IndexReport) 
 def _run_build(
     *, refresh: bool, from_graph: Path | None, repo_path: Path | None, state_dir: Path | None,
     revision: str, keep_previous: bool, sandbox: str, timeout: float, json_output: bool,
-    exclude: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (), eval_seconds: float = 0.0,
 ) -> None:
     from ..provider.build import build
     from ..provider.publish import publish_provider_output
@@ -184,9 +185,25 @@ def _run_build(
         summary = _build_summary(result.manifest, result.coverage, result.index)
         summary["contained"] = result.run.contained
         summary["extract_seconds"] = round(result.run.seconds, 3)
+    if summary["usable"]:
+        from ..feedback.autograde import grade_published
+
+        graded = grade_published(workspace, summary["generation"], eval_seconds)
+        if graded is not None:
+            summary["eval"] = graded
     show_mapping("Generation published", summary, json_output)
     if not summary["usable"]:
         raise typer.Exit(1)
+
+
+EvalSeconds = Annotated[float, typer.Option(
+    "--eval-seconds", help="Grade the eval corpus against the new generation for at most this long (0: not at all).")]
+
+
+def _eval_seconds(value: float) -> float:
+    if not 0 <= value <= MAX_EVAL_SECONDS:
+        raise InvalidInput(f"--eval-seconds must be a number of seconds from 0 to {MAX_EVAL_SECONDS:g}.")
+    return float(value)
 
 
 def _current_id(workspace: Workspace) -> str | None:
@@ -220,12 +237,13 @@ def build_command(
     sandbox: Sandbox = SandboxMode.auto,
     timeout: Timeout = DEFAULT_TIMEOUT_SECONDS,
     exclude: Exclude = None,
+    eval_seconds: EvalSeconds = DEFAULT_EVAL_SECONDS,
     json_output: Json = False,
 ) -> None:
     _run_build(
         refresh=False, from_graph=from_graph, repo_path=repo_path, state_dir=state_dir,
         revision=revision, keep_previous=keep_previous, sandbox=sandbox, timeout=timeout,
-        json_output=json_output, exclude=_exclusions(exclude),
+        json_output=json_output, exclude=_exclusions(exclude), eval_seconds=_eval_seconds(eval_seconds),
     )
 
 
@@ -238,12 +256,13 @@ def refresh_command(
     sandbox: Sandbox = SandboxMode.auto,
     timeout: Timeout = DEFAULT_TIMEOUT_SECONDS,
     exclude: Exclude = None,
+    eval_seconds: EvalSeconds = DEFAULT_EVAL_SECONDS,
     json_output: Json = False,
 ) -> None:
     _run_build(
         refresh=True, from_graph=None, repo_path=repo_path, state_dir=state_dir,
         revision=revision, keep_previous=keep_previous, sandbox=sandbox, timeout=timeout,
-        json_output=json_output, exclude=_exclusions(exclude),
+        json_output=json_output, exclude=_exclusions(exclude), eval_seconds=_eval_seconds(eval_seconds),
     )
 
 

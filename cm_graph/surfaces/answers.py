@@ -260,10 +260,16 @@ def graph_status_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, 
     actions = (remedy_actions(reason, own=status.next_remedy) if reason == status.state
                else reason_actions(reason))
     prose, actions = located(caller, workspace, reason, prose, actions)
+    from ..feedback.autograde import last_grading  # only a status reply reads the grading
+
+    graded = last_grading(workspace, generation.id if generation is not None else None)
+    body: dict[str, Any] = {"graph": status.to_json()}
+    if graded is not None:
+        body["eval"] = graded  # the eval corpus graded against this generation when it was published
     return stamp_ids(reply(
         SURFACE_STATUS_SCHEMA, "ready" if reason is None else "unavailable", prose, reason=reason,
         connection=caller.connection, recipient=caller.recipient, repositories=list(repositories), index=index,
-        graph=status.to_json(), freshness=freshness_now(workspace, status), bounds=dict(NOT_CUT), next_actions=actions,
+        **body, freshness=freshness_now(workspace, status), bounds=dict(NOT_CUT), next_actions=actions,
     ), "graph_status", "checkout", caller.connection)
 
 
