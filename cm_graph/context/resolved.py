@@ -161,7 +161,9 @@ def _named_as_test(name: str) -> bool:
         name.startswith("Test") and (len(name) == 4 or not name[4].islower()))
 
 
-def lines_named(connection: apsw.Connection, name: str) -> list[tuple[str, int, int | None]]:
-    """(path, line, definition bound or None) of every reference the resolver read under ``name``."""
+def lines_named(connection: apsw.Connection, name: str) -> list[tuple[str, int, int | None, int | None]]:
+    """(path, line, definition bound or None, its graph node or None) of every reference the
+    resolver read under ``name``: the one rule for whose use of the name a line is (mentions and
+    raise/catch sites both read it)."""
     return fetch_rows(connection.execute(query_sql("resolved_lines_named"), {"name": name}),
-                      tuple[str, int, int | None])
+                      tuple[str, int, int | None, int | None])

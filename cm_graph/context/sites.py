@@ -22,6 +22,7 @@ from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..index.graphmodel import is_test_path
 from ..index.mentions import defined_name, read_postings
+from .resolved import lines_named
 from .textual import Owners
 
 RESOLVED, TEXTUAL = "resolved", "textual"
@@ -64,8 +65,12 @@ def site_facts(connection: apsw.Connection, node: int, label: str) -> dict[str, 
     paths = dict(fetch_rows(connection.execute(query_sql("text_file_paths"),
                                                {"files": json.dumps(sorted({file for file, _, _ in found}))}),
                             tuple[int, str]))
-    bound = {(path, line): (ours, other) for path, line, ours, other in fetch_rows(
-        connection.execute(query_sql("resolved_sites"), {"name": name, "node": node}), tuple[str, int, int, int])}
+    bound: dict[tuple[str, int], tuple[int, int]] = {}
+    for path, line, _, bound_node in lines_named(connection, name):
+        ours, other = bound.get((path, line), (0, 0))
+        # ours: a use on the line binds to the anchor; other: to another definition of the name the
+        # provider has a node for (one it has none for may be the anchor itself: not said)
+        bound[(path, line)] = (ours | (bound_node == node), other | (bound_node is not None and bound_node != node))
     owners = _Enclosing(connection)
     for file, line, form in found:
         path = paths[file]

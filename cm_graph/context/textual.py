@@ -73,7 +73,7 @@ def mention_facts(connection: apsw.Connection, label: str, anchor: int) -> dict[
             linked[(path, line)] = node
     ours = set(anchor_definitions(connection, anchor))
     elsewhere: set[tuple[str, int]] = set()
-    for path, line, definition in lines_named(connection, name):
+    for path, line, definition, _ in lines_named(connection, name):
         if definition is None:
             continue
         (carried if definition in ours else elsewhere).add((path, line))
