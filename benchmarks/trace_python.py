@@ -137,9 +137,10 @@ def isolation() -> list[str]:
     raise SystemExit("no network namespace (unshare -n or bwrap --unshare-net): the test suite is not run")
 
 
-def _venv(home: Path, requirements: tuple[str, ...], backends: tuple[str, ...], log: Log) -> Path:
-    """The test virtualenv (pinned requirements from PyPI, installed once, with network)."""
-    venv = home / "testenv"
+def _venv(home: Path, requirements: tuple[str, ...], backends: tuple[str, ...], log: Log,
+          name: str = "testenv") -> Path:
+    """The test virtualenv ``home/name`` (pinned requirements from PyPI, installed once, with network)."""
+    venv = home / name
     python = venv / "bin" / "python"
     marker = venv / "eval-requirements.json"
     wanted = sorted((*requirements, *backends))
@@ -167,9 +168,7 @@ def run_trace(repo: Path, home: Path, tests: tuple[str, ...], requirements: tupl
     python = _venv(home, requirements, backends, log)
     scratch = scratch_copy(repo, commit, home / "scratch")
     log(f"[trace] editable install of the scratch copy, no network: {' '.join(prefix)}")
-    subprocess.run([*prefix, str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-                    "--no-build-isolation", "-e", str(scratch)], cwd=scratch, env=_environment(python, home),
-                   check=True, stdout=subprocess.DEVNULL)
+    install_scratch(python, scratch, home, prefix)
     log(f"[trace] pytest {' '.join(tests)} under sys.setprofile, no network")
     found = trace_suite(scratch, python, tests, home, prefix, timeout=timeout)
     found.update(commit=commit, format=TRACE_FORMAT, paths=list(tests))
@@ -186,6 +185,14 @@ def scratch_copy(repo: Path, commit: str, scratch: Path) -> Path:
                              check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(scratch)], input=archive, check=True)
     return scratch
+
+
+def install_scratch(python: Path, scratch: Path, home: Path, prefix: list[str]) -> None:
+    """``scratch`` installed editable into ``python``'s venv, behind ``prefix`` (no network, no
+    build isolation: the backends are in the venv already)."""
+    subprocess.run([*prefix, str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                    "--no-build-isolation", "-e", str(scratch)], cwd=scratch, env=_environment(python, home),
+                   check=True, stdout=subprocess.DEVNULL)
 
 
 def _environment(python: Path, home: Path) -> dict[str, str]:
