@@ -469,8 +469,7 @@ def _prose(
     sentences = [f"{tag(anchor['label'], anchor['cite'])} ({anchor['kind']}) is defined at {where}."]
     if anchor.get("also"):
         own = [tag(f"L{more['line']}", more["cite"]) for more in anchor["also"]]
-        sentences.append(f"It uses itself on {len(own)} line(s) (a recursive call or a reference to itself): "
-                         f"{listed(own, len(own))}.")
+        sentences.append(f"It uses itself at {listed(own, len(own))}.")  # a recursive call or a reference to itself
     if reexported_by is not None:
         sentences.append(f"`{target}` names it through the re-export in {reexported_by}.")
     if set_aside:

@@ -93,10 +93,11 @@ def _beyond_graph(reading: Reading, row: Section, *, tests_only: bool) -> Found 
             section["imports_folded"] = len(folded)
         if unseen:
             section["unbound_calls"] = sum(unseen.values())
-            named = ", ".join(f"`{name}` ({calls})" for name, calls in sorted(unseen.items())[:LIST_HEAD])
+            named = (f"`{next(iter(unseen))}`" if len(unseen) == 1 else
+                     ", ".join(f"`{name}` ({calls})" for name, calls in sorted(unseen.items())[:LIST_HEAD]))
             more = f", …and {len(unseen) - LIST_HEAD} more name(s)" if len(unseen) > LIST_HEAD else ""
-            said = (f"{sum(unseen.values())} call(s) by name on values of unknown type bind to no definition: "
-                    f"{named}{more}; any of them may be a use this list misses (see mentions).")
+            said = (f"{sum(unseen.values())} call(s) of {named}{more} on values of unknown type bind to no "
+                    "definition: each may be a use this list misses (see mentions).")
             section["detail"] = f"{section['detail']} {said}" if section["detail"] else said
         return section
 

@@ -83,7 +83,7 @@ def test_a_use_of_the_anchor_inside_itself_is_cited_on_the_anchor(tmp_path: Path
     document = ask_context(published(make_repo(tmp_path / "repo", {"m.py": SELF}), state_dir, graph), "usage", "merge")
     [anchor] = document["anchors"]
     assert [document_location(document, cid) for cid in anchor["also"]] == [("m.py", 2)]
-    assert "It uses itself on 1 line(s)" in document["answer"]
+    assert f"It uses itself at `L2` [{anchor['also'][0]}]." in document["answer"]
 
 
 def document_location(document: dict[str, Any], cid: str) -> tuple[str, int | None]:
