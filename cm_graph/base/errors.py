@@ -158,6 +158,9 @@ REMEDIES: dict[str, Remedy] = {
     "eval_failed": Remedy("an eval case regressed or was not reproduced",
                           "See the regressions: cm-graph eval run --json.",
                           "cm-graph eval run --json"),
+    "graded_an_earlier_generation": Remedy("the eval corpus was last graded against an earlier generation",
+                                           "Grade it against this one: cm-graph eval run --json.",
+                                           "cm-graph eval run --json"),
     # the command line itself (cli/): a usage error (exit 2), an interrupt (exit 130)
     "usage": Remedy("the command line is not one cm-graph takes", "See the command's options: cm-graph --help.",
                     "cm-graph --help"),
