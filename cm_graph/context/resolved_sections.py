@@ -24,6 +24,8 @@ from .walks import walk as graph_walk
 
 CALL_ROLES = ("call", "instantiate")
 UNKNOWN_RECEIVER = "call (receiver type unknown)"
+DISPATCH = "may dispatch to (override)"  # a call bound to a base method may run this override of it
+OVERRIDE_DEPTH = 4  # as deep as the overrides section walks subclasses
 
 
 def resolved_callers(reading: Reading, row: Section) -> Found | None:
@@ -140,20 +142,27 @@ def resolved_calls(reading: Reading, row: Section) -> Found | None:
     limited = len(rows) > MAX_READ
     bound: dict[int, tuple[str, int]] = {}
     unbound: dict[str, tuple[str, int, int]] = {}
+    called: dict[int, tuple[int, str, int]] = {}  # each definition called: its key, where first (overrides run there)
     own = set(definitions)
     for definition, node, name, path, line, candidates, init_of in rows[:MAX_READ]:
         if definition is None:
             unbound.setdefault(name, (path, line, candidates))
         elif definition not in own and init_of not in known:  # an instantiation the graph has as its class's
             key = node if node is not None else -definition
+            called.setdefault(definition, (key, path, line))
             if key not in known:
                 bound.setdefault(key, (path, line))
+    dispatched = _dispatch_targets(reading, called, set(bound) | known)
     single = _single_definitions(reading, [name for name, (_, _, n) in unbound.items() if n == 1])
-    named = resolved.describe_keys(connection, sorted(set(bound) | set(single.values())))
+    named = resolved.describe_keys(connection, sorted(set(bound) | set(single.values()) | set(dispatched)
+                                                      | {base for base, _ in dispatched.values()}))
     items: list[dict[str, Any]] = []
     for key, (path, line) in sorted(bound.items(), key=lambda kv: (kv[1], kv[0])):
         items.append({**named[key], "hop": 1, "relation": "call", "confidence": resolved.RESOLVED,
                       "evidence": resolved.RESOLVED, "site": {"path": path, "line": line}})
+    for key, (base, (path, line)) in sorted(dispatched.items(), key=lambda kv: (kv[1][1], kv[0])):
+        items.append({**named[key], "hop": 1, "relation": DISPATCH, "confidence": resolved.RESOLVED,
+                      "evidence": resolved.RESOLVED, "via": named[base]["label"], "site": {"path": path, "line": line}})
     for name, (path, line, candidates) in sorted(unbound.items(), key=lambda kv: (kv[1][:2], kv[0])):
         head = dict(named[single[name]]) if name in single else {"label": name, "kind": "name", "path": path,
                                                                  "line": line}
@@ -171,6 +180,23 @@ def resolved_calls(reading: Reading, row: Section) -> Found | None:
         return section
 
     return Found(shown, len(items), limited, shape)
+
+
+def _dispatch_targets(reading: Reading, called: dict[int, tuple[int, str, int]],
+                      listed: set[int]) -> dict[int, tuple[int, tuple[str, int]]]:
+    """The overrides of each definition called (a call bound to a base method may run any of
+    them), as walk keys: override -> (the called method's key, the call site); none already listed."""
+    if not called:
+        return {}
+    found: dict[int, tuple[int, tuple[str, int]]] = {}
+    for base, definition, node in fetch_rows(reading.connection.execute(query_sql("dispatch_targets"), {
+            "definitions": json.dumps(sorted(called)), "depth": OVERRIDE_DEPTH, "limit": MAX_READ}),
+            tuple[int, int, int | None]):
+        key = node if node is not None else -definition
+        if key not in listed and key not in found:
+            base_key, path, line = called[base]
+            found[key] = (base_key, (path, line))
+    return found
 
 
 def _single_definitions(reading: Reading, names: list[str]) -> dict[str, int]:

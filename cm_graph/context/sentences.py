@@ -160,9 +160,15 @@ def resolved_beyond(section: dict[str, Any], what: str) -> str:
 def resolved_callees(section: dict[str, Any]) -> str:
     """What the resolver finds it calls beyond the graph: the bound callees, then the calls on
     values of unknown type, named by the definitions that carry the name (never a binding)."""
-    parts = [tag(item["label"], shown_cite(item)) + ("" if item["evidence"] == "resolved" else
-                                                     f" (by name: {item['candidates']} definition(s))")
-             for item in section["items"]]
+    def part(item: dict[str, Any]) -> str:
+        where = tag(item["label"], shown_cite(item))
+        if item["evidence"] != "resolved":
+            return f"{where} (by name: {item['candidates']} definition(s))"
+        if item["relation"] != "call":  # an override the call of its base method may run
+            return f"{where} (in {item['path'].rsplit('/', 1)[-1]}, may run: it overrides {item['via']})"
+        return where
+
+    parts = [part(item) for item in section["items"]]
     text = f"Beyond the graph, it calls {count(section)} more (resolved, then by name): {listing(section, parts)}."
     unknown = section.get("unknown_receivers")
     if unknown:

@@ -186,7 +186,9 @@ def _site_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str],
     python = re.compile(
         _HASH_NOISE + "|" + _keyword("raise") + r"[ \t]+(?P<raise>" + _CHAIN + r")|" + _keyword("except")
         + r"\*?(?![\w$])[ \t]*(?:(?P<catch>" + _CHAIN + r")|\((?P<caught>[ \t\r\n,]*(?:" + _CHAIN
-        + r"[ \t\r\n,]*)*)\))")
+        # a chain ends at a word's end: else one long name splits into chains in exponentially many
+        # ways before a `(` the group cannot take (anyio's `except (A, get_cancelled_exc_class()):`)
+        + r"(?![\w$])[ \t\r\n,]*)*)\))")
     javascript = re.compile(
         _JS_NOISE + "|" + _keyword("throw") + r"[ \t]+new[ \t]+(?P<raise>" + _CHAIN + r")|" + _keyword("catch")
         + r"(?![\w$])[ \t]*(?:\((?P<param>[^()]*)\))?[ \t\r\n]*(?P<block>\{)|" + _keyword("instanceof")

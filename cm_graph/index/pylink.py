@@ -4,7 +4,9 @@ A value is what an expression evaluates to, as far as the tree shows without run
 
 - ``("mod", name, path)`` a module of this tree (``path`` None for a directory of modules),
 - ``("def", d)`` a class or function definition (a method looked up on a class or an instance),
-- ``("inst", c)`` an instance of class ``c``,
+- ``("inst", c)`` an instance of class ``c``; ``("inst", c, argument)`` one of a generic class
+  of one type argument (``Registry[Processor]``: iterating it gives ``argument`` where its
+  ``__iter__`` yields its type variable),
 - ``("prop", d)`` what reading the property ``d`` gives (its getter runs),
 - ``("super", c)`` ``super()`` inside class ``c``,
 - ``("cont", element)`` a container or iterator of ``element`` values, ``("map", key, value)`` a
@@ -264,6 +266,10 @@ class Linker:
             if named is EXTERNAL and _assigned_name(declared[1], scope):
                 return None  # a TypeVar or an alias the tree assigns: what it stands for is unknown, not outside
             return EXTERNAL if named is EXTERNAL or named is BUILTIN else None
+        if tag == "g":  # Registry[Processor]: an instance that remembers its one type argument
+            base = self.type_value(declared[1], scope)
+            argument = self.type_value(declared[2], scope)
+            return ("inst", base[1], argument) if base is not None and base[0] == "inst" and argument else base
         if tag == "tc":
             named = self.value(declared[1], scope)
             return named if named is not None and named[0] == "def" else None
@@ -293,6 +299,8 @@ class Linker:
             method = self.class_attribute(iterated[1], "__iter__", True)
             if method is not None and method[0] == "def":
                 made = self.returns(method[1])
+                if made is not None and made[0] == "cont" and made[1] is None and len(iterated) == 3:
+                    return iterated[2]  # type: ignore[no-any-return]  # Iterator[T] of a Registry[X]: an X
                 return made[1] if made is not None and made[0] == "cont" else None  # type: ignore[no-any-return]
         return EXTERNAL if iterated is EXTERNAL else None
 

@@ -14,8 +14,9 @@ matter to what it returns), ``("super",)`` / ``("super", class)``, ``NONE`` for 
 ``OTHER`` for anything the resolver does not follow. Types (annotations) are ``("t", expr)``: an
 instance of the class ``expr`` names, ``("tc", expr)``: the class itself (``type[X]``),
 ``("u", type, ...)``: a union, ``("e", type)``: a container, iterator or generator of ``type``
-(``list[X]``, ``Iterator[X]``, ``tuple[X, ...]``), ``("m", key, value)``: a mapping, and
-``SELF_TYPE``. ``("i", base)`` is an
+(``list[X]``, ``Iterator[X]``, ``tuple[X, ...]``), ``("m", key, value)``: a mapping, ``("g", type,
+argument)``: a generic class of the repository's with one type argument (``Registry[Processor]``),
+and ``SELF_TYPE``. ``("i", base)`` is an
 item of ``base`` (a subscript), ``("lit", element, ...)`` a literal tuple, list or set.
 
 Bounds that keep the walk deterministic whatever a file holds: expressions are walked with an
@@ -214,7 +215,10 @@ def compact_type(node: Any, depth: int = 0) -> Expr:
             return ("m", compact_type(elements[0], depth + 1), compact_type(elements[1], depth + 1))
         if name in ("ContextManager", "AbstractContextManager", "AsyncContextManager"):
             return compact_type(elements[0], depth + 1)
-        return compact_type(head, depth + 1)  # a generic class: Base[T] is a Base
+        base = compact_type(head, depth + 1)  # a generic class: Base[T] is a Base, of T when one parameter
+        if len(elements) == 1 and base is not OTHER and base[0] == "t":
+            return ("g", base, compact_type(elements[0], depth + 1))
+        return base
     return OTHER
 
 

@@ -64,3 +64,29 @@ def test_a_call_on_a_typed_local_is_a_resolved_callee_the_graph_lacks(tmp_path: 
 def test_a_function_the_resolver_finds_nothing_more_in_says_so(tmp_path: Path, state_dir: Path) -> None:
     section = _how(tmp_path, state_dir, "helper")["sections"]["resolved_calls"]
     assert (section["status"], section["reason"]) == ("empty", "no_resolved_call")
+
+
+DISPATCH = ("class Step:\n"                        # 1
+            "    def run(self):\n"                 # 2
+            "        return 0\n\n\n"               # 3-5
+            "class Loud(Step):\n"                  # 6
+            "    def run(self):\n"                 # 7
+            "        return 1\n\n\n"               # 8-10
+            "def go(step: Step):\n"                # 11
+            "    return step.run()\n")             # 12
+
+
+def test_a_call_of_a_base_method_may_run_each_override(tmp_path: Path, state_dir: Path) -> None:
+    """markdown's ``for prep in self.preprocessors: prep.run(lines)`` binds to ``Preprocessor.run``,
+    and what runs is one of its subclasses' ``run``: each is listed, labelled as a dispatch."""
+    graph = {"nodes": [node("m", "m.py", "m.py", "L1"), node("Step", "Step", "m.py", "L1"),
+                       node("Step.run", ".run()", "m.py", "L2"), node("Loud", "Loud", "m.py", "L6"),
+                       node("Loud.run", ".run()", "m.py", "L7"), node("go", "go()", "m.py", "L11")],
+             "edges": [edge("Step", "Step.run", "method", path="m.py", location="L2"),
+                       edge("Loud", "Loud.run", "method", path="m.py", location="L7"),
+                       edge("Loud", "Step", "inherits", path="m.py", location="L6")]}
+    document = ask_context(published(make_repo(tmp_path / "repo", {"m.py": DISPATCH}), state_dir, graph), "how", "go")
+    found = [(i["line"], i["relation"], i["evidence"], i["site"]["line"])
+             for i in document["sections"]["resolved_calls"]["items"]]
+    assert found == [(2, "call", "resolved", 12), (7, "may dispatch to (override)", "resolved", 12)]
+    assert "(in m.py, may run: it overrides .run())" in document["answer"]

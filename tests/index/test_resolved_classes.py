@@ -192,10 +192,12 @@ def test_a_name_defined_twice_is_not_guessed(tmp_path: Path) -> None:
 
 
 def test_an_element_typed_by_a_type_variable_is_unknown_not_outside(tmp_path: Path) -> None:
-    """``Registry[X]`` iterated through ``__iter__() -> Iterator[_T]``: ``_T`` is assigned from
+    """A ``Registry`` iterated through ``__iter__() -> Iterator[_T]``: ``_T`` is assigned from
     ``typing.TypeVar`` (outside the tree), but what it stands for is not known to be outside, so a
     call on an element is kept unbound by name (markdown's ``for prep in self.preprocessors:
-    prep.run(...)`` was recorded as nothing at all). A name imported from outside stays outside."""
+    prep.run(...)`` was recorded as nothing at all); a ``Registry[Step]``'s element is a ``Step``
+    (markdown's ``build_preprocessors() -> util.Registry[Preprocessor]``). A name imported from
+    outside stays outside."""
     files = {
         "reg.py": (
             "from typing import Generic, Iterator, TypeVar\n"   # 1
@@ -213,12 +215,15 @@ def test_an_element_typed_by_a_type_variable_is_unknown_not_outside(tmp_path: Pa
             "        return 1\n"                                # 13
             "\n"
             "\n"
-            "def convert(steps: Registry[Step], thing: Thing):\n"  # 16
+            "def convert(steps: Registry, thing: Thing, typed: Registry[Step]):\n"  # 16
             "    for step in steps:\n"                          # 17
             "        step.run()\n"                              # 18 an element of unknown type: kept by name
-            "    return thing.run()\n"                          # 19 an outside type: nothing recorded
+            "    for each in typed:\n"                          # 19
+            "        each.run()\n"                              # 20 a Registry[Step]'s element is a Step
+            "    return thing.run()\n"                          # 21 an outside type: nothing recorded
         ),
     }
     assert [row for row in references(resolved_repo(tmp_path, files), roles=("call",)) if row[4] == "run"] == [
         ("reg.py", 18, "call", None, "run", "reg.convert"),
+        ("reg.py", 20, "call", "reg.Step.run", "run", "reg.convert"),
     ]
