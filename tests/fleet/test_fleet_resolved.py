@@ -106,3 +106,25 @@ def test_a_module_alias_and_a_typed_receiver_are_resolved_uses(tmp_path: Path) -
     helper = _ask(state, "helper", tmp_path)
     assert helper["status"] == "ok", helper
     assert all(i["anchor"] != "resolved" for g in helper["usages_by_repository"].values() for i in g["items"])
+
+
+def test_two_members_copies_of_one_package_make_a_use_ambiguous(tmp_path: Path) -> None:
+    """A fork that declares the same package beside the original: ``tiny_http.Client()`` in the
+    app could mean either member's copy, so the resolver's pick is not taken: the site is
+    ``ambiguous`` with both definitions as candidates (and no symbol)."""
+    state = tmp_path / "state"
+    fork = {**LIB, "src/tiny_http/_client.py": "# the fork\n" + LIB["src/tiny_http/_client.py"]}
+    repos = {"lib": make_repo(tmp_path / "lib", LIB), "fork": make_repo(tmp_path / "fork", fork),
+             "app": make_repo(tmp_path / "app", APP)}
+    for name, repo in repos.items():
+        assert run_installed("refresh", "--repo-path", repo, "--state-dir", state, cwd=tmp_path).returncode == 0
+        assert run_installed("fleet", "add", "tiny", "--repo-path", repo, "--repository", name,
+                             "--state-dir", state, cwd=tmp_path).returncode == 0
+    answer = _ask(state, "Client", tmp_path)
+    assert answer["status"] == "ambiguous"
+    items = {i["line"]: i for i in answer["usages_by_repository"]["app"]["items"]}
+    assert sorted(items) == [3, 8, 12]
+    for item in items.values():
+        assert (item["anchor"], item["candidates"]) == (
+            "ambiguous", ["fork:src/tiny_http/_client.py#L2", "lib:src/tiny_http/_client.py#L1"]), item
+        assert "symbol" not in item and "definition" not in item
