@@ -1,5 +1,6 @@
-"""What a member declares about itself, read from its bound commit: its package name, and the
-package-qualified module a file of it is imported as.
+"""What a member declares about itself, read from its bound commit: its package name and version
+(from the first root manifest that names one), and the package-qualified module a file of it is
+imported as.
 
 The package name is the strongest anchor a cross-repository usage can have (as in SCIP's
 package-qualified symbols): ``from urllib3.poolmanager import PoolManager`` names the package

@@ -6,7 +6,8 @@
 --          target_path, target_line, target_qualname, symbol)
 -- Order  : repository, path, line, col, role, target repository, target path, target line
 -- Bound  : the rows of one name
-SELECT u.member, m.repository, u.path, u.line, u.col, u.role, u.form, u.written, u.through, t.repository,
+SELECT u.member, m.repository, u.path, u.line, u.col, u.role, u.form, u.written, u.through,
+       t.repository AS target_repository,
        u.target_path, u.target_line, u.target_qualname, u.symbol
 FROM uses AS u
 JOIN members AS m ON m.member = u.member
