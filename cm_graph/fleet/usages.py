@@ -194,8 +194,9 @@ def _resolved_items(
     """The ``resolved`` usages of ``definitions`` (the fleet's ``uses`` rows: each use site,
     bound by resolving the members together) into ``usages``, each repository's items then in
     site order. A site bound to several members' copies of one module is ``ambiguous`` with
-    its candidates. An import line a resolved item cites no longer carries the weaker
-    ``package`` item for the same name: the resolver saw that statement and bound it."""
+    its candidates. A file whose import of a definition the resolver bound no longer carries
+    the weaker ``package`` item for it (cited at the statement's first line, where the resolved
+    one cites the name's own): the resolver saw that statement."""
     wanted = {(d.repository, d.path, d.line): d for d in definitions}
     sites: dict[tuple[str, str, int, int, str], tuple[dict[str, Any], list[Definition]]] = {}
     for (_member, repository, path, line, column, role, form, written, through, target_repository, target_path,
@@ -208,12 +209,13 @@ def _resolved_items(
         key = (repository, path, line, column, role)
         if key not in sites:
             item: dict[str, Any] = {"path": path, "line": line, "citation": f"{path}#L{line}", "anchor": "resolved",
-                                    "column": column, "role": role, "form": form, "via": written, "symbol": symbol}
+                                    "column": column, "role": role, "use_form": form, "via": written,
+                                    "symbol": symbol}
             if through:
                 item["through"] = through
             sites[key] = (item, [])
         sites[key][1].append(target)
-    cited: set[tuple[str, str, int]] = set()
+    cited: set[tuple[str, str, str]] = set()  # (repository, path, definition) of a resolved import
     for (repository, path, line, _column, _role), (item, targets) in sites.items():
         if not fleet.confirms(repository, path, line):
             continue
@@ -224,10 +226,11 @@ def _resolved_items(
             del item["symbol"]
             _list_candidates(item, targets)
         usages.setdefault(repository, []).append(item)
-        cited.add((repository, path, line))
+        if item["role"] == "import":
+            cited.update((repository, path, target.reference()) for target in targets)
     for repository, items in usages.items():
-        kept = [i for i in items if "role" in i
-                or not (i["via"].startswith("import from ") and (repository, i["path"], i["line"]) in cited)]
+        kept = [i for i in items if "role" in i or not i["via"].startswith("import from ") or not any(
+            (repository, i["path"], d) in cited for d in [i.get("definition"), *i.get("candidates", [])])]
         items[:] = sorted(kept, key=lambda i: (i["path"], i["line"], i.get("column", 0), i.get("role", "")))
 
 

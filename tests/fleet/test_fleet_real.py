@@ -57,7 +57,7 @@ def test_real_provider_output_anchors_a_cross_repo_import(tmp_path: Path) -> Non
     # import, anchored by package, before the fleet resolved its members: issue 28)
     assert answer["usages_by_repository"]["app"]["items"] == [{
         "path": "tiny_client/adapters.py", "line": 1, "citation": "tiny_client/adapters.py#L1", "anchor": "resolved",
-        "column": 28, "role": "import", "form": "import", "via": "PoolManager",
+        "column": 28, "role": "import", "use_form": "import", "via": "PoolManager",
         "symbol": "pypi tiny-http 1.0 tiny_http.pool/PoolManager#", "definition": "lib:src/tiny_http/pool.py#L4"}]
     assert answer["coverage"]["members_covered"] == 2
     # HTTPError: defined in both; the app's import still names the library's, never its own

@@ -65,7 +65,7 @@ def _ask(state: Path, symbol: str, cwd: Path) -> dict[str, Any]:
 def _site(line: int, column: int, role: str, form: str, via: str, symbol: str, definition: str,
           through: str | None = None) -> dict[str, Any]:
     item: dict[str, Any] = {"path": "tiny_app/use.py", "line": line, "citation": f"tiny_app/use.py#L{line}",
-                            "anchor": "resolved", "column": column, "role": role, "form": form, "via": via,
+                            "anchor": "resolved", "column": column, "role": role, "use_form": form, "via": via,
                             "symbol": symbol, "definition": definition}
     if through is not None:
         item["through"] = through
@@ -87,6 +87,8 @@ def test_every_use_site_of_a_reexported_class_is_cited_with_its_form(tmp_path: P
         _site(8, 24, "instantiate", "module_attribute", "tiny_http.Client", key, client, through="tiny_http"),
         _site(12, 12, "instantiate", "alias", "C", key, client, through="tiny_http"),
     ]
+    printed = run_installed("fleet", "usages", "tiny", "tiny_http.Client", "--state-dir", state, cwd=tmp_path).stdout
+    assert "tiny_app/use.py#L8  [resolved] instantiate tiny_http.Client (module_attribute, through tiny_http)" in printed
 
 
 def test_a_module_alias_and_a_typed_receiver_are_resolved_uses(tmp_path: Path) -> None:
