@@ -88,7 +88,8 @@ def test_every_use_site_of_a_reexported_class_is_cited_with_its_form(tmp_path: P
         _site(12, 12, "instantiate", "alias", "C", key, client, through="tiny_http"),
     ]
     printed = run_installed("fleet", "usages", "tiny", "tiny_http.Client", "--state-dir", state, cwd=tmp_path).stdout
-    assert "tiny_app/use.py#L8  [resolved] instantiate tiny_http.Client (module_attribute, through tiny_http)" in printed
+    line = "tiny_app/use.py#L8  [resolved] instantiate tiny_http.Client (module_attribute, through tiny_http)"
+    assert line in printed
 
 
 def test_a_module_alias_and_a_typed_receiver_are_resolved_uses(tmp_path: Path) -> None:
@@ -130,3 +131,4 @@ def test_two_members_copies_of_one_package_make_a_use_ambiguous(tmp_path: Path) 
         assert (item["anchor"], item["candidates"]) == (
             "ambiguous", ["fork:src/tiny_http/_client.py#L2", "lib:src/tiny_http/_client.py#L1"]), item
         assert "symbol" not in item and "definition" not in item
+
