@@ -11,11 +11,14 @@ re-exported from ``pkg/__init__.py``; and a member that declares no package but 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from cm_graph.fleet.build import open_fleet
 
 from ..support.helpers import make_repo, run_installed
 
@@ -132,3 +135,21 @@ def test_two_members_copies_of_one_package_make_a_use_ambiguous(tmp_path: Path) 
             "ambiguous", ["fork:src/tiny_http/_client.py#L2", "lib:src/tiny_http/_client.py#L1"]), item
         assert "symbol" not in item and "definition" not in item
 
+
+
+def test_the_resolved_uses_are_the_same_bytes_when_derived_again(tmp_path: Path) -> None:
+    """The union is resolved from the members' blobs alone: the fleet file derived a second time
+    (the first removed) has the same bytes, its ``uses`` rows included."""
+    state = _fleet(tmp_path)
+    digests, counts = [], []
+    for _ in range(2):
+        for old in (state / "fleet" / "tiny").glob("*.sqlite*"):
+            old.unlink()
+        fleet = open_fleet(state, "tiny")
+        try:
+            counts.append(fleet.connection.execute("SELECT count(*) FROM uses WHERE symbol <> ''").fetchall()[0][0])
+            digests.append(hashlib.sha256(fleet.path.read_bytes()).hexdigest())
+        finally:
+            fleet.close()
+    assert digests[0] == digests[1]
+    assert counts[0] == counts[1] > 5
