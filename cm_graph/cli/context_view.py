@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..context.wire import header, section_items
-from .render import literal
+from .render import literal, usage_text
 
 
 def _where(item: dict[str, Any]) -> tuple[str, str]:
@@ -71,7 +71,7 @@ def _print_sections(out: Console, document: dict[str, Any]) -> None:
                                            f"overrides, {', '.join(item['evidence'])}, depth {item['depth']}"
                                            if "depth" in item else
                                             f"shares {item['jaccard']}" if "jaccard" in item else
-                                            f"[{item['anchor']}] {item['via']}" if "anchor" in item else "says")
+                                            usage_text(item) if "anchor" in item else "says")
             if item.get("use"):  # a dynamic use: its kind, and the prefix a getattr dispatch spells
                 how = f"{item['use']}, {how}" + (f", prefix {item['prefix']}" if item.get("prefix") else "")
             chosen = item.get("linked_to")

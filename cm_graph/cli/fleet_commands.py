@@ -15,6 +15,7 @@ from ..base.errors import EXIT_CODES
 from ..base.printable import printable
 from .boundary import print_json, print_refusal
 from .command_kit import Json, StateDir, exit_refusing, state_root
+from .render import usage_text
 
 fleet_app = typer.Typer(help="A named set of checkouts and cross-repository usages over them.", no_args_is_help=True)
 
@@ -136,7 +137,7 @@ def _print_usages(answer: dict[str, Any]) -> None:
     for title, key in (("used", "usages_by_repository"), ("name matches", "name_matches_by_repository")):
         for repository, group in answer[key].items():
             lines.append(f"{title} in {repository} ({group['shown']}/{group['total']}):")
-            lines += [f"  {item['citation']}  [{item['anchor']}] {item['via']}" for item in group["items"]]
+            lines += [f"  {item['citation']}  {usage_text(item)}" for item in group["items"]]
     cover, stale = answer["coverage"], answer["freshness"]["stale"]
     lines.append(f"covered {cover['members_covered']}/{cover['members_total']} members"
                  + (f"; stale: {', '.join(stale)}" if stale else "")

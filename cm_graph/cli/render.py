@@ -398,3 +398,12 @@ def print_symbols(out: Console, path: str, symbols: list[dict[str, Any]], droppe
     if dropped:
         named = ", ".join(f"{item['name']} L{item['line']}" for item in dropped)
         out.print(literal(f"The text also defines {len(dropped)} the graph lacks (extraction gaps; textual): {named}."))
+
+
+def usage_text(item: dict[str, Any]) -> str:
+    """``[resolved] instantiate httpcore.ConnectionPool (module_attribute, through httpcore)``;
+    ``[package] import from urllib3.poolmanager`` for the anchors that have no role."""
+    if "role" not in item:
+        return f"[{item['anchor']}] {item['via']}"
+    through = f", through {item['through']}" if item.get("through") else ""
+    return f"[{item['anchor']}] {item['role']} {item['via']} ({item['use_form']}{through})"

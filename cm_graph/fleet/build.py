@@ -35,16 +35,18 @@ from ..index.seal import SEAL_SUFFIX, derived_is_sealed, write_derived_seal
 from .imports import import_statements, imported_names
 from .judgement import MemberJudgement, judge_members
 from .members import fleet_dir, fleet_lock, read_members
-from .packages import declared_package, family_of_lang, family_of_path, import_root, module_of
+from .packages import Declared, declared_package, family_of_lang, family_of_path, import_root, module_of
+from .resolved_uses import MemberSources, read_sources, resolved_uses
 
-FLEET_FORMAT = 2
+FLEET_FORMAT = 3
 FLEET_APPLICATION_ID = 0x636D6766
 FLEET_PAGE_SIZE = 4096
 MAX_PARSED_BYTES = 4 << 20  # a Python file larger than this gives no imported names
 _INSERTS = (
-    ("INSERT INTO members VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "members"),
+    ("INSERT INTO members VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "members"),
     ("INSERT INTO symbols VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", "symbols"),
     ("INSERT INTO references_out VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "references_out"),
+    ("INSERT INTO uses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "uses"),
 )
 Rows = dict[str, list[tuple[Any, ...]]]
 
@@ -188,31 +190,36 @@ def _derive(path: Path, name: str, digest: str, judged: list[MemberJudgement]) -
 
 
 def _collect(judged: list[MemberJudgement]) -> Rows:
-    rows: Rows = {"members": [], "symbols": [], "references_out": []}
+    rows: Rows = {"members": [], "symbols": [], "references_out": [], "uses": []}
+    sources: list[MemberSources] = []
     for number, state in enumerate(judged, start=1):
         member = state.member
-        ecosystem, package, root, reason = "", "", "", state.reason
+        declared, root, reason = Declared(), "", state.reason
         if state.covered:
             assert state.generation is not None
             own: Rows = {"symbols": [], "references_out": []}  # kept only when the whole member was read
             try:
-                ecosystem, package = declared_package(member.checkout, state.generation.manifest.commit)
-                root = import_root(ecosystem, package)
-                _read_member(number, state, root, own)
+                declared = declared_package(member.checkout, state.generation.manifest.commit)
+                root = import_root(declared.ecosystem, declared.name)
+                sources.append(_read_member(number, state, root, own))
                 for table, found in own.items():
                     rows[table] += found
             except Refusal as refusal:  # its index or its clone could not be read: missing, with why
-                ecosystem, package, root = "", "", ""
+                declared, root = Declared(), ""
                 reason = "unknown" if isinstance(refusal, GitFailure) else "unreadable"
         gen = state.generation if reason is None else None
         rows["members"].append((
             number, member.repository, member.connection, reason or "", int(reason is None),
-            gen.id if gen else None, gen.manifest.commit if gen else None, ecosystem, package, root,
+            gen.id if gen else None, gen.manifest.commit if gen else None, declared.ecosystem, declared.name,
+            declared.version, root,
         ))
+    rows["uses"] = resolved_uses(sources, {row[0]: (row[7], row[8], row[9], row[10]) for row in rows["members"]})
     return rows
 
 
-def _read_member(number: int, state: MemberJudgement, root: str, rows: Rows) -> None:
+def _read_member(number: int, state: MemberJudgement, root: str, rows: Rows) -> MemberSources:
+    """The member's symbols and references into ``rows``; its Python sources for the resolved
+    uses (read now, while its index and clone are open)."""
     assert state.generation is not None
     report = index_for(state.generation)
     index = open_index(report.path)
@@ -238,6 +245,8 @@ def _read_member(number: int, state: MemberJudgement, root: str, rows: Rows) -> 
             qualifier, _, bare = bare_name(base or label).rpartition(".")  # a JVM stub is com.acme.Session
             rows["references_out"].append((bare, "name", number, path, line, qualifier, "", family_of_path(path)))
         _python_import_rows(number, state.member.checkout, census, python_imports, rows)
+        python = fetch_rows(index.execute(query_sql("member_python_files")), tuple[str, str, int])
+        return read_sources(number, state.member.checkout, python)
     finally:
         index.close()
 

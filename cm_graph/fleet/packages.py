@@ -1,5 +1,6 @@
-"""What a member declares about itself, read from its bound commit: its package name, and the
-package-qualified module a file of it is imported as.
+"""What a member declares about itself, read from its bound commit: its package name and version
+(from the first root manifest that names one), and the package-qualified module a file of it is
+imported as.
 
 The package name is the strongest anchor a cross-repository usage can have (as in SCIP's
 package-qualified symbols): ``from urllib3.poolmanager import PoolManager`` names the package
@@ -10,12 +11,17 @@ tree, so the anchor is the one the member's graph was built from.
 
 from __future__ import annotations
 
+import ast
+import configparser
 import json
 import re
 import tomllib
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..base.git import run_git
+from ..base.rules import is_bounded_text
 
 MAX_PACKAGE_FILE_BYTES = 1 << 20
 # A file's language family, by extension: a member call binds only within one family (the
@@ -51,32 +57,114 @@ def _show(checkout: Path, commit: str, path: str) -> bytes | None:
     return done.stdout
 
 
-def declared_package(checkout: Path, commit: str) -> tuple[str, str]:
-    """(ecosystem, name) the bound commit's root manifest declares: ``pyproject.toml``'s
-    ``[project].name``, else ``package.json``'s ``name``; ("", "") when neither does."""
-    raw = _show(checkout, commit, "pyproject.toml")
-    if raw is not None:
+@dataclass(frozen=True)
+class Declared:
+    """What a member's root manifest declares: the ecosystem (the SCIP manager: ``pypi``,
+    ``npm``, ``cargo``, ``go``; '' for none), the package name and its version ('' when the
+    manifest gives none: a dynamic version is not computed)."""
+
+    ecosystem: str = ""
+    name: str = ""
+    version: str = ""
+
+
+def declared_package(checkout: Path, commit: str) -> Declared:
+    """The package the bound commit's root manifest declares, first that names one of:
+    ``pyproject.toml`` (``[project]``), ``setup.cfg`` (``[metadata]``), ``setup.py`` (the
+    literal ``name=``/``version=`` of its ``setup(...)`` call, read with ``ast``: never run),
+    ``package.json``, ``Cargo.toml`` (``[package]``), ``go.mod`` (``module``)."""
+    for path, reader in _MANIFESTS:
+        raw = _show(checkout, commit, path)
+        if raw is None:
+            continue
         try:
-            project = tomllib.loads(raw.decode("utf-8")).get("project")
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-            project = None
-        if isinstance(project, dict) and isinstance(project.get("name"), str) and project["name"].strip():
-            return "pypi", project["name"].strip()
-    raw = _show(checkout, commit, "package.json")
-    if raw is not None:
-        try:
-            value = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            value = None
-        if isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"].strip():
-            return "npm", value["name"].strip()
-    return "", ""
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        found = reader(text)
+        if found is not None and found.name:
+            return found
+    return Declared()
+
+
+def _text(value: object) -> str:
+    return value.strip() if isinstance(value, str) and is_bounded_text(value.strip(), 214) else ""
+
+
+def _pyproject(text: str) -> Declared | None:
+    try:
+        project = tomllib.loads(text).get("project")
+    except tomllib.TOMLDecodeError:
+        return None
+    if not isinstance(project, dict):
+        return None
+    return Declared("pypi", _text(project.get("name")), _text(project.get("version")))
+
+
+def _setup_cfg(text: str) -> Declared | None:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    if not parser.has_section("metadata"):
+        return None
+    return Declared("pypi", _text(parser.get("metadata", "name", fallback="")),
+                    _text(parser.get("metadata", "version", fallback="")))
+
+
+def _setup_py(text: str) -> Declared | None:
+    """The string literals passed as ``name=`` and ``version=`` to a call named ``setup``
+    (``setuptools.setup`` or a bare ``setup``); anything computed is not known."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and (
+                (isinstance(node.func, ast.Name) and node.func.id == "setup")
+                or (isinstance(node.func, ast.Attribute) and node.func.attr == "setup")):
+            literal = {k.arg: k.value.value for k in node.keywords
+                       if k.arg in ("name", "version") and isinstance(k.value, ast.Constant)}
+            return Declared("pypi", _text(literal.get("name")), _text(literal.get("version")))
+    return None
+
+
+def _package_json(text: str) -> Declared | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    return Declared("npm", _text(value.get("name")), _text(value.get("version")))
+
+
+def _cargo(text: str) -> Declared | None:
+    try:
+        package = tomllib.loads(text).get("package")
+    except tomllib.TOMLDecodeError:
+        return None
+    if not isinstance(package, dict):
+        return None
+    return Declared("cargo", _text(package.get("name")), _text(package.get("version")))
+
+
+def _go_mod(text: str) -> Declared | None:
+    match = re.search(r"^module\s+(\S+)\s*$", text, re.MULTILINE)
+    return Declared("go", _text(match.group(1).strip('"'))) if match else None
+
+
+_MANIFESTS = (("pyproject.toml", _pyproject), ("setup.cfg", _setup_cfg), ("setup.py", _setup_py),
+              ("package.json", _package_json), ("Cargo.toml", _cargo), ("go.mod", _go_mod))
 
 
 def import_root(ecosystem: str, package: str) -> str:
-    """The name code imports a declared package by: a PyPI name normalised as an import
-    (``charset-normalizer`` -> ``charset_normalizer``); an npm name as written."""
-    if ecosystem == "pypi":
+    """The name code imports a declared package by: a PyPI or Cargo name normalised as an import
+    (``charset-normalizer`` -> ``charset_normalizer``); an npm name or Go module as written."""
+    if ecosystem in ("pypi", "cargo"):
         return re.sub(r"[-.]+", "_", package).lower()
     return package
 

@@ -160,6 +160,7 @@ def cross_repo_usages(
             item["anchor"] = "ambiguous"
             _list_candidates(item, candidates)
         usages.setdefault(repository, []).append(item)
+    _resolved_items(fleet, name, definitions, refused, usages)
     covered = coverage(fleet, refused)
     stale = stale_members(fleet, refused)
     status = ("unavailable" if not covered["members_total"] else "not_found" if not definitions
@@ -186,6 +187,53 @@ def cross_repo_usages(
     return stamp_ids(answer, USAGES_KIND, fleet.name, symbol)
 
 
+def _resolved_items(
+    fleet: FleetIndex, name: str, definitions: list[Definition], refused: set[str],
+    usages: dict[str, list[dict[str, Any]]],
+) -> None:
+    """The ``resolved`` usages of ``definitions`` (the fleet's ``uses`` rows: each use site,
+    bound by resolving the members together) into ``usages``, each repository's items then in
+    site order. A site bound to several members' copies of one module is ``ambiguous`` with
+    its candidates. A file whose import of a definition the resolver bound no longer carries
+    the weaker ``package`` item for it (cited at the statement's first line, where the resolved
+    one cites the name's own): the resolver saw that statement."""
+    wanted = {(d.repository, d.path, d.line): d for d in definitions}
+    sites: dict[tuple[str, str, int, int, str], tuple[dict[str, Any], list[Definition]]] = {}
+    for (_member, repository, path, line, column, role, form, written, through, target_repository, target_path,
+         target_line, _qualname, symbol) in fetch_rows(
+            fleet.connection.execute(query_sql("fleet_uses"), {"name": name}),
+            tuple[int, str, str, int, int, str, str, str, str, str, str, int, str, str]):
+        target = wanted.get((target_repository, target_path, target_line))
+        if repository in refused or target is None:
+            continue  # a refused member, or a definition the question does not ask about
+        key = (repository, path, line, column, role)
+        if key not in sites:
+            item: dict[str, Any] = {"path": path, "line": line, "citation": f"{path}#L{line}", "anchor": "resolved",
+                                    "column": column, "role": role, "use_form": form, "via": written,
+                                    "symbol": symbol}
+            if through:
+                item["through"] = through
+            sites[key] = (item, [])
+        sites[key][1].append(target)
+    cited: set[tuple[str, str, str]] = set()  # (repository, path, definition) of a resolved import
+    for (repository, path, line, _column, _role), (item, targets) in sites.items():
+        if not fleet.confirms(repository, path, line):
+            continue
+        if len(targets) == 1:
+            item["definition"] = targets[0].reference()
+        else:
+            item["anchor"] = "ambiguous"
+            del item["symbol"]
+            _list_candidates(item, targets)
+        usages.setdefault(repository, []).append(item)
+        if item["role"] == "import":
+            cited.update((repository, path, target.reference()) for target in targets)
+    for repository, items in usages.items():
+        kept = [i for i in items if "role" in i or not i["via"].startswith("import from ") or not any(
+            (repository, i["path"], d) in cited for d in [i.get("definition"), *i.get("candidates", [])])]
+        items[:] = sorted(kept, key=lambda i: (i["path"], i["line"], i.get("column", 0), i.get("role", "")))
+
+
 def unauthorized(fleet: FleetIndex, access: MemberAccess | None) -> set[str]:
     """The repositories whose evidence ``access`` refuses (none without an ``access``)."""
     if access is None:
@@ -205,7 +253,7 @@ def _prose(
     where = ", ".join(shown) + (", ..." if len(references) > len(shown) else "")
     used = sum(len(items) for items in usages.values())
     text = (f"`{symbol}` is defined {len(definitions)} time(s) ({where}); {used} usage(s) in "
-            f"{len(usages)} other repositor(ies) anchored by package import or receiver type")
+            f"{len(usages)} other repositor(ies) anchored by resolution, package import or receiver type")
     matches = sum(len(items) for items in name_matches.values())
     if matches:
         text += f"; {matches} name-only match(es) listed apart, never attributed"
@@ -310,9 +358,11 @@ def _anchor(
     return ("name_match", others) if others else ("none", [])
 
 
-def member_rows(fleet: FleetIndex) -> list[tuple[int, str, str | None, str, int, str | None, str | None, str, str]]:
+def member_rows(
+    fleet: FleetIndex,
+) -> list[tuple[int, str, str | None, str, int, str | None, str | None, str, str, str]]:
     return fetch_rows(fleet.connection.execute(query_sql("fleet_members")),
-                      tuple[int, str, str | None, str, int, str | None, str | None, str, str])
+                      tuple[int, str, str | None, str, int, str | None, str | None, str, str, str])
 
 
 def coverage(fleet: FleetIndex, refused: set[str]) -> dict[str, Any]:

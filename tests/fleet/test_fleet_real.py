@@ -53,17 +53,22 @@ def test_real_provider_output_anchors_a_cross_repo_import(tmp_path: Path) -> Non
     answer = json.loads(asked.stdout)
     assert answer["status"] == "ok"
     assert [d["qualified_name"] for d in answer["definitions"]] == ["tiny_http.pool.PoolManager"]
+    # the import line, bound by resolving the members together (it was the provider's unbound
+    # import, anchored by package, before the fleet resolved its members: issue 28)
     assert answer["usages_by_repository"]["app"]["items"] == [{
-        "path": "tiny_client/adapters.py", "line": 1, "citation": "tiny_client/adapters.py#L1", "anchor": "package",
-        "via": "import from tiny_http.pool", "definition": "lib:src/tiny_http/pool.py#L4"}]
+        "path": "tiny_client/adapters.py", "line": 1, "citation": "tiny_client/adapters.py#L1", "anchor": "resolved",
+        "column": 28, "role": "import", "use_form": "import", "via": "PoolManager",
+        "symbol": "pypi tiny-http 1.0 tiny_http.pool/PoolManager#", "definition": "lib:src/tiny_http/pool.py#L4"}]
     assert answer["coverage"]["members_covered"] == 2
     # HTTPError: defined in both; the app's import still names the library's, never its own
     ambiguous = json.loads(run_installed("fleet", "usages", "tiny", "HTTPError", "--state-dir", state, "--json",
                                          cwd=tmp_path).stdout)
     assert ambiguous["status"] == "ambiguous"
     assert sorted(d["repository"] for d in ambiguous["definitions"]) == ["app", "lib"]
-    [item] = ambiguous["usages_by_repository"]["app"]["items"]
-    assert (item["citation"], item["definition"]) == ("tiny_client/adapters.py#L2", "lib:src/tiny_http/errors.py#L1")
+    assert [(i["citation"], i["role"], i["via"], i["definition"])
+            for i in ambiguous["usages_by_repository"]["app"]["items"]] == [
+        ("tiny_client/adapters.py#L2", "import", "HTTPError", "lib:src/tiny_http/errors.py#L1"),
+        ("tiny_client/adapters.py#L12", "reference", "_HTTPError", "lib:src/tiny_http/errors.py#L1")]
 
 
 SESSION = "package com.acme;\n\npublic class Session {\n    public void send() {\n    }\n}\n"

@@ -129,7 +129,8 @@ async def test_cross_repo_usages_over_a_real_fleet_with_citations_checked_agains
         [definition] = named["definitions"]
         assert definition["citation"] == "src/tiny_http/pool.py#L4" and definition["repository"] == "lib"
         [usage] = named["usages_by_repository"]["acme/app"]["items"]
-        assert (usage["anchor"], usage["definition"]) == ("package", "lib:src/tiny_http/pool.py#L4")
+        # the import line, bound by resolving the members together (issue 28: it was `package`)
+        assert (usage["anchor"], usage["definition"]) == ("resolved", "lib:src/tiny_http/pool.py#L4")
         assert cited_line_exists(repos["app"], git(repos["app"], "rev-parse", "HEAD").strip(), usage["citation"])
         assert cited_line_exists(repos["lib"], git(repos["lib"], "rev-parse", "HEAD").strip(), definition["citation"])
         cli = json.loads(run_installed("fleet", "usages", "tiny", "PoolManager", "--max-chars", "8000",

@@ -1,4 +1,4 @@
--- cm-graph fleet index, format version 2.
+-- cm-graph fleet index, format version 3.
 -- Database: fleet (schema)
 --
 -- One file per fleet and per digest of its members' generations (fleet/<name>/<digest>.sqlite),
@@ -8,7 +8,7 @@
 -- (<digest>.sqlite.seal, cm_graph/index/seal.py); every citation it holds is checked again, when
 -- it is answered, against the census of the member index it came from.
 PRAGMA application_id = 1668114278;  -- 0x636d6766, "cmgf": marks fleet files this project wrote
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- The fleet and the digest this file was derived for.
 CREATE TABLE fleet (
@@ -28,8 +28,9 @@ CREATE TABLE members (
   covered     INTEGER NOT NULL CHECK (covered IN (0, 1)),
   generation  TEXT,
   commit_id   TEXT,
-  ecosystem   TEXT NOT NULL,                 -- 'pypi', 'npm' or '' (no declared package)
+  ecosystem   TEXT NOT NULL,                 -- 'pypi', 'npm', 'cargo', 'go' or '' (no declared package)
   package     TEXT NOT NULL,                 -- the declared package name, '' for none
+  version     TEXT NOT NULL,                 -- the declared version, '' for none (or a dynamic one)
   import_root TEXT NOT NULL                  -- the name code imports the package by
 );
 
@@ -65,4 +66,31 @@ CREATE TABLE references_out (
   receiver_type TEXT NOT NULL,                -- member_call: the receiver's type
   family        TEXT NOT NULL,
   PRIMARY KEY (name, kind, member, path, line, module, receiver_type)
+) WITHOUT ROWID;
+
+-- Every use a covered member makes of another member's definition, bound by resolving the
+-- members' Python files together (fleet/resolved_uses.py: the index's own resolver, over the
+-- union): the site (1-based byte column), the resolver's role, how the site names it (form:
+-- 'import', 'module_attribute' as in pkg.X or m.X, 'imported_name', 'alias' as in Y for
+-- `from pkg import X as Y`, 'member' as in obj.method on a typed value), the text written
+-- there, the module it names when that is not the defining one (a re-export, else ''), the
+-- definition, and its SCIP-style symbol (`<manager> <package> <version> <descriptor>`). Kept
+-- only when the definition's module is under the package its member declares. A site with
+-- several rows of one role binds to several members' copies of one module: ambiguous.
+CREATE TABLE uses (
+  name           TEXT NOT NULL,              -- the definition's name
+  member         INTEGER NOT NULL REFERENCES members (member),
+  path           TEXT NOT NULL,
+  line           INTEGER NOT NULL,
+  col            INTEGER NOT NULL,
+  role           TEXT NOT NULL,
+  form           TEXT NOT NULL,
+  written        TEXT NOT NULL,
+  through        TEXT NOT NULL,
+  target_member  INTEGER NOT NULL REFERENCES members (member),
+  target_path    TEXT NOT NULL,
+  target_line    INTEGER NOT NULL,
+  target_qualname TEXT NOT NULL,
+  symbol         TEXT NOT NULL,
+  PRIMARY KEY (name, member, path, line, col, role, target_member, target_path, target_line)
 ) WITHOUT ROWID;
