@@ -368,6 +368,13 @@ class ProviderRefusal(Refusal):
     reason = "provider"
 
 
+class SuiteRefusal(Refusal):
+    """``cm-graph tests record`` could not run the project's suite contained, or the suite did not
+    run to its end (``reason``: no_pytest, no_containment, suite_timeout; suite_crashed by default)."""
+
+    reason = "suite_crashed"
+
+
 class FixedRootRefusal(Refusal):
     """The provider's fixed run root cannot be made or held safely."""
 

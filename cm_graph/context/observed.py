@@ -32,7 +32,7 @@ from ..index.seal import derived_is_sealed, write_derived_seal
 
 OBSERVED_SCHEMA = "cm_graph.observedTests.v1"
 SUFFIX = ".tests.json"
-MAX_RECORD_BYTES = 256 * 1024 * 1024
+MAX_MAP_BYTES = 256 * 1024 * 1024
 RECORD_COMMAND = "cm-graph tests record"
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
@@ -149,7 +149,7 @@ def _read(path: Path, generation: str) -> dict[str, Any] | None:
     if not path.is_file() or not derived_is_sealed(path, generation):
         return None
     try:
-        data = loads_strict(read_private_bytes(path, MAX_RECORD_BYTES), "The observed test map")
+        data = loads_strict(read_private_bytes(path, MAX_MAP_BYTES), "The observed test map")
     except (OSError, Refusal):
         return None
     if not isinstance(data, dict) or data.get("schema") != OBSERVED_SCHEMA or data.get("generation") != generation:

@@ -28,8 +28,7 @@ import threading
 
 import pytest
 
-ROOT = os.path.realpath(os.environ["CM_GRAPH_OBSERVE_ROOT"]) + os.sep
-OUT = os.environ["CM_GRAPH_OBSERVE_OUT"]
+_where: dict[str, str] = {}  # "root" and "out", from the environment once pytest configures the plugin
 _relative: dict[str, str] = {}
 _tests: dict[str, dict[str, object]] = {}
 _current: set[tuple[str, int, str]] = set()
@@ -41,7 +40,8 @@ def _rel(filename: str) -> str:
     if found is None:
         # "<frozen os>", "<string>": no file; realpath would put them under the working directory
         real = os.path.realpath(filename) if os.path.isabs(filename) else ""
-        found = real[len(ROOT):] if real.startswith(ROOT) else ""
+        root = _where["root"]
+        found = real[len(root):] if real.startswith(root) else ""
         _relative[filename] = found
     return found
 
@@ -62,6 +62,11 @@ def _location(item) -> list[object] | None:  # type: ignore[no-untyped-def]
         return None
     path = _rel(code.co_filename)
     return [path, code.co_firstlineno] if path else None
+
+
+def pytest_configure(config):  # type: ignore[no-untyped-def]
+    _where["root"] = os.path.realpath(os.environ["CM_GRAPH_OBSERVE_ROOT"]) + os.sep
+    _where["out"] = os.environ["CM_GRAPH_OBSERVE_OUT"]
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -93,8 +98,8 @@ def pytest_collectreport(report):  # type: ignore[no-untyped-def]
 
 
 def pytest_sessionfinish(session, exitstatus):  # type: ignore[no-untyped-def]
-    temporary = OUT + ".partial"
+    temporary = _where["out"] + ".partial"
     with open(temporary, "w", encoding="utf-8") as out:
         json.dump({"exit": int(exitstatus), "tests": _tests, "collect_errors": sorted(_collect_errors),
                    "pytest": pytest.__version__, "python": sys.version.split()[0]}, out, sort_keys=True)
-    os.replace(temporary, OUT)
+    os.replace(temporary, _where["out"])

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import Refusal
+from ..base.errors import SuiteRefusal
 from .fixedroot import fixed_root
 from .run import (
     bwrap_path,
@@ -43,12 +43,6 @@ MAX_RAW_BYTES = 512 * 1024 * 1024
 # (interrupted, internal error, usage error, nothing collected) is no run to map.
 RAN = (0, 1)
 _PYTEST_PROBE = "import sys, pytest; sys.stdout.write(pytest.__version__)"
-
-
-class SuiteRefusal(Refusal):
-    """The suite could not be run, or did not run to its end (``reason`` says which)."""
-
-    reason = "suite_crashed"
 
 
 def chosen_python(python: Path | None) -> Path:
