@@ -202,6 +202,10 @@ def test_changes_lists_observed_tests_labelled_beside_the_static_ones(
         assert kinds[:2] == ["observed", "observed"] and {item["id"] for item in tests["items"][:2]} == OBSERVED_IDS
         text = invoke("changes", *where(repo, state))
         assert "[observed]" in text.stdout and "observed tests are ranked first" in text.stdout
+        args = invoke("changes", "--format", "pytest-args", *where(repo, state))
+        assert args.exit_code == 0 and set(args.stdout.splitlines()[:2]) == OBSERVED_IDS
+        # the failing test runs helper() only, never the edited compute(): neither the run nor a walk selects it
+        assert "tests/test_core.py::test_helper_fails" not in args.stdout.splitlines()
     finally:
         edit(repo, "pkg/core.py", "return helper(y) * 3", "return helper(y) * 2")
 
