@@ -69,7 +69,15 @@ def test_reaches_the_network():
     with socket.create_connection(("127.0.0.1", {port}), timeout=2):
         pass
 '''
-OBSERVED_IDS = {"tests/test_core.py::test_compute", "tests/test_core.py::TestBox::test_open"}
+# A test that reaches compute() by a name it spells at run time: no static evidence kind sees it.
+DYNAMIC = '''import pkg.core
+
+
+def test_by_a_computed_name():
+    assert getattr(pkg.core, "comp" + "ute")(1) == 4
+'''
+DYNAMIC_ID = "tests/test_dynamic.py::test_by_a_computed_name"
+OBSERVED_IDS = {"tests/test_core.py::test_compute", "tests/test_core.py::TestBox::test_open", DYNAMIC_ID}
 
 
 def built(root: Path, extra: dict[str, str] | None = None) -> tuple[Path, Path]:
@@ -107,13 +115,14 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
     port = listener.getsockname()[1]
-    repo, state = built(tmp_path_factory.mktemp("observed"), {"tests/test_net.py": NET.format(port=port)})
-    before, _ = ranked_tests_of(repo, state)
+    repo, state = built(tmp_path_factory.mktemp("observed"), {"tests/test_net.py": NET.format(port=port),
+                                                              "tests/test_dynamic.py": DYNAMIC})
+    before, static = ranked_tests_of(repo, state)
     done = record(repo, state)
     listener.close()
     assert done.exit_code == 0, done.stderr
     summary = json.loads(done.stdout)
-    return repo, state, {"summary": summary, "before": before}, port
+    return repo, state, {"summary": summary, "before": before, "static": [item["id"] for item in static]}, port
 
 
 def test_the_map_holds_what_a_known_test_executed_private_and_keyed_to_the_generation(
@@ -138,10 +147,11 @@ def test_the_map_holds_what_a_known_test_executed_private_and_keyed_to_the_gener
     assert by_id["tests/test_core.py::test_compute"][1] == "passed"
     # A failing test is no refusal: it ran, it is recorded, and the summary counts it.
     assert by_id["tests/test_core.py::test_helper_fails"][1] == "failed"
-    assert facts["summary"]["summary"]["failed"] == 2 and facts["summary"]["summary"]["tests"] == 5
+    assert facts["summary"]["summary"]["failed"] == 2 and facts["summary"]["summary"]["tests"] == 6
     # Only the repository's own code is kept ("<frozen os>", "<string>" are no file of it).
     assert facts["summary"]["summary"]["unmapped_code"] == 0
-    assert {row[0] for row in document["definitions"]} == {"pkg/core.py", "tests/test_core.py", "tests/test_net.py"}
+    assert {row[0] for row in document["definitions"]} == {"pkg/core.py", "tests/test_core.py", "tests/test_net.py",
+                                                           "tests/test_dynamic.py"}
     assert not (workspace.checkout / ".pytest_cache").exists() and not list(workspace.checkout.rglob("__pycache__"))
 
 
@@ -174,6 +184,7 @@ def test_context_tests_ranks_observed_tests_first_and_says_so(
     repo, state, facts, _ = recorded
     before = facts["before"]["observed"]
     assert before["status"] == "not_recorded" and "cm-graph tests record" in before["detail"]
+    assert DYNAMIC_ID not in facts["static"]  # static evidence alone misses it
     head, items = ranked_tests_of(repo, state)
     assert head["observed"]["status"] == "current" and "ranked first" in head["observed"]["detail"]
     observed = [item for item in items if item["evidence"] == "observed"]
@@ -184,7 +195,7 @@ def test_context_tests_ranks_observed_tests_first_and_says_so(
     assert first["why"] == ["tests/test_core.py::test_compute executed (observed) compute()"]
     done = invoke("context", "tests", "compute", "--format", "pytest-args", *where(repo, state))
     assert done.exit_code == 0, done.stderr
-    assert set(done.stdout.splitlines()[:2]) == OBSERVED_IDS
+    assert set(done.stdout.splitlines()[:3]) == OBSERVED_IDS
 
 
 def test_changes_lists_observed_tests_labelled_beside_the_static_ones(
@@ -199,11 +210,11 @@ def test_changes_lists_observed_tests_labelled_beside_the_static_ones(
         assert tests["observed"]["status"] == "current"
         assert "observed" in tests["evidence_kinds"]
         kinds = [item["evidence"] for item in tests["items"]]
-        assert kinds[:2] == ["observed", "observed"] and {item["id"] for item in tests["items"][:2]} == OBSERVED_IDS
+        assert kinds[:3] == ["observed"] * 3 and {item["id"] for item in tests["items"][:3]} == OBSERVED_IDS
         text = invoke("changes", *where(repo, state))
         assert "[observed]" in text.stdout and "observed tests are ranked first" in text.stdout
         args = invoke("changes", "--format", "pytest-args", *where(repo, state))
-        assert args.exit_code == 0 and set(args.stdout.splitlines()[:2]) == OBSERVED_IDS
+        assert args.exit_code == 0 and set(args.stdout.splitlines()[:3]) == OBSERVED_IDS
         # the failing test runs helper() only, never the edited compute(): neither the run nor a walk selects it
         assert "tests/test_core.py::test_helper_fails" not in args.stdout.splitlines()
     finally:
