@@ -97,6 +97,18 @@ REMEDIES: dict[str, Remedy] = {
                        "Install the pinned provider (pip install 'cm-graph[provider]'), then check it: "
                        "cm-graph doctor.",
                        "cm-graph doctor"),
+    # recording the project's own suite (cm-graph tests record: provider/suiterun.py)
+    "no_pytest": Remedy("the chosen interpreter cannot import pytest",
+                        "Name an interpreter that has pytest with --python PATH (the project's venv), or install "
+                        "pytest in it."),
+    "no_containment": Remedy("no sandbox without network can be made here",
+                             "Install bubblewrap (/usr/bin/bwrap) with user namespaces allowed, then check it: "
+                             "cm-graph doctor.", "cm-graph doctor"),
+    "suite_crashed": Remedy("the test suite did not run to its end",
+                            "Run the same pytest arguments in the project yourself to see why (a collection "
+                            "error, a usage error, no test collected), then record again."),
+    "suite_timeout": Remedy("the test suite ran past --timeout",
+                            "Record a part of the suite (cm-graph tests record -- tests/unit) or raise --timeout."),
     "needs_attention": Remedy("something was left that needs attention", "See what needs attention: cm-graph doctor.",
                               "cm-graph doctor"),
     "no_connection": Remedy("the server's state root has no connection of that name",
@@ -357,6 +369,13 @@ class ProviderRefusal(Refusal):
     failed its run."""
 
     reason = "provider"
+
+
+class SuiteRefusal(Refusal):
+    """``cm-graph tests record`` could not run the project's suite contained, or the suite did not
+    run to its end (``reason``: no_pytest, no_containment, suite_timeout; suite_crashed by default)."""
+
+    reason = "suite_crashed"
 
 
 class FixedRootRefusal(Refusal):

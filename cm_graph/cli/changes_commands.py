@@ -114,6 +114,8 @@ def render_changes(document: dict[str, Any]) -> str:
             out.append(f"  hop {item['hop']} {printable(item['id'])}  [{item['evidence']}]  {printable(why)}")
         if len(tests["items"]) < tests["total"]:
             out.append(f"  ...and {tests['total'] - len(tests['items'])} more (--max-items).")
+        if tests.get("observed"):
+            out.append(f"  {printable(tests['observed']['detail'])}")
     if document["unseen"]:
         out += ["", "Not seen:"] + [f"  - {printable(text)}" for text in document["unseen"]]
     return "\n".join(out) + "\n"

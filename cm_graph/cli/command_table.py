@@ -69,6 +69,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("session", "Guided sessions.", "connection_commands", "session_app"),
     Command("context", "Code context for an agent (how, usage, impact, tests), and evidence from connections.",
             "context_commands", "context_app"),
+    Command("tests", "Observed test evidence: record what the project's own suite executes (contained, no network).",
+            "tests_commands", "tests_app"),
     Command("fleet", "A named set of checkouts and cross-repository usages over them.", "fleet_commands", "fleet_app"),
     Command("feedback", "Record whether an answer saved reads; report, export or purge the local outcomes.",
             "feedback_commands", "feedback_app"),

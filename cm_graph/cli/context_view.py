@@ -71,7 +71,8 @@ def _print_sections(out: Console, document: dict[str, Any]) -> None:
                                            f"overrides, {', '.join(item['evidence'])}, depth {item['depth']}"
                                            if "depth" in item else
                                             f"shares {item['jaccard']}" if "jaccard" in item else
-                                            usage_text(item) if "anchor" in item else "says")
+                                            usage_text(item) if "anchor" in item else
+                                            _test_how(item) if "runner" in item else "says")
             if item.get("use"):  # a dynamic use: its kind, and the prefix a getattr dispatch spells
                 how = f"{item['use']}, {how}" + (f", prefix {item['prefix']}" if item.get("prefix") else "")
             chosen = item.get("linked_to")
@@ -95,3 +96,8 @@ def _print_tail(out: Console, document: dict[str, Any]) -> None:
                       f"{len(document['citations'])} citation(s) verified", style="dim"))
     for action in document["next_actions"]:
         out.print(literal(f"next: {action['command']}  ({action['why']})", style="dim"))
+
+
+def _test_how(item: dict[str, Any]) -> str:
+    """A test to run's evidence kind, and its outcome in the recorded run when it was observed."""
+    return str(item["evidence"]) + (f", {item['outcome']}" if item.get("outcome") else "")

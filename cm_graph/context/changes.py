@@ -4,7 +4,9 @@ The diff is read through the one git wrapper (``diffread.py``: no program a repo
 configures runs), each file's changed lines are mapped onto both sides' definition ranges
 (``defranges.py``, ``hunkmap.py``), and the callers of every modified, deleted or renamed
 definition are walked on the bound commit (``blast.py``), and so are the tests to run for every
-changed definition the bound commit holds (``testrun.py``: ranked, each with why). No refresh is needed: the side of the
+changed definition the bound commit holds (``testrun.py``: ranked, each with why; the tests a
+recorded run of the generation's suite saw executing them first, labelled ``observed``,
+``observed.py``). No refresh is needed: the side of the
 diff that is the bound commit is read from the generation's index; any other side is parsed from
 its own bytes. When neither side is the bound commit, the answer says ``stale`` and walks no
 caller (the index describes another commit; its callers would be a guess).
@@ -34,6 +36,7 @@ from .defranges import NOTHING, SideDefs, index_side, other_side
 from .diffread import DiffSpec, FileChange, SideReader, read_diff, resolve_sides
 from .from_workspace import answerable
 from .hunkmap import Changed, classify_file, match_renames
+from .observed import load_observed
 from .shape import CitationBook
 from .testrun import TEST_DEPTH, tests_to_run
 
@@ -93,6 +96,7 @@ def _answer(
         if item.change in WALKED:
             anchors.append(anchor)
     unseen = _unseen(index_is, files_out, found)
+    observed = load_observed(workspace.indexes_dir, generation.id)
     if index_is is None:
         caller_items: list[dict[str, Any]] = []
         caller_facts: dict[str, Any] = {"read_limited": [], "common_names": [], "unwalked": []}
@@ -102,7 +106,7 @@ def _answer(
     else:
         caller_items, caller_facts = callers(connection, anchors)
         callers_status = "answered"
-        test_items, test_facts = tests_to_run(connection, test_anchors)
+        test_items, test_facts = tests_to_run(connection, test_anchors, observed=observed)
     for test in test_items:
         test["cite"] = book.cite(test["path"], test["line"]) if test["line"] else None
     shown_tests = test_items[:max_items]
@@ -140,7 +144,7 @@ def _answer(
         callers={"status": callers_status, "depth": DEPTH, "total": total, "items": shown_callers,
                  "evidence_kinds": ["graph", "resolved", "textual"]},
         tests={"status": callers_status, "depth": TEST_DEPTH, "total": len(test_items), "items": shown_tests,
-               "evidence_kinds": ["graph", "resolved", "textual"]},
+               "evidence_kinds": ["observed", "graph", "resolved", "textual"], "observed": observed.header()},
         unseen=unseen, citations=book.entries,
         freshness=freshness,
         bounds={"truncated": truncated, "max_items": max_items, "callers_total": total,

@@ -30,6 +30,7 @@ from .budget import DEFAULT_ITEMS, fit
 from .gaps import gaps_note, item_paths, textual_answer, textual_definition
 from .intents import INTENTS
 from .nodes import describe
+from .observed import Observed
 from .paging import Cursor, check_answer, check_generation, cursor_for
 from .relations import REACHES_TESTS
 from .resolve import Resolution, followable, resolve
@@ -86,7 +87,7 @@ def compose(
     connection: apsw.Connection, intent: str, target: str, graph: dict[str, Any],
     freshness: dict[str, Any], max_chars: int, history: apsw.Connection | None = None,
     fleet: FleetUsages | None = None, gaps: dict[str, list[dict[str, Any]]] | None = None, *,
-    max_items: int = DEFAULT_ITEMS, cursor: Cursor | None = None,
+    max_items: int = DEFAULT_ITEMS, cursor: Cursor | None = None, observed: Observed | None = None,
 ) -> dict[str, Any]:
     """The answer; ``history`` is the generation's change-coupling file when it is built; ``fleet``
     gives the fleet's usages of the anchor's label (None: no fleet), whose members' freshness goes
@@ -96,24 +97,27 @@ def compose(
     this question's answer (``paging.py``)."""
     gaps = gaps or {}
     if cursor is not None:
-        return _page(connection, intent, target, graph, freshness, max_chars, history, fleet, max_items, cursor, gaps)
+        return _page(connection, intent, target, graph, freshness, max_chars, history, fleet, max_items, cursor, gaps,
+                     observed)
     resolution = resolve(connection, target)
     if resolution.status != "resolved":
         return _unanswered(connection, intent, target, resolution, graph, freshness, max_chars,
                            max_items, gaps)
-    read = _read(connection, intent, target, resolution, graph, freshness, history, fleet, max_items)
+    read = _read(connection, intent, target, resolution, graph, freshness, history, fleet, max_items, observed)
     return _answer(connection, intent, target, read, graph, max_chars, max_items, gaps)
 
 
 def _read(
     connection: apsw.Connection, intent: str, target: str, resolution: Resolution, graph: dict[str, Any],
     freshness: dict[str, Any], history: apsw.Connection | None, fleet: FleetUsages | None, limit: int,
+    observed: Observed | None = None,
 ) -> _Read:
     rows = SECTIONS_OF[intent]
     node = resolution.anchors[0]
     anchor = describe(connection, [node])[node]
     aside = list(describe(connection, list(resolution.set_aside)).values()) if resolution.set_aside else []
     reading = Reading(connection, node, anchor, graph["commit"], history, fleet, limit)
+    reading.observed = observed
     raw = {row.name: row.compose(reading, row) if row.compose is not None else None for row in rows}
     _cite_every_use(connection, node, anchor, rows, raw)
     for found in raw.values():
@@ -229,7 +233,7 @@ def _says_more(section: dict[str, Any], name: str) -> None:
 def _page(
     connection: apsw.Connection, intent: str, target: str, graph: dict[str, Any], freshness: dict[str, Any],
     max_chars: int, history: apsw.Connection | None, fleet: FleetUsages | None, max_items: int, cursor: Cursor,
-    gaps: dict[str, list[dict[str, Any]]],
+    gaps: dict[str, list[dict[str, Any]]], observed: Observed | None = None,
 ) -> dict[str, Any]:
     """The items of one cut section from the cursor's offset on, as their own answer: refused
     unless the answer the cursor pins is still the answer to this intent and target."""
@@ -237,12 +241,14 @@ def _page(
     resolution = resolve(connection, target)
     pinned = None
     if resolution.status == "resolved":
-        first = _read(connection, intent, target, resolution, graph, freshness, history, fleet, cursor.max_items)
+        first = _read(connection, intent, target, resolution, graph, freshness, history, fleet, cursor.max_items,
+                      observed)
         pinned = _answer(connection, intent, target, first, graph, cursor.max_chars, cursor.max_items, gaps)
     section = (pinned or {}).get("sections", {}).get(cursor.section)
     fits = section is not None and 0 < section.get("total", 0) and cursor.offset <= section["total"]
     check_answer(cursor, pinned["answer_id"] if pinned is not None and fits else None)
-    read = _read(connection, intent, target, resolution, graph, freshness, history, fleet, cursor.offset + max_items)
+    read = _read(connection, intent, target, resolution, graph, freshness, history, fleet, cursor.offset + max_items,
+                 observed)
     row, found = BY_NAME[cursor.section], read.raw[cursor.section]
     assert found is not None and pinned is not None  # the pinned answer showed items of it
     items = found.items[cursor.offset: cursor.offset + max_items]

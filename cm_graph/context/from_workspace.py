@@ -28,6 +28,7 @@ from .budget import check_max_chars, check_max_items
 from .compose import compose
 from .coupling import build_history, history_path, open_history
 from .intents import INTENT_NAMES
+from .observed import load_observed
 from .paging import parse_cursor
 from .settled import Settled
 
@@ -69,7 +70,7 @@ def code_context(
 
         try:
             return compose(settled.connection, intent, target, graph, freshness, budget, settled.history, fleet,
-                           settled.gaps, max_items=items, cursor=page)
+                           settled.gaps, max_items=items, cursor=page, observed=settled.observed)
         except apsw.Error:
             raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
 
@@ -129,7 +130,8 @@ def settle(workspace: Workspace, *, derive: bool = True, sweep: bool = True) -> 
             except GitFailure:
                 head = None
         history = _open_history(workspace.index_path(generation.id))
-        return Settled(status, generation, connection, history, head, recorded_gaps(generation))
+        observed = load_observed(workspace.indexes_dir, generation.id)
+        return Settled(status, generation, connection, history, head, recorded_gaps(generation), observed)
     except BaseException:
         connection.close()
         raise

@@ -18,6 +18,7 @@ import apsw
 from ..base.records import record
 from ..index.mentions import defined_name
 from .coupling import MIN_DEGREE, MIN_REVS, MIN_SHARED
+from .observed import Observed
 from .relations import INCOMING, WalkSpec
 from .sites import enclosing_count, site_facts
 from .textual import COMMON_TOTAL, call_lines, common_name_detail, mention_facts, use_counts
@@ -52,6 +53,7 @@ class Reading:
         self.connection, self.node, self.anchor, self.commit = connection, node, anchor, commit
         self.limit = limit
         self.history, self.fleet = history, fleet
+        self.observed: Observed | None = None  # the generation's observed test map (compose sets it)
         self.touched = {node}
         self._mentions: dict[str, Any] | None = None
         self._sites: dict[str, Any] | None = None

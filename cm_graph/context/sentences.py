@@ -185,8 +185,9 @@ def resolved_tests_beyond(section: dict[str, Any]) -> str:
 
 def to_run(section: dict[str, Any]) -> str:
     parts = [tag(item["id"], shown_cite(item)) for item in section["items"]]
+    observed = (section.get("observed") or {}).get("detail")
     return (f"Tests to run, nearest first ({count(section)}, every evidence kind): {listing(section, parts)}; "
-            "`--format pytest-args` prints them.")
+            "`--format pytest-args` prints them." + (f" {observed}" if observed else ""))
 
 
 def quotes(section: dict[str, Any]) -> str:

@@ -16,13 +16,14 @@ if TYPE_CHECKING:
 
     from ..generation.status import GraphStatus
     from ..generation.store import Generation
+    from .observed import Observed
 
 
 @record
 class Settled:
     """What one judgement gives a ``code_context`` call: the status, the generation, its open
-    index, its change-coupling history (or None), HEAD's commit (None when git could not say) and
-    the definitions the graph lacks."""
+    index, its change-coupling history (or None), HEAD's commit (None when git could not say),
+    the definitions the graph lacks and what is known of observed test evidence."""
 
     status: GraphStatus
     generation: Generation
@@ -30,6 +31,7 @@ class Settled:
     history: apsw.Connection | None
     head: str | None
     gaps: dict[str, list[dict[str, Any]]]
+    observed: Observed | None = None  # the generation's observed test map (observed.py)
 
     def close(self) -> None:
         self.connection.close()

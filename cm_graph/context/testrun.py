@@ -37,8 +37,9 @@ from ..base.sqlrows import fetch_rows
 from ..index.graphmodel import is_test_path
 from ..index.pymodules import is_python_path
 from . import resolved
+from .observed import NOT_RECORDED, Observed, observed_tests
 from .relations import INCOMING, REACHES_TESTS, WalkSpec
-from .sections import Found, Reading, Section
+from .sections import Found, Reading, Section, filled
 from .textual import anchors_mentioned
 from .walks import MAX_READ, chain_back
 
@@ -50,14 +51,17 @@ NEVER, FALLBACK, ALWAYS = "never", "fallback", "always"  # when a method's class
 
 def tests_to_run(
     connection: apsw.Connection, anchors: list[dict[str, Any]], depth: int = TEST_DEPTH, *, textual: str = FALLBACK,
-    overrides: bool = False, classes: str = FALLBACK,
+    overrides: bool = False, classes: str = FALLBACK, observed: Observed = NOT_RECORDED,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(items, facts) for ``anchors`` (each: ``key`` its name, ``node`` a graph node or None,
     ``definition`` a resolved definition or None, ``label``). An item: ``id``, ``runner``
     (``pytest``: a node id or a test file pytest collects; ``file``: a test file of another
     language), ``label``, ``path``, ``line``, ``hop``, ``evidence``, ``reaches`` (the anchors' keys)
     and ``why``. ``facts``: ``read_limited`` (the walks a read bound stopped), ``common_names``
-    (names too common for textual evidence), ``unwalked``."""
+    (names too common for textual evidence), ``unwalked``, ``observed`` (the observed map's
+    header). With a current ``observed`` map the tests it saw executing an anchor come first,
+    labelled ``observed``; a static item of the same test is not dropped silently: its evidence
+    and hop stay on the observed item as ``static``."""
     found: dict[str, dict[str, Any]] = {}
     facts: dict[str, Any] = {"read_limited": [], "common_names": [], "unwalked": []}
     for anchor in anchors:
@@ -74,7 +78,23 @@ def tests_to_run(
         if textual == ALWAYS or (textual == FALLBACK and not reached):
             _textual(connection, [anchor], found, facts)
     items = sorted(found.values(), key=rank)
+    facts["observed"] = observed.header()
+    seen = observed_tests(connection, observed, anchors, lambda anchor: _definitions_of(connection, anchor))
+    if seen:
+        static = {item["id"]: item for item in items}
+        for item in seen:
+            held = static.pop(item["id"], None)
+            if held is not None:
+                item["static"] = {"evidence": held["evidence"], "hop": held["hop"]}
+        items = seen + [item for item in items if item["id"] in static]
     return items, facts
+
+
+def _definitions_of(connection: apsw.Connection, anchor: dict[str, Any]) -> list[int]:
+    if anchor.get("definition"):
+        return [anchor["definition"]]
+    node = anchor.get("node")
+    return resolved.anchor_definitions(connection, node) if node else []
 
 
 def _entries(
@@ -148,16 +168,21 @@ def ranked_section(reading: Reading, row: Section) -> Found:
     ``why``, ``id`` and ``site`` (where the test's first step is written)."""
     anchor = {"key": reading.anchor["label"], "node": reading.node, "definition": None,
               "label": reading.anchor["label"]}
-    items, facts = tests_to_run(reading.connection, [anchor], row.walk.depth if row.walk else TEST_DEPTH)
+    observed = reading.observed or NOT_RECORDED
+    items, facts = tests_to_run(reading.connection, [anchor], row.walk.depth if row.walk else TEST_DEPTH,
+                                observed=observed)
     shown = []
     for item in items[:reading.limit]:
         first = item["why"][0]["site"] if item["why"] else None
         path, _, line = (first or "").rpartition(":")
         shown.append({"label": item["label"], "kind": "test", "path": item["path"], "line": item["line"],
                       "id": item["id"], "runner": item["runner"], "hop": item["hop"], "evidence": item["evidence"],
+                      **({"outcome": item["outcome"]} if "outcome" in item else {}),
                       "why": [f"{w['from']} {w['relation']} ({w['evidence']}) {w['to']}" for w in item["why"]],
                       "site": {"path": path, "line": int(line)} if line.isdigit() else None})
-    return Found(shown, len(items), bool(facts["read_limited"]))
+    header = facts["observed"]
+    return Found(shown, len(items), bool(facts["read_limited"]),
+                 shape=lambda keep, total, cut: {**filled(row, keep, total, cut), "observed": header})
 
 
 def rank(item: dict[str, Any]) -> tuple[Any, ...]:

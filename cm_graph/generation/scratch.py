@@ -36,7 +36,9 @@ _INDEX = re.compile(
     rf"|\.audit-(?P<audit>{_HEX})\.sqlite){_SQLITE_SIDE}"
     # The atomic-write siblings of seals: a builder's carry its token; a question's re-seal has a
     # random name, and removing it only makes that optional re-seal fail quietly.
-    rf"|\.{_HEX}\.(?:(?:history\.)?sqlite\.)?seal\.(?P<seal>{_HEX})\.tmp"
+    rf"|\.{_HEX}\.(?:(?:history\.)?sqlite\.|tests\.json\.)?seal\.(?P<seal>{_HEX})\.tmp"
+    # The write sibling of an observed test map (``cm-graph tests record``).
+    rf"|\.{_HEX}\.tests\.json\.(?P<observed>{_HEX})\.tmp"
 )
 _FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 

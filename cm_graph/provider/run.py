@@ -100,7 +100,7 @@ def verify_provider(executable: Path | None, pin: ProviderPin = PINNED_PROVIDER)
             )
         if listed and listed != _urlsafe_sha256(executable):
             raise ProviderRefusal("The provider executable was modified in place after install.")
-        return VerifiedProvider(executable, _interpreter_roots(root), pin)
+        return VerifiedProvider(executable, interpreter_roots(root), pin)
     raise ProviderRefusal(f"The provider executable is not part of an installed {pin.requirement}.")
 
 
@@ -120,7 +120,7 @@ def _urlsafe_sha256(path: Path) -> str:
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
-def _interpreter_roots(environment: Path) -> tuple[Path, ...]:
+def interpreter_roots(environment: Path) -> tuple[Path, ...]:
     """The provider's environment plus the base interpreter a venv points at (read-only)."""
     roots = {environment}
     config = environment / "pyvenv.cfg"
@@ -204,15 +204,21 @@ _CONTAINMENT_PROBE = (
 def probe_containment(bwrap: str, provider: VerifiedProvider, scratch: Path) -> bool:
     """True when a child under bwrap runs the provider's interpreter and cannot reach a
     loopback listener this process holds (the network is really gone)."""
+    return probe_network(bwrap, _interpreter(provider.executable), provider.read_only, scratch)
+
+
+def probe_network(bwrap: str, python: Path, read_only: tuple[Path, ...], scratch: Path) -> bool:
+    """True when ``python`` under bwrap (``read_only`` bound, ``scratch`` at the fixed root) runs
+    and cannot reach a loopback listener this process holds: the provider's check, and the one
+    ``cm-graph tests record`` makes before it runs a project's suite."""
     import socket
 
-    python = _interpreter(provider.executable)
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
         port = listener.getsockname()[1]
         root = fixed_root()
-        argv = [*bwrap_prefix(bwrap, provider.read_only, scratch, root), str(python), "-c",
+        argv = [*bwrap_prefix(bwrap, read_only, scratch, root), str(python), "-c",
                 _CONTAINMENT_PROBE, str(port)]
         try:
             done = subprocess.run(
@@ -275,7 +281,7 @@ def run_provider(
     argv = [*prefix, str(provider.executable), "extract", ".", *provider.pin.options]
     placement = nullcontext(root) if prefix else moved_to_fixed_root(scratch)
     started = time.monotonic()
-    with placement, _stop_signals_interrupt():
+    with placement, stop_signals_interrupt():
         cwd = source if prefix else root / "source"
         child, lifeline = spawn_kept(argv, cwd=cwd, env=provider_environment(root))
         try:
@@ -286,7 +292,7 @@ def run_provider(
             ) from None
         finally:
             try:
-                _stop_group(child)
+                stop_group(child)
             finally:
                 os.close(lifeline)
     if returncode != 0:
@@ -328,7 +334,7 @@ def spawn_kept(argv: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[subp
 
 
 @contextlib.contextmanager
-def _stop_signals_interrupt() -> Iterator[None]:
+def stop_signals_interrupt() -> Iterator[None]:
     """While the provider runs, SIGTERM and SIGHUP raise :class:`ProviderInterrupted` (SIGINT
     already raises KeyboardInterrupt), so a polite stop cleans up as Ctrl-C does. Signals
     ignored by whoever started us stay ignored; outside the main thread nothing changes."""
@@ -352,7 +358,7 @@ def _stop_signals_interrupt() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def _stop_group(child: subprocess.Popen[bytes]) -> None:
+def stop_group(child: subprocess.Popen[bytes]) -> None:
     """Terminate whatever is left of the child's process group: TERM, grace, then KILL, and
     refuse to go on if the group still has live members after that."""
     child.poll()

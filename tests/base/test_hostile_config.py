@@ -164,6 +164,8 @@ def test_no_command_of_the_command_table_runs_a_repository_configured_program(tm
     run.check("context history", history.get("commits_read") == 2, history)
     for intent in ("how", "usage", "impact", "tests"):
         run(f"context {intent}", "helper")
+    observed = run.json("tests record")  # the bound commit's blobs by cat-file: no filter or hook of it runs
+    run.check("tests record", observed.get("status") == "recorded", observed)
     usage = run.json("context usage", "helper")
     primed = run.json("context prime", "change `helper` and its callers", "--changes")  # the diff, as changes reads it
     run.check("context prime", primed.get("status") == "answered", primed)

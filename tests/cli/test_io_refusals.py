@@ -210,6 +210,7 @@ def ro_table(
         "context fetch": (["context", "fetch", "--connection", NAME, "--handle", "0" * 32,
                            "--recipient", "claude:builder", *state], "read_only", None),
         "fleet add": (["fleet", "add", "ro", "--repo-path", world.repo, *state], "read_only", None),
+        "tests record": (["tests", "record", *where], "read_only", None),
         "fleet list": (["fleet", "list", "ro", *state], "refused", None),  # no such fleet
         # Without the optional extra, ``mcp`` refuses first (extra_missing), before any state is read.
         "mcp --http": (["mcp", "--connection", NAME, "--recipient", "claude:builder", "--http", *state],

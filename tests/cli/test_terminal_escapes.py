@@ -125,6 +125,9 @@ PLAN = (
     # the widest budget: its change_coupling section shows every coupled file
     Step(("context", "impact", "helper", "--max-chars", "40000"), shows=(HOSTILE["bidi"], *COUPLED)),
     Step(("context", "tests", "helper"), shows=(BIDI_TEST,)),
+    # the hostile repository's own suite, contained; then its tests again, observed ones named too
+    Step(("tests", "record", "--timeout", "300")),
+    Step(("context", "tests", "helper"), shows=(BIDI_TEST,)),
     Step(("context", "impact", HOSTILE["bidi"]), shows=(HOSTILE["bidi"],)),
     Step(("context", "usage", UNRESOLVED), shows=(UNRESOLVED,)),
     Step(("context", "prime", f"fix `helper` and `{HOSTILE['bidi']}`"), shows=(HOSTILE["bidi"],)),
