@@ -120,8 +120,12 @@ def _raw(path: Path, returncode: int) -> dict[str, Any]:
     except ValueError:
         raise SuiteRefusal("The observing plugin's record is not readable; nothing was recorded.") from None
     if not isinstance(found, dict) or found.get("exit") not in RAN or not found.get("tests"):
-        errors = len(found.get("collect_errors") or ()) if isinstance(found, dict) else 0
+        errors = [str(node) for node in found.get("collect_errors") or ()] if isinstance(found, dict) else []
         exit_status = found.get("exit") if isinstance(found, dict) else returncode
-        said = f" ({errors} collection error(s))" if errors else ""
+        said = ""
+        if errors:  # name them, and the flag that records the rest anyway
+            named = ", ".join(errors[:3]) + (f" and {len(errors) - 3} more" if len(errors) > 3 else "")
+            said = (f" ({len(errors)} collection error(s): {named}; to record the tests that do collect, "
+                    "pass `-- --continue-on-collection-errors`)")
         raise SuiteRefusal(f"pytest did not run the suite (exit {exit_status}{said}); nothing was recorded.")
     return found

@@ -300,3 +300,17 @@ def _running(marker: str) -> bool:
         if marker.encode() in cmdline and b"cm_graph_observer" in cmdline:
             return True
     return False
+
+
+def test_a_collection_error_is_named_and_the_flag_that_records_the_rest_works(tmp_path: Path) -> None:
+    """markdown 3.7's own suite has one module that does not collect here: the refusal names it and
+    says how to record the tests that do collect, and that way records them."""
+    broken = {"tests/test_broken.py": "import no_such_module_anywhere\n\n\ndef test_never():\n    pass\n"}
+    repo, state = built(tmp_path, broken)
+    done = record(repo, state)
+    said = json.loads(done.stdout)
+    assert done.exit_code == 1 and said["reason"] == "suite_crashed"
+    assert "tests/test_broken.py" in said["detail"] and "--continue-on-collection-errors" in said["detail"]
+    kept = record(repo, state, "--", "--continue-on-collection-errors")
+    assert kept.exit_code == 0, kept.stdout
+    assert map_file(repo, state).is_file()
