@@ -19,8 +19,9 @@ Every strategy is asked on the same faults, side by side (``STRATEGIES``, one ro
 * **name in test file**: the test files whose text has the function's name as a word;
 * **whole suite**: every test.
 
-``cm-graph with the recorded map`` (``cm-graph tests record``) is one more row of ``STRATEGIES``
-when that command exists. Scores (fault_score.py): detection, safety, share of the suite, time to
+* **cm-graph recorded**: the same ``changes`` on a copy of the clone's state into which ``cm-graph
+  tests record`` recorded the suite once (the suite's own venv, ``--python``): the observed tests
+  first, then the static ones; Scores (fault_score.py): detection, safety, share of the suite, time to
 select; the table gives n, the detection rate and min / median / max of the rest.
 
     nice -n 10 python benchmarks/faults.py [--cache /tmp/cm-graph-bench] [--faults 30] [--seed 29]
@@ -65,6 +66,7 @@ class Project:
     work: Path  # a clone of the checkout (same commit) with its own cm-graph state
     state: Path
     suite: fault_suite.Suite
+    recorded: Path  # a copy of ``state`` holding the map ``cm-graph tests record`` made
     node_ids: set[str]
     test_files: list[str]
 
@@ -86,13 +88,21 @@ class Strategy:
 
 
 def _select_cm_graph_changes(project: Project, fault: Fault) -> tuple[list[str], float]:
+    return _changes(project, fault, project.state)
+
+
+def _select_cm_graph_recorded(project: Project, fault: Fault) -> tuple[list[str], float]:
+    return _changes(project, fault, project.recorded)
+
+
+def _changes(project: Project, fault: Fault, state: Path) -> tuple[list[str], float]:
     target = project.work / fault.candidate.path
     own = target.read_bytes()
     target.write_bytes(fault.data)
     try:
         started = time.perf_counter()
         done = subprocess.run([*heldout.cm_graph_command(), "changes", "--format", "pytest-args", "--repo-path",
-                               str(project.work), "--state-dir", str(project.state)], capture_output=True, text=True)
+                               str(project.work), "--state-dir", str(state)], capture_output=True, text=True)
         seconds = time.perf_counter() - started
     finally:
         target.write_bytes(own)
@@ -117,15 +127,35 @@ def _select_all(project: Project, fault: Fault) -> tuple[list[str], float]:
     return sorted(project.node_ids), 0.0
 
 
-# One row per strategy. "cm-graph with the recorded map" (`cm-graph tests record`, issue 29 item 3)
-# is one more row here when that command exists.
+# One row per strategy.
 STRATEGIES: tuple[Strategy, ...] = (
     Strategy("cm-graph static", "cm-graph changes --format pytest-args", _select_cm_graph_changes),
+    Strategy("cm-graph recorded", "cm-graph changes --format pytest-args, after one cm-graph tests record",
+             _select_cm_graph_recorded),
     Strategy("pytest-testmon", "pytest --testmon --testmon-nocollect --collect-only (its recorded database)",
              _select_testmon),
     Strategy("name in test file", "test files with the function's name as a word", _select_mention),
     Strategy("whole suite", "every test", _select_all),
 )
+
+
+def _recorded_state(work: Path, state: Path, suite: fault_suite.Suite, home: Path) -> tuple[Path, float]:
+    """A copy of the clone's state with the suite recorded into it by ``cm-graph tests record`` (the
+    suite's own venv, its test paths, modules that do not collect here left out), cached by commit."""
+    recorded, marker = home / "recorded-state", home / "recorded.json"
+    if marker.is_file() and recorded.is_dir():
+        return recorded, float(json.loads(marker.read_text())["seconds"])
+    subprocess.run(["rm", "-rf", str(recorded)], check=True)
+    subprocess.run(["cp", "-a", str(state), str(recorded)], check=True)
+    started = time.perf_counter()
+    done = subprocess.run([*heldout.cm_graph_command(), "tests", "record", "--python", str(suite.python),
+                           "--repo-path", str(work), "--state-dir", str(recorded), "--json", "--", *suite.tests,
+                           "--continue-on-collection-errors"], capture_output=True, text=True)
+    seconds = round(time.perf_counter() - started, 2)
+    if done.returncode != 0:
+        raise SystemExit(f"cm-graph tests record failed ({done.returncode}): {done.stderr[-400:]}")
+    marker.write_text(json.dumps({"seconds": seconds, "summary": json.loads(done.stdout)["summary"]}))
+    return recorded, seconds
 
 
 def _work_clone(meta: dict[str, Any], home: Path) -> tuple[Path, Path, float]:
@@ -158,7 +188,9 @@ def measure(package: heldout.HeldOut, cache: Path, wanted: int, seed: int) -> di
     passing = {node for node, outcome in baseline["tests"].items() if outcome == "passed"}
     node_ids = set(baseline["tests"])
     testmon = fault_suite.record_testmon(suite)
-    project = Project(package.key, work, state, suite, node_ids, sorted({n.split("::", 1)[0] for n in node_ids}))
+    recorded, record_seconds = _recorded_state(work, state, suite, home)
+    project = Project(package.key, work, state, suite, recorded, node_ids,
+                      sorted({n.split("::", 1)[0] for n in node_ids}))
     executed = {key for entry in trace.tests.values() for key in entry["executed"]}
     files = heldout.git(repo, "ls-files").splitlines()
     found = fault_inject.candidates(repo, files, executed)
@@ -191,6 +223,7 @@ def measure(package: heldout.HeldOut, cache: Path, wanted: int, seed: int) -> di
     return {"package": package.key, "commit": meta["commit"], "suite": len(node_ids), "baseline_passing": len(passing),
             "baseline_seconds": baseline["seconds"], "candidates": len(found), "skipped": skipped,
             "cm_graph_build_seconds": build_seconds, "testmon_record_seconds": testmon["seconds"],
+            "cm_graph_record_seconds": record_seconds,
             "faults": faults, "summary": summary}
 
 

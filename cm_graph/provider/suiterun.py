@@ -83,7 +83,12 @@ def run_suite(python: Path, scratch: Path, args: tuple[str, ...], *, timeout: fl
     root = fixed_root()
     prefix = bwrap_prefix(bwrap, read_only, scratch, root, root / "source")
     env = provider_environment(root)
-    env.update({"PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "PYTHONPATH": str(root / "plugin"),
+    # The project's own code comes from the scratch copy: its top (a flat layout) and its src/ (a src
+    # layout), ahead of what the interpreter has installed. An editable install points at the
+    # checkout, which the sandbox does not show (and whose code is not the bound commit's).
+    paths = [root / "plugin", *([root / "source" / "src"] if (scratch / "source" / "src").is_dir() else []),
+             root / "source"]
+    env.update({"PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "PYTHONPATH": os.pathsep.join(map(str, paths)),
                 "CM_GRAPH_OBSERVE_ROOT": str(root / "source"), "CM_GRAPH_OBSERVE_OUT": str(root / "out" / "raw.json")})
     try:
         probe = subprocess.run([*prefix, str(python), "-c", _PYTEST_PROBE], env=env, stdin=subprocess.DEVNULL,

@@ -314,3 +314,19 @@ def test_a_collection_error_is_named_and_the_flag_that_records_the_rest_works(tm
     kept = record(repo, state, "--", "--continue-on-collection-errors")
     assert kept.exit_code == 0, kept.stdout
     assert map_file(repo, state).is_file()
+
+
+def test_a_src_layout_is_imported_from_the_scratch_copy(tmp_path: Path) -> None:
+    """marshmallow keeps its package under src/ and its suite imports it installed (an editable
+    install points at the checkout, which the sandbox does not show): the scratch copy's src/ is on
+    the path, so the suite runs the bound commit's code and the map names it."""
+    repo = make_repo(tmp_path / "repo", {"src/pkg/__init__.py": "", "src/pkg/core.py": CORE,
+                                         "tests/test_core.py": TESTS})
+    state = tmp_path / "state"
+    assert invoke("build", *where(repo, state)).exit_code == 0
+    done = record(repo, state)
+    assert done.exit_code == 0, done.stdout
+    summary = json.loads(done.stdout)["summary"]
+    assert summary["passed"] == 3 and summary["unmapped_code"] == 0
+    observed = json.loads(map_file(repo, state).read_bytes())
+    assert "src/pkg/core.py" in json.dumps(observed)
