@@ -42,8 +42,14 @@ def shell_word(test_id: str) -> str | None:
 
 
 def write_pytest_args(items: list[dict[str, Any]], total: int) -> None:
-    """Print the pytest ids among ``items`` (runner ``pytest``), one a line; say on stderr what is
-    not printed (other runners' test files, unprintable ids, items past the bound)."""
+    """Print the pytest ids among ``items`` (runner ``pytest``), one a line, as ``testrun.to_run``
+    chooses them (a recorded run's observed tests replace a definition's static ones); say on
+    stderr what is not printed (static tests a recorded run replaced, other runners' test files,
+    unprintable ids, items past the bound)."""
+    from ..context.testrun import to_run
+
+    shown = len(items)
+    items, replaced = to_run(items)
     printed, other, unsafe = 0, [], []
     for item in items:
         if item.get("runner") != "pytest":
@@ -62,5 +68,8 @@ def write_pytest_args(items: list[dict[str, Any]], total: int) -> None:
     if other:
         sys.stderr.write(f"cm-graph: {len(other)} test file(s) pytest does not run were not printed: "
                          + ", ".join(printable(test_id) for test_id in other) + "\n")
-    if total > len(items):
-        sys.stderr.write(f"cm-graph: {total - len(items)} more test(s) than the item bound were not printed.\n")
+    if replaced:
+        sys.stderr.write(f"cm-graph: {replaced} static test(s) not printed: the recorded run saw which tests "
+                         "execute each changed definition (--json lists them all).\n")
+    if total > shown:
+        sys.stderr.write(f"cm-graph: {total - shown} more test(s) than the item bound were not printed.\n")

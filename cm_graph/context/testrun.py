@@ -90,6 +90,20 @@ def tests_to_run(
     return items, facts
 
 
+def to_run(items: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """(the tests to run, how many static ones are left out): with a current recorded run
+    (``observed`` items), the tests it saw executing each changed definition, and the static
+    tests only of a definition no recorded test executed (a fault there fails no test the run saw,
+    but a new caller may reach it); without one, every item. ``pytest-args`` prints these; the
+    answer itself still lists every item, each labelled."""
+    seen = {key for item in items if item.get("evidence") == "observed" for key in item.get("reaches") or ()}
+    if not seen:
+        return items, 0
+    kept = [item for item in items if item.get("evidence") == "observed"
+            or any(key not in seen for key in item.get("reaches") or ())]
+    return kept, len(items) - len(kept)
+
+
 def _definitions_of(connection: apsw.Connection, anchor: dict[str, Any]) -> list[int]:
     if anchor.get("definition"):
         return [anchor["definition"]]

@@ -214,7 +214,11 @@ def test_changes_lists_observed_tests_labelled_beside_the_static_ones(
         text = invoke("changes", *where(repo, state))
         assert "[observed]" in text.stdout and "observed tests are ranked first" in text.stdout
         args = invoke("changes", "--format", "pytest-args", *where(repo, state))
-        assert args.exit_code == 0 and set(args.stdout.splitlines()[:3]) == OBSERVED_IDS
+        # the recorded run's tests of the edited definition, and only those (the static ones beside
+        # them are in --json, labelled, and stderr counts them)
+        assert args.exit_code == 0 and set(args.stdout.splitlines()) == OBSERVED_IDS
+        static = [item for item in tests["items"] if item["evidence"] != "observed"]
+        assert (f"{len(static)} static test(s) not printed" in args.stderr) is bool(static)
         # the failing test runs helper() only, never the edited compute(): neither the run nor a walk selects it
         assert "tests/test_core.py::test_helper_fails" not in args.stdout.splitlines()
     finally:
@@ -330,3 +334,22 @@ def test_a_src_layout_is_imported_from_the_scratch_copy(tmp_path: Path) -> None:
     assert summary["passed"] == 3 and summary["unmapped_code"] == 0
     observed = json.loads(map_file(repo, state).read_bytes())
     assert "src/pkg/core.py" in json.dumps(observed)
+
+
+def test_pytest_args_prints_the_recorded_run_tests_of_a_definition_in_place_of_static_ones(tmp_path: Path) -> None:
+    """The fault benchmark's finding: with the map current, a static test that only names the
+    changed definition (it runs none of it) doubled markdown's selection. pytest-args prints the
+    tests the run saw executing it; --json still lists the static one, labelled."""
+    names_it = {"tests/test_ref.py": "from pkg.core import compute\n\n\ndef test_names_it():\n"
+                                     "    assert callable(compute)\n"}
+    repo, state = built(tmp_path, names_it)
+    assert record(repo, state).exit_code == 0
+    edit(repo, "pkg/core.py", "return helper(y) * 2", "return helper(y) * 3")
+    items = json.loads(invoke("changes", "--json", *where(repo, state)).stdout)["tests"]["items"]
+    static = {item["id"] for item in items if item["evidence"] != "observed"}
+    assert "tests/test_ref.py::test_names_it" in static
+    args = invoke("changes", "--format", "pytest-args", *where(repo, state))
+    assert args.exit_code == 0
+    assert set(args.stdout.splitlines()) == {"tests/test_core.py::test_compute",
+                                             "tests/test_core.py::TestBox::test_open"}
+    assert f"{len(static)} static test(s) not printed" in args.stderr
