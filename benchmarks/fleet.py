@@ -65,6 +65,19 @@ def _commit(repo: Path) -> None:
     _git(repo, "commit", "-q", "-m", "import")
 
 
+def sdist_repo(sdist: Path, out: Path) -> Path:
+    """``sdist`` unpacked under ``out/real`` and committed as one commit (done once: reused after)."""
+    repo = out / "real" / sdist.name.removesuffix(".tar.gz")
+    if not (repo / ".git").is_dir():
+        shutil.rmtree(repo, ignore_errors=True)
+        with tarfile.open(sdist) as archive:
+            top = archive.getnames()[0].split("/")[0]
+            archive.extractall(out / "real" / "unpack", filter="data")
+        shutil.move(out / "real" / "unpack" / top, repo)
+        _commit(repo)
+    return repo
+
+
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
@@ -223,14 +236,7 @@ def real(out: Path) -> dict[str, Any]:
     builds = {}
     repos = {}
     for sdist in sorted(downloads.glob("*.tar.gz")):
-        repo = out / "real" / sdist.name.removesuffix(".tar.gz")
-        if not (repo / ".git").is_dir():
-            shutil.rmtree(repo, ignore_errors=True)
-            with tarfile.open(sdist) as archive:
-                top = archive.getnames()[0].split("/")[0]
-                archive.extractall(out / "real" / "unpack", filter="data")
-            shutil.move(out / "real" / "unpack" / top, repo)
-            _commit(repo)
+        repo = sdist_repo(sdist, out)
         t = time.perf_counter()
         done = subprocess.run([str(cm_graph), "refresh", "--repo-path", str(repo), "--state-dir", str(state), "--json"],
                               capture_output=True, text=True, check=False)

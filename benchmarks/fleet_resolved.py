@@ -39,10 +39,8 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 import warnings
@@ -51,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fleet import _commit, _git, log  # noqa: E402
+from fleet import _git, log, sdist_repo  # noqa: E402
 
 SETS = {
     "requests": ("requests==2.32.3", "urllib3==2.2.3", "idna==3.10", "charset-normalizer==3.4.0"),
@@ -77,15 +75,7 @@ def prepare(out: Path, pins: tuple[str, ...], state: Path) -> dict[str, Path]:
             subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
                             "-d", str(downloads), pin], check=True)
             found = [p for p in downloads.glob("*.tar.gz") if p.name.lower() in wanted]
-        sdist = found[0]
-        repo = out / "real" / sdist.name.removesuffix(".tar.gz")
-        if not (repo / ".git").is_dir():
-            shutil.rmtree(repo, ignore_errors=True)
-            with tarfile.open(sdist) as archive:
-                top = archive.getnames()[0].split("/")[0]
-                archive.extractall(out / "real" / "unpack", filter="data")
-            shutil.move(out / "real" / "unpack" / top, repo)
-            _commit(repo)
+        repo = sdist_repo(found[0], out)
         t = time.perf_counter()
         done = subprocess.run([str(cm_graph), "refresh", "--repo-path", str(repo), "--state-dir", str(state), "--json"],
                               capture_output=True, text=True, check=False)
