@@ -436,13 +436,14 @@ def _cite_every_use(connection: apsw.Connection, node: int, anchor: dict[str, An
     """Each first-hop user of the anchor with every line it uses it on (``use_lines.py``), and the
     anchor with the lines it uses itself on (no walk lists it as its own user); the
     tests' sections answer which tests run it, not which lines to edit, so they are left as they are."""
+    if not any(row.of_users for row in rows):
+        return  # how: nothing uses the anchor in its answer
     users = [found for row in rows if row.of_users and row.walk is not None and row.walk.relations != REACHES_TESTS
              and (found := raw[row.name]) is not None and found.items]
-    if users or any(row.of_users for row in rows):
-        lines = use_lines(connection, node)
-        for found in users:
-            add_also(found.items, lines)
-        add_self_uses(anchor, lines)
+    lines = use_lines(connection, node)
+    for found in users:
+        add_also(found.items, lines)
+    add_self_uses(anchor, lines)
 
 
 def cite_item(item: dict[str, Any], book: CitationBook, at_site: bool = False) -> dict[str, Any]:
