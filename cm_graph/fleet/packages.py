@@ -91,14 +91,19 @@ def _text(value: object) -> str:
     return value.strip() if isinstance(value, str) and is_bounded_text(value.strip(), 214) else ""
 
 
-def _pyproject(text: str) -> Declared | None:
+def _toml_table(text: str, table: str, ecosystem: str) -> Declared | None:
+    """The ``name`` and ``version`` of a TOML manifest's table (``[project]``, ``[package]``)."""
     try:
-        project = tomllib.loads(text).get("project")
+        found = tomllib.loads(text).get(table)
     except tomllib.TOMLDecodeError:
         return None
-    if not isinstance(project, dict):
+    if not isinstance(found, dict):
         return None
-    return Declared("pypi", _text(project.get("name")), _text(project.get("version")))
+    return Declared(ecosystem, _text(found.get("name")), _text(found.get("version")))
+
+
+def _pyproject(text: str) -> Declared | None:
+    return _toml_table(text, "project", "pypi")
 
 
 def _setup_cfg(text: str) -> Declared | None:
@@ -143,13 +148,7 @@ def _package_json(text: str) -> Declared | None:
 
 
 def _cargo(text: str) -> Declared | None:
-    try:
-        package = tomllib.loads(text).get("package")
-    except tomllib.TOMLDecodeError:
-        return None
-    if not isinstance(package, dict):
-        return None
-    return Declared("cargo", _text(package.get("name")), _text(package.get("version")))
+    return _toml_table(text, "package", "cargo")
 
 
 def _go_mod(text: str) -> Declared | None:
