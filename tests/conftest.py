@@ -44,7 +44,11 @@ def case(g0_repo: Path, state_dir: Path, tmp_path: Path) -> Case:
 
 @pytest.fixture(autouse=True)
 def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Never touch the real ~/.local/share: a test that forgets --state-dir lands in tmp."""
+    """Never touch the real ~/.local/share: a test that forgets --state-dir lands in tmp. And
+    no width from the runner: pytest-xdist's workers inherit ``COLUMNS`` from the controller's
+    terminal, which a pipe does not have; a test that wants a width sets it."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
     monkeypatch.setenv("CM_GRAPH_HOME", str(tmp_path / "default-state"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     os.umask(0o022)

@@ -29,8 +29,20 @@ def test_mypy_reports_no_error_in_the_package(tmp_path: Path, monkeypatch) -> No
 def test_ci_runs_mypy_after_ruff_and_before_the_tests() -> None:
     steps = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
     order = [steps.index(step) for step in
-             ("ruff check cm_graph tests benchmarks", "mypy cm_graph", "python -m pytest -q")]
+             ("ruff check cm_graph tests benchmarks", "mypy cm_graph", readme_test_command())]
     assert order == sorted(order)
+
+
+def readme_test_command() -> str:
+    """The README's second fenced command: the one line it tells a new user runs the tests."""
+    blocks = (ROOT / "README.md").read_text(encoding="utf-8").split("```")[1::2]
+    return blocks[1].strip()
+
+
+def test_ci_ends_with_exactly_the_readme_test_command() -> None:
+    steps = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    assert readme_test_command().startswith("python -m pytest")
+    assert [step for step in steps if step][-1] == readme_test_command()
 
 
 def test_typed_rows_are_the_rows_apsw_reads(tmp_path: Path) -> None:

@@ -27,7 +27,10 @@ DOWNLOADS = Path(tempfile.gettempdir()) / "cm-graph-bench" / "downloads"  # the 
 NPM_SKIPPED_DIRS = ("dist", "build", "bundles")  # corpus.py's: bundled copies of the sources
 
 
-def _fetched(name: str, command: list[str], unreachable: Callable[[], str | None] = lambda: None) -> Path:
+def _fetched(name: str, command: Callable[[Path], list[str]],
+             unreachable: Callable[[], str | None] = lambda: None) -> Path:
+    """The cached archive ``name``, fetched by ``command(directory)`` into a private directory and
+    renamed into the cache, so parallel test workers never read one half-written."""
     DOWNLOADS.mkdir(parents=True, exist_ok=True)
     found = DOWNLOADS / name
     if found.is_file():
@@ -35,17 +38,20 @@ def _fetched(name: str, command: list[str], unreachable: Callable[[], str | None
     why_not = unreachable()
     if why_not is not None:
         pytest.skip(f"{name} comes from a package registry: {why_not}")
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    if done.returncode != 0 or not found.is_file():
-        pytest.skip(f"{name} could not be fetched: {done.stderr.strip()[-300:]}")
+    with tempfile.TemporaryDirectory(dir=DOWNLOADS, prefix=".fetch-") as private:
+        done = subprocess.run(command(Path(private)), capture_output=True, text=True, timeout=300)
+        fetched = Path(private) / name
+        if done.returncode != 0 or not fetched.is_file():
+            pytest.skip(f"{name} could not be fetched: {done.stderr.strip()[-300:]}")
+        fetched.replace(found)
     return found
 
 
 def pypi_release(root: Path, name: str, version: str, package: str) -> Path:
     """A repository of the wheel's ``package/`` directory, committed at a fixed date."""
-    wheel = _fetched(f"{name}-{version}-py3-none-any.whl", [
+    wheel = _fetched(f"{name}-{version}-py3-none-any.whl", lambda into: [
         sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-        "-d", str(DOWNLOADS), f"{name}=={version}"])
+        "-d", str(into), f"{name}=={version}"])
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
     with zipfile.ZipFile(wheel) as archive:
@@ -60,16 +66,16 @@ def pypi_release(root: Path, name: str, version: str, package: str) -> Path:
 
 def pypi_sdist(root: Path, name: str, version: str) -> Path:
     """A repository of the source distribution's whole tree (its ``name-version/`` directory)."""
-    sdist = _fetched(f"{name}-{version}.tar.gz", [
+    sdist = _fetched(f"{name}-{version}.tar.gz", lambda into: [
         sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-        "-d", str(DOWNLOADS), f"{name}=={version}"])
+        "-d", str(into), f"{name}=={version}"])
     return _unpacked(root, sdist, f"{name}-{version}", (), f"{name} {version}")
 
 
 def npm_release(root: Path, name: str, version: str, skipped_dirs: tuple[str, ...] = NPM_SKIPPED_DIRS) -> Path:
     """A repository of the npm package's ``package/`` tree, less ``skipped_dirs`` (its build output)."""
-    tarball = _fetched(f"{name}-{version}.tgz", [
-        "npm", "pack", f"{name}@{version}", "--silent", "--pack-destination", str(DOWNLOADS)],
+    tarball = _fetched(f"{name}-{version}.tgz", lambda into: [
+        "npm", "pack", f"{name}@{version}", "--silent", "--pack-destination", str(into)],
         npm_registry_unreachable)
     return _unpacked(root, tarball, "package", skipped_dirs, f"{name} {version}", maps=False)
 
