@@ -38,7 +38,7 @@ from .from_workspace import answerable
 from .hunkmap import Changed, classify_file, match_renames
 from .observed import load_observed
 from .shape import CitationBook
-from .testrun import TEST_DEPTH, tests_to_run
+from .testrun import TEST_DEPTH, far_sentence, tests_to_run
 
 CHANGES_SCHEMA = "cm_graph.changes.v1"
 WALKED = ("modified", "deleted", "renamed")
@@ -131,6 +131,7 @@ def _answer(
     freshness = {"state": "current" if index_is else "stale", "head": _head(workspace), "commit": bound,
                  "generation": generation.id, "index_side": index_is}
     truncated = total > len(shown_callers) or len(test_items) > len(shown_tests)
+    unseen.extend(far_sentence(far) for far in test_facts.get("far", ()))
     if test_facts["read_limited"]:
         unseen.append("A walk to tests stopped at its read bound (from " + ", ".join(test_facts["read_limited"])
                       + "): there may be more tests to run than listed.")

@@ -37,13 +37,16 @@ from ..base.sqlrows import fetch_rows
 from ..index.graphmodel import is_test_path
 from ..index.pymodules import is_python_path
 from . import resolved
+from .named_modules import module_name, naming_lines
 from .observed import NOT_RECORDED, Observed, observed_tests
 from .relations import INCOMING, REACHES_TESTS, WalkSpec
 from .sections import Found, Reading, Section, filled
-from .textual import anchors_mentioned
+from .test_affinity import affine, definition_words
+from .textual import Owners, anchors_mentioned
 from .walks import MAX_READ, chain_back
 
 TEST_DEPTH = 3
+FAR_DEPTH = 8  # the pipeline's depth: Markdown's tests reach a block processor's run() in six (benchmarks)
 EVIDENCE_RANK = {"graph": 0, "resolved": 1, "textual": 2}
 IMPORTS = ("import", "imports", "imports_from")
 NEVER, FALLBACK, ALWAYS = "never", "fallback", "always"  # when a method's class is one more way in
@@ -63,7 +66,7 @@ def tests_to_run(
     labelled ``observed``; a static item of the same test is not dropped silently: its evidence
     and hop stay on the observed item as ``static``."""
     found: dict[str, dict[str, Any]] = {}
-    facts: dict[str, Any] = {"read_limited": [], "common_names": [], "unwalked": []}
+    facts: dict[str, Any] = {"read_limited": [], "common_names": [], "unwalked": [], "far": []}
     for anchor in anchors:
         start = anchor.get("node") or (-anchor["definition"] if anchor.get("definition") else None)
         if start is None:
@@ -75,7 +78,11 @@ def tests_to_run(
         if classes == FALLBACK and not reached:
             for entry, lead in _entries(connection, anchor, start, depth, overrides=False, classes=True)[1:]:
                 reached += _walk_from(connection, entry, lead, depth - len(lead), anchor["key"], found, facts)
-        if textual == ALWAYS or (textual == FALLBACK and not reached):
+        named = far = 0
+        if not reached:
+            named = _named_module(connection, anchor, start, found, facts)
+            far = _far(connection, anchor, start, found, facts)
+        if textual == ALWAYS or (textual == FALLBACK and not (reached or named or far)):
             _textual(connection, [anchor], found, facts)
     items = sorted(found.values(), key=rank)
     facts["observed"] = observed.header()
@@ -177,6 +184,80 @@ def _walk_from(
     return reached
 
 
+def _named_module(
+    connection: apsw.Connection, anchor: dict[str, Any], start: int, found: dict[str, dict[str, Any]],
+    facts: dict[str, Any],
+) -> int:
+    """How many tests load the anchor's module by a string naming it (``named_modules``), each
+    added at hop 1 with textual evidence and the line that names it."""
+    path = resolved.describe_keys(connection, [start])[start]["path"]
+    name = module_name(path) if path else None
+    if name is None:
+        return 0
+    lines = naming_lines(connection, name)
+    if lines is None:
+        facts["common_names"].append(name)
+        return 0
+    owners = Owners(connection, {})
+    first: dict[tuple[str, int | None], tuple[int, str]] = {}
+    for test_path, line in lines:
+        item, owner_line = owners.test_item(test_path, line, "string")
+        first.setdefault((test_path, owner_line), (line, item["label"]))
+    at: dict[tuple[str, int], int] = {}
+    places = [[test_path, owner_line] for test_path, owner_line in first if owner_line is not None]
+    for test_path, line, definition in fetch_rows(connection.execute(
+            query_sql("definitions_at_lines"), {"places": json.dumps(places)}), tuple[str, int, int]):
+        at.setdefault((test_path, line), definition)  # the outermost at that line: a class's tests
+    named = _pytest_ids(connection, sorted(set(at.values())))
+    added = 0
+    for (test_path, owner_line), (line, label) in first.items():
+        held = at.get((test_path, owner_line)) if owner_line is not None else None
+        test_id = named.get(held) if held is not None else None
+        if test_id is None:
+            if not _collected_file(test_path):
+                continue
+            test_id = (test_path, "pytest")
+        step = {"from": label, "relation": f"loads module `{name}` by name", "evidence": "textual",
+                "to": anchor["label"], "site": f"{test_path}:{line}"}
+        _add(found, {"id": test_id[0], "runner": test_id[1], "label": label, "path": test_path, "line": line,
+                     "hop": 1, "evidence": "textual", "why": [step]}, anchor["key"])
+        added += 1
+    return added
+
+
+def _far(
+    connection: apsw.Connection, anchor: dict[str, Any], start: int, found: dict[str, dict[str, Any]],
+    facts: dict[str, Any],
+) -> int:
+    """How many tests a walk of ``FAR_DEPTH`` hops adds for an anchor no test reaches within
+    ``TEST_DEPTH``: of the tests it reaches, those whose names share a word with the anchor
+    (``test_affinity``), all when none does; ``facts["far"]`` says how many it reached and kept."""
+    reached: dict[str, dict[str, Any]] = {}
+    for entry, lead in _entries(connection, anchor, start, FAR_DEPTH, overrides=False, classes=True):
+        _walk_from(connection, entry, lead, FAR_DEPTH - len(lead), anchor["key"], reached, facts)
+    if not reached:
+        return 0
+    kept, by_name = affine(_anchor_words(connection, anchor, start),
+                           sorted(reached, key=lambda test_id: rank(reached[test_id])))
+    for test_id in kept:
+        _add(found, reached[test_id], anchor["key"])
+    facts["far"].append({"key": anchor["key"], "depth": FAR_DEPTH, "reached": len(reached), "kept": len(kept),
+                         "by_name": by_name})
+    return len(kept)
+
+
+def _anchor_words(connection: apsw.Connection, anchor: dict[str, Any], start: int) -> set[str]:
+    """The words of the anchor's path and qualified name (the resolver's), else of its label."""
+    definitions = _definitions_of(connection, anchor)
+    if definitions:
+        for _, path, _, _, qualname in fetch_rows(connection.execute(
+                query_sql("definition_ranges"), {"definitions": json.dumps(definitions[:1])}),
+                tuple[int, str, int, int, str]):
+            return definition_words(path, qualname)
+    head = resolved.describe_keys(connection, [start])[start]
+    return definition_words(head["path"] or "", head["label"])
+
+
 def ranked_section(reading: Reading, row: Section) -> Found:
     """``context tests``'s ``tests_to_run`` section: the anchor's tests to run, ranked, each with
     ``why``, ``id`` and ``site`` (where the test's first step is written)."""
@@ -194,9 +275,30 @@ def ranked_section(reading: Reading, row: Section) -> Found:
                       **({"outcome": item["outcome"]} if "outcome" in item else {}),
                       "why": [f"{w['from']} {w['relation']} ({w['evidence']}) {w['to']}" for w in item["why"]],
                       "site": {"path": path, "line": int(line)} if line.isdigit() else None})
-    header = facts["observed"]
-    return Found(shown, len(items), bool(facts["read_limited"]),
-                 shape=lambda keep, total, cut: {**filled(row, keep, total, cut), "observed": header})
+    header, far = facts["observed"], facts["far"]
+
+    def shape(keep: list[dict[str, Any]], total: int, cut: str | None) -> dict[str, Any]:
+        section = {**filled(row, keep, total, cut), "observed": header}
+        if far:
+            section["far"] = far
+            section["detail"] = " ".join([*([section["detail"]] if section["detail"] else []),
+                                          *(far_sentence(entry) for entry in far)])
+        return section
+
+    return Found(shown, len(items), bool(facts["read_limited"]), shape=shape)
+
+
+def far_sentence(far: dict[str, Any]) -> str:
+    """What a far walk (``_far``) did for one anchor, in one sentence: how many tests it reached
+    and how many it kept, so the tests left out are counted, never silent."""
+    head = (f"No test reaches `{far['key']}` within {TEST_DEPTH} hops; {far['reached']} reach it within "
+            f"{far['depth']}, through the entry points tests call")
+    if far["kept"] < far["reached"]:
+        return (f"{head}: the {far['kept']} of the {far['reached']} tests whose names share a word with it are "
+                "listed, the others left out.")
+    if far["by_name"]:
+        return f"{head}: all {far['reached']} share a word with it and are listed."
+    return f"{head}: all {far['reached']} are listed (no test's name shares a word with it)."
 
 
 def rank(item: dict[str, Any]) -> tuple[Any, ...]:

@@ -36,6 +36,7 @@ from ..generation.store import Generation
 from . import resolver
 from .format import IndexReport, configure, create_schema, index_write_refusal
 from .graph_document import CodeNode, DocumentShape, EdgeRecord, read_document
+from .mentions import module_names
 from .resolved_index import Resolution, write_resolved
 from .resolver import EndpointResolver
 from .text_index import TextScan, write_text_index
@@ -237,7 +238,7 @@ class _StagingSink:
     def _end_nodes(self) -> None:
         ended, self._nodes_ended = self._nodes_ended, None
         if ended is not None:
-            ended(self._labels, self._paths)
+            ended(self._labels | module_names(self._paths), self._paths)
 
     def finish(self) -> int:
         """Stage what is left and commit; the number of staged edges."""
@@ -461,7 +462,8 @@ def _write_tables(
     # statements write in the same order as ever, so the file's bytes do not change); a failed
     # statement is still the error raised. With a scan worker, this thread scans the files the
     # worker has not reached once the statements are done (during them it would only slow them).
-    labels = [label for (label,) in connection.execute(query_sql("select_defined_labels"))]
+    labels = sorted({label for (label,) in connection.execute(query_sql("select_defined_labels"))}
+                    | module_names(path for (path,) in connection.execute(query_sql("select_node_paths"))))
     line_work = None if text_scan.has_worker else _Background(lambda: text_scan.read(census, cited, checkout, labels))
     try:
         for statement in (

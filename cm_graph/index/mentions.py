@@ -61,6 +61,7 @@ from operator import add, and_, getitem, itemgetter, lshift, mul, ne, or_, rshif
 
 from .dynamic_uses import DYNAMIC_BIT, DYNAMIC_FORMS, code_uses, dispatch_prefixes, text_form, text_uses
 from .dynamic_uses import IDENT as _IDENT
+from .pymodules import is_python_path
 
 MAX_KEPT = 2000  # lines per name the index lists; a more common name is only counted
 MAX_SCANNED_BYTES = 2 * 1024 * 1024  # a larger blob is generated or minified: not scanned
@@ -224,6 +225,25 @@ def names_of(labels: Iterable[str]) -> list[str]:
     cut = map(itemgetter(0), map(str.partition, map(str.lstrip, labels, repeat(".")), repeat("(")))
     stripped = list(map(str.strip, cut))
     return sorted(set(compress(stripped, map(_NAME.match, stripped))))
+
+
+def module_names(paths: Iterable[str]) -> set[str]:
+    """The names the graph's Python modules are loaded by in a string, sorted out of their node
+    paths: each file's stem, a package's directory for its ``__init__`` (identifiers only). A
+    plugin loaded by name (``Markdown(extensions=['admonition'])``, ``INSTALLED_APPS``,
+    ``import_module('pkg.admonition')``) is reached by no edge; the text index posts the strings
+    that name its module, so a test that loads it by name is found (``context/named_modules.py``)."""
+    found: set[str] = set()
+    for path in paths:
+        if not is_python_path(path):
+            continue
+        parts = path.split("/")
+        stem = parts[-1].rsplit(".", 1)[0]
+        if stem == "__init__":
+            stem = parts[-2] if len(parts) > 1 else ""
+        if _NAME.match(stem):
+            found.add(stem)
+    return found
 
 
 def defined_name(label: str) -> str | None:

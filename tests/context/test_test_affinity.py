@@ -1,0 +1,36 @@
+"""The words a far test is chosen by (``context/test_affinity.py``)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cm_graph.context.test_affinity import SAY_NOTHING, affine, definition_words, top_package, words
+
+
+def test_camel_snake_and_path_spellings_split_into_words_without_plurals() -> None:
+    assert words("HashHeaderProcessor.run") == {"hash", "header", "processor"}
+    assert words("tests/test_syntax/blocks/test_headers.py::TestHeaders::test_hash_h1") == {
+        "syntax", "block", "header", "hash", "h1"} - {"h1"}
+    assert words("HTMLExtractor.handle_starttag") == {"html", "extractor", "handle", "starttag"}
+    assert words("md_in_html") == {"html"}  # `md` and `in` are shorter than three letters
+
+
+def test_the_top_package_says_nothing_about_which_test_it_is() -> None:
+    assert top_package("src/marshmallow/fields.py") == "marshmallow"
+    assert top_package("markdown/blockprocessors.py") == "markdown"
+    assert definition_words("markdown/blockprocessors.py", "markdown.blockprocessors.HTMLProcessor.run") == {
+        "blockprocessor", "html", "processor"}
+
+
+def test_the_ids_sharing_a_word_are_kept_in_order_else_all() -> None:
+    ids = ["tests/test_lists.py::test_item", "tests/test_headers.py::test_one", "tests/test_headers.py::test_two"]
+    assert affine({"header"}, ids) == (ids[1:], True)
+    assert affine({"table"}, ids) == (ids, False)
+
+
+@given(st.text(max_size=60))
+def test_a_word_is_lower_case_three_letters_long_and_says_something(spelling: str) -> None:
+    for word in words(spelling):
+        assert word == word.lower() and len(word) >= 3 and word not in SAY_NOTHING
+        assert word.isascii() and word.isalnum()
