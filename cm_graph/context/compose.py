@@ -125,7 +125,8 @@ def _read(
             freshness = {**freshness, **found.freshness}
     entry = reexport_entry(connection, node, target) if resolution.via == "reexport" else None
     return _Read(rows, anchor, aside, len(resolution.set_aside), reading, raw,
-                 [row for row in rows if raw[row.name] is not None], _borders_among(connection, reading.touched),
+                 [row for row in rows if (found := raw[row.name]) is not None and found.ran],
+                 _borders_among(connection, reading.touched),
                  freshness, entry)
 
 
@@ -487,7 +488,9 @@ def _prose(
     for row in rows:
         name, section = row.name, sections[row.name]
         if section["status"] == "unavailable":
-            if section["reason"] not in NOT_THIS_KIND:  # a section for another kind of target says nothing
+            if section.get("observed"):  # no current recorded run: its sentence names the command that records one
+                sentences.append(section["observed"]["detail"])
+            elif section["reason"] not in NOT_THIS_KIND:  # a section for another kind of target says nothing
                 missing.append(f"{name} ({section['reason']})")
         elif section["status"] == "empty" or section.get("reason") == UNTRAVERSABLE:
             sentences.append(section["detail"])

@@ -47,6 +47,7 @@ from .sentences import (
     caught,
     count,
     coupled,
+    executed_it,
     listing,
     marked_concepts,
     mentioned,
@@ -62,7 +63,7 @@ from .sentences import (
     used_by,
     used_in_fleet,
 )
-from .testrun import TEST_DEPTH, ranked_section
+from .testrun import TEST_DEPTH, observed_section, ranked_section
 
 HISTORY = "run `cm-graph context history`."
 NOT_RESOLVED = ("not_resolved", "The resolver, which reads Python files only, has no definition of it.")
@@ -129,6 +130,8 @@ SECTIONS: tuple[Section, ...] = (
             resolved_tests_beyond,
             empty=("no_resolved_test", "No test beyond the graph's reaches it by resolved references (depth {depth})."),
             unavailable=NOT_RESOLVED, walk=WalkSpec(INCOMING, REACHES_TESTS, 2), beside=("tests",), roles=RUN_ROLES),
+    Section("observed_tests", ("impact",), "observed_tests", observed_section, executed_it,
+            empty=("no_observed_test", "No test of this generation's recorded run ({tests} tests) executed it.")),
     Section("test_mentions", ("tests",), "text_mentions", test_mention_lines, lambda s: mentioned(s, True),
             empty=("no_test_mention", "No test file of commit {commit} uses `{name}` by name outside the graph's "
                    "relationships."),

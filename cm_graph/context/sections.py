@@ -77,13 +77,15 @@ class Found:
     how many there are, whether a read bound stopped it (the total is then a lower bound), and how
     the kept items become the section (``shape``; None: ``filled`` with the row's empty reason).
     ``freshness`` is added to the answer's ``freshness``: a fact about checkouts now, outside the
-    answer's id."""
+    answer's id. ``ran`` is false for a section its ``shape`` says is unavailable (the evidence it
+    reads is not there for this generation): its primitive is then not among those used."""
 
     items: list[dict[str, Any]]
     total: int
     read_limited: bool = False
     shape: Shape | None = None
     freshness: dict[str, Any] | None = None
+    ran: bool = True
 
 
 @record

@@ -190,6 +190,13 @@ def to_run(section: dict[str, Any]) -> str:
             "`--format pytest-args` prints them." + (f" {observed}" if observed else ""))
 
 
+def executed_it(section: dict[str, Any]) -> str:
+    """The observed tests: those the recorded run of this generation's suite saw executing it."""
+    parts = [tag(item["id"], shown_cite(item)) for item in section["items"]]
+    return (f"In the recorded run of this generation's suite, {count(section)} test(s) executed it (observed): "
+            f"{listing(section, parts)}.")
+
+
 def quotes(section: dict[str, Any]) -> str:
     quoted = [f"“{item['text']}”" + (f" [{item['cite']}]" if item["cite"] else "") for item in section["items"]]
     return f"It says about itself ({count(section)}): {listing(section, quoted)}."

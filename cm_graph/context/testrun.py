@@ -261,20 +261,9 @@ def _anchor_words(connection: apsw.Connection, anchor: dict[str, Any], start: in
 def ranked_section(reading: Reading, row: Section) -> Found:
     """``context tests``'s ``tests_to_run`` section: the anchor's tests to run, ranked, each with
     ``why``, ``id`` and ``site`` (where the test's first step is written)."""
-    anchor = {"key": reading.anchor["label"], "node": reading.node, "definition": None,
-              "label": reading.anchor["label"]}
     observed = reading.observed or NOT_RECORDED
-    items, facts = tests_to_run(reading.connection, [anchor], row.walk.depth if row.walk else TEST_DEPTH,
-                                observed=observed)
-    shown = []
-    for item in items[:reading.limit]:
-        first = item["why"][0]["site"] if item["why"] else None
-        path, _, line = (first or "").rpartition(":")
-        shown.append({"label": item["label"], "kind": "test", "path": item["path"], "line": item["line"],
-                      "id": item["id"], "runner": item["runner"], "hop": item["hop"], "evidence": item["evidence"],
-                      **({"outcome": item["outcome"]} if "outcome" in item else {}),
-                      "why": [f"{w['from']} {w['relation']} ({w['evidence']}) {w['to']}" for w in item["why"]],
-                      "site": {"path": path, "line": int(line)} if line.isdigit() else None})
+    items, facts = tests_to_run(reading.connection, [_reading_anchor(reading)],
+                                row.walk.depth if row.walk else TEST_DEPTH, observed=observed)
     header, far = facts["observed"], facts["far"]
 
     def shape(keep: list[dict[str, Any]], total: int, cut: str | None) -> dict[str, Any]:
@@ -285,7 +274,8 @@ def ranked_section(reading: Reading, row: Section) -> Found:
                                           *(far_sentence(entry) for entry in far)])
         return section
 
-    return Found(shown, len(items), bool(facts["read_limited"]), shape=shape)
+    return Found([_shown(item) for item in items[:reading.limit]], len(items), bool(facts["read_limited"]),
+                 shape=shape)
 
 
 def far_sentence(far: dict[str, Any]) -> str:
@@ -299,6 +289,50 @@ def far_sentence(far: dict[str, Any]) -> str:
     if far["by_name"]:
         return f"{head}: all {far['reached']} share a word with it and are listed."
     return f"{head}: all {far['reached']} are listed (no test's name shares a word with it)."
+
+
+def observed_section(reading: Reading, row: Section) -> Found:
+    """``context impact``'s ``observed_tests`` section: the tests the generation's recorded run saw
+    executing the anchor (its range, or code nested in it), items as ``tests_to_run``'s observed
+    ones. A recorded run is transitive (a test reaching the anchor through any caller executed
+    it), so the anchor's own tests are the whole observed impact; its callers' add none. Without
+    a current map it is unavailable, by the map's status (``not_recorded``, ``stale``), and runs
+    nothing; the header's ``observed`` is the one ``tests_to_run`` and ``changes`` carry."""
+    observed = reading.observed or NOT_RECORDED
+    items = observed_tests(reading.connection, observed, [_reading_anchor(reading)],
+                           lambda anchor: _definitions_of(reading.connection, anchor))
+    header = observed.header()
+    ran = observed.status == "current"
+    tests = int(((observed.data or {}).get("summary") or {}).get("tests", 0))
+
+    def shape(keep: list[dict[str, Any]], total: int, cut: str | None) -> dict[str, Any]:
+        if not ran:
+            section = {"status": "unavailable", "reason": observed.status, "detail": observed.sentence(),
+                       "shown": 0, "total": 0, "items": []}
+        elif total == 0 and cut is None:
+            reason, detail = row.nothing_found(tests=tests)
+            section = {"status": "empty", "reason": reason, "detail": detail, "shown": 0, "total": 0, "items": []}
+        else:
+            section = filled(row, keep, total, cut)
+        return {**section, "observed": header}
+
+    return Found([_shown(item) for item in items[:reading.limit]], len(items), shape=shape, ran=ran)
+
+
+def _reading_anchor(reading: Reading) -> dict[str, Any]:
+    return {"key": reading.anchor["label"], "node": reading.node, "definition": None,
+            "label": reading.anchor["label"]}
+
+
+def _shown(item: dict[str, Any]) -> dict[str, Any]:
+    """A test-to-run item as a section holds it: its ``why`` as lines, its first step's ``site``."""
+    first = item["why"][0]["site"] if item["why"] else None
+    path, _, line = (first or "").rpartition(":")
+    return {"label": item["label"], "kind": "test", "path": item["path"], "line": item["line"],
+            "id": item["id"], "runner": item["runner"], "hop": item["hop"], "evidence": item["evidence"],
+            **({"outcome": item["outcome"]} if "outcome" in item else {}),
+            "why": [f"{w['from']} {w['relation']} ({w['evidence']}) {w['to']}" for w in item["why"]],
+            "site": {"path": path, "line": int(line)} if line.isdigit() else None}
 
 
 def rank(item: dict[str, Any]) -> tuple[Any, ...]:

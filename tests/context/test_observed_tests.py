@@ -1,8 +1,10 @@
 """Observed test evidence (issue 29 item 3): ``cm-graph tests record`` runs a real repository's own
 pytest suite once, contained (bubblewrap, no network), in a scratch copy of the bound commit, and
-stores the test -> definition map of the generation; ``context tests`` and ``changes`` use it as
-``observed``, ranked first, and say when it is absent or older than the code. Real git
-repositories built by the pinned provider, a real suite run by the real pytest."""
+stores the test -> definition map of the generation; ``context tests``, ``context impact`` and
+``changes`` use it as ``observed`` (ranked first where tests are ranked), and say when it is absent
+or older than the code. Real git repositories built by the pinned provider, a real suite run by the
+real pytest; with no sandbox without network (a real environment without bubblewrap, or one where
+it cannot make a namespace) nothing runs."""
 
 from __future__ import annotations
 
@@ -19,11 +21,14 @@ from typing import Any
 
 import pytest
 
+from cm_graph.connections.store import ConnectionStore, connect
 from cm_graph.context.wire import header, section_items
 from cm_graph.generation.layout import Workspace
+from cm_graph.provider.run import BWRAP_CANDIDATES, bwrap_path
 
 from ..support.cli import invoke, where
 from ..support.helpers import CM_GRAPH, commit_all, edit, make_repo
+from ..support.surfacekit import CONNECTION, RECIPIENT, LineClient, Served, http_server, raw_http
 
 pytestmark = [pytest.mark.provider]
 
@@ -107,6 +112,16 @@ def ranked_tests_of(repo: Path, state: Path, target: str = "compute") -> tuple[d
     return header(section), section_items(section, document["citations"])
 
 
+def impact_of(repo: Path, state: Path, target: str = "compute") -> tuple[dict[str, Any], dict[str, Any],
+                                                                          list[dict[str, Any]]]:
+    """``context impact``'s answer, its ``observed_tests`` section's header and its items."""
+    done = invoke("context", "impact", target, "--json", "--max-chars", "60000", *where(repo, state))
+    assert done.exit_code == 0, done.stderr
+    document = json.loads(done.stdout)
+    section = document["sections"]["observed_tests"]
+    return document, header(section), section_items(section, document["citations"])
+
+
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, Any], int]:
     """One repository whose suite has a failing test and one that tries the network (a loopback
@@ -118,11 +133,13 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict
     repo, state = built(tmp_path_factory.mktemp("observed"), {"tests/test_net.py": NET.format(port=port),
                                                               "tests/test_dynamic.py": DYNAMIC})
     before, static = ranked_tests_of(repo, state)
+    impact_before = impact_of(repo, state)
     done = record(repo, state)
     listener.close()
     assert done.exit_code == 0, done.stderr
     summary = json.loads(done.stdout)
-    return repo, state, {"summary": summary, "before": before, "static": [item["id"] for item in static]}, port
+    return repo, state, {"summary": summary, "before": before, "static": [item["id"] for item in static],
+                         "impact_before": impact_before}, port
 
 
 def test_the_map_holds_what_a_known_test_executed_private_and_keyed_to_the_generation(
@@ -198,6 +215,94 @@ def test_context_tests_ranks_observed_tests_first_and_says_so(
     assert set(done.stdout.splitlines()[:3]) == OBSERVED_IDS
 
 
+def test_context_impact_says_no_run_is_recorded_with_the_sentence_context_tests_says(
+    recorded: tuple[Path, Path, dict[str, Any], int],
+) -> None:
+    """Before a run, impact's observed section is unavailable, never a silent none: the reason,
+    and in its header the observed entry ``context tests`` carries (one helper), whose sentence
+    names the command that records one."""
+    _, _, facts, _ = recorded
+    document, head, items = facts["impact_before"]
+    assert (head["status"], head["reason"], items) == ("unavailable", "not_recorded", [])
+    # the wire leaves an unavailable section's detail to the prose; its header's observed says it
+    assert head["observed"] == facts["before"]["observed"]
+    assert "`cm-graph tests record`" in head["observed"]["detail"]
+    assert head["observed"]["detail"] in document["answer"]  # the prose says it, with the command
+    assert "observed_tests" not in document["used_primitives"]
+
+
+def test_context_impact_lists_the_tests_the_recorded_run_saw_executing_it(
+    recorded: tuple[Path, Path, dict[str, Any], int],
+) -> None:
+    repo, state, _, _ = recorded
+    document, head, items = impact_of(repo, state)
+    tests_head, ranked = ranked_tests_of(repo, state)
+    assert head["status"] == "ok" and head["observed"] == tests_head["observed"]
+    assert head["observed"]["status"] == "current"
+    assert {item["id"] for item in items} == OBSERVED_IDS  # the dynamic one too, which no walk finds
+    assert all(item["evidence"] == "observed" and item["outcome"] == "passed" for item in items)
+    assert [item["id"] for item in items] == [item["id"] for item in ranked if item["evidence"] == "observed"]
+    by_id = {item["id"]: item for item in items}
+    assert by_id[DYNAMIC_ID]["path"] == "tests/test_dynamic.py" and by_id[DYNAMIC_ID]["cite"]
+    assert by_id["tests/test_core.py::test_compute"]["why"] == [
+        "tests/test_core.py::test_compute executed (observed) compute()"]
+    assert "observed_tests" in document["used_primitives"]
+    assert "executed it (observed)" in document["answer"] and DYNAMIC_ID in document["answer"]
+    # a definition no recorded test executed: empty, said with the run it searched
+    _, untested, none = impact_of(repo, state, "untested")
+    assert (untested["status"], untested["reason"], none) == ("empty", "no_observed_test", [])
+    assert "6 tests" in untested["detail"] and untested["observed"]["status"] == "current"
+    text = invoke("context", "impact", "compute", *where(repo, state))
+    assert text.exit_code == 0 and "executed it (observed)" in text.stdout
+    # cut to one item, the section pages like any other: the rest, in the same order
+    first = json.loads(invoke("context", "impact", "compute", "--json", "--max-items", "1", *where(repo, state)).stdout)
+    cut = first["sections"]["observed_tests"]
+    assert (header(cut)["status"], header(cut)["reason"], header(cut)["total"]) == ("truncated", "max_items", 3)
+    page = json.loads(invoke("context", "impact", "compute", "--json", "--cursor",
+                             first["pages"]["observed_tests"], *where(repo, state)).stdout)
+    rest = section_items(page["sections"]["observed_tests"], page["citations"])
+    assert [item["id"] for item in rest] == [item["id"] for item in items][1:]
+
+
+def test_mcp_code_context_and_its_rest_twin_carry_the_observed_section(
+    recorded: tuple[Path, Path, dict[str, Any], int],
+) -> None:
+    """The section is a row of the table, so the MCP tool's impact intent and the REST route
+    answer it too, byte for byte the same."""
+    repo, state, _, _ = recorded
+    connect(ConnectionStore(state), CONNECTION, repo, ["owner/repo"], [RECIPIENT])
+    served = Served(repo, state)
+    arguments = {"target": "compute", "intent": "impact", "max_chars": 40000}
+    client = LineClient(served)
+    try:
+        reply = client.call("code_context", arguments)
+    finally:
+        client.close()
+    assert reply is not None and reply["result"]["isError"] is False, reply
+    over_mcp = reply["result"]["structuredContent"]
+    section = over_mcp["sections"]["observed_tests"]
+    assert header(section)["status"] == "ok" and header(section)["observed"]["status"] == "current"
+    assert {item["id"] for item in section_items(section, over_mcp["citations"])} == OBSERVED_IDS
+    socket_path = served.state / "run" / f"{CONNECTION}.sock"
+    body = json.dumps(arguments).encode()
+    request = (b"POST /graph/analyze/code-context HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+               b"Content-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)
+
+    def ready() -> bool:
+        try:
+            return socket_path.exists() and raw_http(socket_path, b"GET /openapi.json HTTP/1.1\r\nHost: localhost"
+                                                     b"\r\nConnection: close\r\n\r\n").startswith(b"HTTP/1.1 200")
+        except OSError:
+            return False
+
+    with http_server(served, ready=ready):
+        answered = raw_http(socket_path, request)
+    head, _, rest = answered.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200"), head
+    assert json.loads(rest) == over_mcp
+    assert rest == reply["result"]["content"][0]["text"].encode("utf-8")
+
+
 def test_changes_lists_observed_tests_labelled_beside_the_static_ones(
     recorded: tuple[Path, Path, dict[str, Any], int], tmp_path: Path,
 ) -> None:
@@ -240,6 +345,10 @@ def test_a_record_of_an_older_generation_is_kept_and_said_to_be_older(tmp_path: 
     assert old.is_file()  # kept, never used as current
     changed = json.loads(invoke("changes", "--json", "--commit", "HEAD", *where(repo, state)).stdout)
     assert changed["tests"]["observed"]["status"] == "stale"
+    _, impact, items = impact_of(repo, state)
+    assert (impact["status"], impact["reason"], items) == ("unavailable", "stale", [])
+    assert impact["observed"] == head["observed"]
+    assert "older than the code" in invoke("context", "impact", "compute", *where(repo, state)).stdout
 
 
 def test_refusals_each_with_a_reason_and_nothing_written(tmp_path: Path) -> None:
@@ -353,3 +462,55 @@ def test_pytest_args_prints_the_recorded_run_tests_of_a_definition_in_place_of_s
     assert set(args.stdout.splitlines()) == {"tests/test_core.py::test_compute",
                                              "tests/test_core.py::TestBox::test_open"}
     assert f"{len(static)} static test(s) not printed" in args.stderr
+
+
+def _no_bubblewrap(bwrap: str) -> list[str]:
+    """An environment like this one where no bubblewrap is installed: every place cm-graph looks
+    for it (``BWRAP_CANDIDATES``, absolute paths, not PATH) shows an empty device, no program."""
+    hidden = [word for path in BWRAP_CANDIDATES if os.path.exists(path) for word in ("--ro-bind", "/dev/null", path)]
+    return [bwrap, "--dev-bind", "/", "/", *hidden, "--"]
+
+
+def _no_namespaces(bwrap: str) -> list[str]:
+    """An environment where bubblewrap is installed but can make no namespace (a container that
+    forbids user namespaces): an unprivileged user in a user namespace that may create no other."""
+    uid = os.getuid() or 1000
+    return [bwrap, "--dev-bind", "/", "/", "--unshare-user", "--uid", str(uid), "--gid", str(uid),
+            "--disable-userns", "--"]
+
+
+@pytest.mark.parametrize("environment", [_no_bubblewrap, _no_namespaces], ids=["no_bwrap", "no_namespaces"])
+def test_without_a_sandbox_without_network_the_suite_is_never_run(tmp_path: Path, environment: Any) -> None:
+    """``tests record`` where no sandbox without network can be made: the installed command runs
+    in a real environment without one (made with this machine's bubblewrap; without bubblewrap
+    here, this machine is that environment), refuses ``no_containment`` in one sentence, runs no
+    test (the suite would write a file) and leaves no map, no partial file and no scratch."""
+    marker = tmp_path / "the-suite-ran"
+    repo, state = built(tmp_path, {"tests/test_mark.py": f"def test_mark():\n    open({str(marker)!r}, 'w').close()\n"})
+    workspace = Workspace.locate(repo, state)
+    bwrap = bwrap_path()
+    if bwrap is None and environment is _no_namespaces:
+        pytest.skip("no bubblewrap on this machine: the no_bwrap case already runs here as it is")
+    outer = environment(bwrap) if bwrap is not None else []
+    if outer and subprocess.run([*outer, "/bin/true"], capture_output=True, timeout=60, check=False).returncode:
+        pytest.skip("this machine's bubblewrap cannot make the environment without containment")
+    before = sorted(path for path in state.rglob("*"))
+    env = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "LINES")}
+    for json_flag in (("--json",), ()):
+        done = subprocess.run([*outer, str(CM_GRAPH), "tests", "record", *json_flag, *where(repo, state)],
+                              env=env, capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 1, (done.stdout, done.stderr)
+        assert "Traceback" not in done.stdout + done.stderr
+        if json_flag:
+            said = json.loads(done.stdout)
+            assert said["reason"] == "no_containment", said
+            assert said["detail"] == ("No working containment (bubblewrap with no network) is available, so the "
+                                      "project's suite is not run.")
+        else:
+            assert done.stdout == ""
+            [line] = done.stderr.strip().splitlines()
+            assert line.startswith("cm-graph: no_containment: No working containment (bubblewrap with no network)")
+    assert not marker.exists()  # the project's code never ran
+    assert not list(workspace.indexes_dir.glob("*.tests.json*"))
+    assert not list(workspace.directory.glob(".*.build"))
+    assert sorted(path for path in state.rglob("*")) == before  # nothing left behind, not even a temporary
