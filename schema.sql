@@ -5,7 +5,7 @@
 -- in full relationship-identity order, so the file's bytes do not depend on the order the
 -- provider listed its records in. Text compares by code point (BINARY collation over UTF-8).
 PRAGMA application_id = 1668114290;  -- 0x636d6772, "cmgr": marks files this project wrote
-PRAGMA user_version = 9;             -- the schema version; see migrations/
+PRAGMA user_version = 10;            -- the schema version; see migrations/
 
 -- The generation this file was derived from: the one row that names it and its digests.
 CREATE TABLE generation (
@@ -145,7 +145,8 @@ CREATE TABLE text_files (
 );
 
 -- Every name the graph defines (a symbol's or test's label without a leading dot or argument
--- list) that some code line of the bound commit mentions, with how many lines mention it and
+-- list, and a Python module's name: its file's stem, a package's directory, which a string may
+-- load it by) that some code line of the bound commit mentions, with how many lines mention it and
 -- which (postings). kept = 0 when the name is too common to list: more than 2,000 lines
 -- (total = 2001), no posting. A posting is a line that uses the name outside strings and
 -- comments, other than a definition, an assignment target or keyword argument, or (outside `#`

@@ -37,8 +37,9 @@ from .diffread import DiffSpec, FileChange, SideReader, read_diff, resolve_sides
 from .from_workspace import answerable
 from .hunkmap import Changed, classify_file, match_renames
 from .observed import load_observed
+from .sentences import far_sentence
 from .shape import CitationBook
-from .testrun import TEST_DEPTH, far_sentence, tests_to_run
+from .testrun import TEST_DEPTH, tests_to_run
 
 CHANGES_SCHEMA = "cm_graph.changes.v1"
 WALKED = ("modified", "deleted", "renamed")

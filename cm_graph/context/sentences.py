@@ -186,8 +186,22 @@ def resolved_tests_beyond(section: dict[str, Any]) -> str:
 def to_run(section: dict[str, Any]) -> str:
     parts = [tag(item["id"], shown_cite(item)) for item in section["items"]]
     observed = (section.get("observed") or {}).get("detail")
+    far = " ".join(far_sentence(entry) for entry in section.get("far") or ())
     return (f"Tests to run, nearest first ({count(section)}, every evidence kind): {listing(section, parts)}; "
-            "`--format pytest-args` prints them." + (f" {observed}" if observed else ""))
+            "`--format pytest-args` prints them." + (f" {far}" if far else "") + (f" {observed}" if observed else ""))
+
+
+def far_sentence(far: dict[str, Any]) -> str:
+    """What a far walk (``_far``) did for one anchor, in one sentence: how many tests it reached
+    and how many it kept, so the tests left out are counted, never silent."""
+    head = (f"No test reaches `{far['key']}` within {far['near']} hops; {far['reached']} reach it within "
+            f"{far['depth']}, through the entry points tests call")
+    if far["kept"] < far["reached"]:
+        return (f"{head}: the {far['kept']} of the {far['reached']} tests whose names share a word with it are "
+                "listed, the others left out.")
+    if far["by_name"]:
+        return f"{head}: all {far['reached']} share a word with it and are listed."
+    return f"{head}: all {far['reached']} are listed (no test's name shares a word with it)."
 
 
 def executed_it(section: dict[str, Any]) -> str:

@@ -6,10 +6,15 @@ together, ``TEST_DEPTH`` hops (``resolved.walk``: every step says which evidence
 walk reaches no test and the anchor is a method, its class is the way in (``classes``,
 ``FALLBACK``): a method nothing names is run through the instances tests make (``self.m()`` from
 a sibling, a registry calling it), so the walk goes on from the class, one hop spent on the step
-``Class has method .m()``. When neither reaches a test, the text index adds the test definitions
-that use the anchor's name outside both (``textual``, hop 1). Walking up from an override to the
-base methods it overrides (``overrides``) is there too, off: measured, it selects more and finds
-fewer (docs/benchmarks.md).
+``Class has method .m()``. When neither reaches a test, two more ways in, side by side: the tests
+whose strings name the anchor's module (``named_modules``: a plugin loaded by name,
+``extensions=['admonition']``; textual, hop 1), and a walk of ``FAR_DEPTH`` hops (``_far``: a
+definition deep in a pipeline every test runs through one entry point), of whose tests those that
+share a word with the anchor are kept (``test_affinity``), the count of those left out said in
+``facts["far"]`` (the section's header ``far``; ``sentences.far_sentence`` says it). When none
+of these reaches a test, the text index adds the test definitions that use the anchor's name
+outside the walks (``textual``, hop 1). Walking up from an override to the base methods it
+overrides (``overrides``) is there too, off: measured, it selects more and finds fewer (docs/benchmarks.md).
 
 Every reached test is named as a pytest node id (``tests/test_x.py::test_f``,
 ``tests/test_x.py::TestC::test_m``) from its resolved definition's enclosing chain (without one,
@@ -241,8 +246,8 @@ def _far(
                            sorted(reached, key=lambda test_id: rank(reached[test_id])))
     for test_id in kept:
         _add(found, reached[test_id], anchor["key"])
-    facts["far"].append({"key": anchor["key"], "depth": FAR_DEPTH, "reached": len(reached), "kept": len(kept),
-                         "by_name": by_name})
+    facts["far"].append({"key": anchor["key"], "near": TEST_DEPTH, "depth": FAR_DEPTH, "reached": len(reached),
+                         "kept": len(kept), "by_name": by_name})
     return len(kept)
 
 
@@ -267,28 +272,10 @@ def ranked_section(reading: Reading, row: Section) -> Found:
     header, far = facts["observed"], facts["far"]
 
     def shape(keep: list[dict[str, Any]], total: int, cut: str | None) -> dict[str, Any]:
-        section = {**filled(row, keep, total, cut), "observed": header}
-        if far:
-            section["far"] = far
-            section["detail"] = " ".join([*([section["detail"]] if section["detail"] else []),
-                                          *(far_sentence(entry) for entry in far)])
-        return section
+        return {**filled(row, keep, total, cut), "observed": header, **({"far": far} if far else {})}
 
     return Found([_shown(item) for item in items[:reading.limit]], len(items), bool(facts["read_limited"]),
                  shape=shape)
-
-
-def far_sentence(far: dict[str, Any]) -> str:
-    """What a far walk (``_far``) did for one anchor, in one sentence: how many tests it reached
-    and how many it kept, so the tests left out are counted, never silent."""
-    head = (f"No test reaches `{far['key']}` within {TEST_DEPTH} hops; {far['reached']} reach it within "
-            f"{far['depth']}, through the entry points tests call")
-    if far["kept"] < far["reached"]:
-        return (f"{head}: the {far['kept']} of the {far['reached']} tests whose names share a word with it are "
-                "listed, the others left out.")
-    if far["by_name"]:
-        return f"{head}: all {far['reached']} share a word with it and are listed."
-    return f"{head}: all {far['reached']} are listed (no test's name shares a word with it)."
 
 
 def observed_section(reading: Reading, row: Section) -> Found:

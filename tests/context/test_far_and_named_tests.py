@@ -173,5 +173,8 @@ def test_context_tests_says_how_many_far_tests_it_left_out(tmp_path: Path) -> No
     section = document["sections"]["tests_to_run"]
     items = section_items(section, document["citations"])
     assert [item["id"] for item in items] == ["tests/test_headers.py::test_one_header"]
-    assert section["far"] == [{"key": "header_block()", "depth": 8, "reached": 2, "kept": 1, "by_name": True}]
-    assert "the 1 of the 2 tests whose names share a word" in section["detail"]
+    assert section["far"] == [{"key": "header_block()", "near": 3, "depth": 8, "reached": 2, "kept": 1,
+                               "by_name": True}]
+    assert ("No test reaches `header_block()` within 3 hops; 2 reach it within 8, through the entry points tests "
+            "call: the 1 of the 2 tests whose names share a word with it are listed, the others left out."
+            in document["answer"])
