@@ -41,7 +41,7 @@ from .observed import NOT_RECORDED, Observed, observed_tests
 from .relations import INCOMING, REACHES_TESTS, WalkSpec
 from .sections import Found, Reading, Section, filled
 from .textual import anchors_mentioned
-from .walks import MAX_READ, chain_back
+from .walks import MAX_READ, HopReads, chain_back
 
 TEST_DEPTH = 3
 EVIDENCE_RANK = {"graph": 0, "resolved": 1, "textual": 2}
@@ -52,6 +52,7 @@ NEVER, FALLBACK, ALWAYS = "never", "fallback", "always"  # when a method's class
 def tests_to_run(
     connection: apsw.Connection, anchors: list[dict[str, Any]], depth: int = TEST_DEPTH, *, textual: str = FALLBACK,
     overrides: bool = False, classes: str = FALLBACK, observed: Observed = NOT_RECORDED,
+    reads: HopReads | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(items, facts) for ``anchors`` (each: ``key`` its name, ``node`` a graph node or None,
     ``definition`` a resolved definition or None, ``label``). An item: ``id``, ``runner``
@@ -61,7 +62,8 @@ def tests_to_run(
     (names too common for textual evidence), ``unwalked``, ``observed`` (the observed map's
     header). With a current ``observed`` map the tests it saw executing an anchor come first,
     labelled ``observed``; a static item of the same test is not dropped silently: its evidence
-    and hop stay on the observed item as ``static``."""
+    and hop stay on the observed item as ``static``. ``reads``: the answer's hop reads
+    (``walks.hop_rows``), shared with its other walks."""
     found: dict[str, dict[str, Any]] = {}
     facts: dict[str, Any] = {"read_limited": [], "common_names": [], "unwalked": []}
     for anchor in anchors:
@@ -71,10 +73,10 @@ def tests_to_run(
             continue
         reached = 0
         for entry, lead in _entries(connection, anchor, start, depth, overrides=overrides, classes=classes == ALWAYS):
-            reached += _walk_from(connection, entry, lead, depth - len(lead), anchor["key"], found, facts)
+            reached += _walk_from(connection, entry, lead, depth - len(lead), anchor["key"], found, facts, reads)
         if classes == FALLBACK and not reached:
             for entry, lead in _entries(connection, anchor, start, depth, overrides=False, classes=True)[1:]:
-                reached += _walk_from(connection, entry, lead, depth - len(lead), anchor["key"], found, facts)
+                reached += _walk_from(connection, entry, lead, depth - len(lead), anchor["key"], found, facts, reads)
         if textual == ALWAYS or (textual == FALLBACK and not reached):
             _textual(connection, [anchor], found, facts)
     items = sorted(found.values(), key=rank)
@@ -142,14 +144,14 @@ def _entries(
 
 def _walk_from(
     connection: apsw.Connection, start: int, lead: list[dict[str, Any]], depth: int, via: str,
-    found: dict[str, dict[str, Any]], facts: dict[str, Any],
+    found: dict[str, dict[str, Any]], facts: dict[str, Any], reads: HopReads | None = None,
 ) -> int:
     """How many tests one walk from ``start`` reaches within ``depth`` hops, each added to
     ``found`` with ``lead`` (the steps from ``start`` to the anchor) ending its why."""
     if depth < 1:
         return 0
     reached = 0
-    reach = resolved.walk(connection, start, WalkSpec(INCOMING, REACHES_TESTS, depth), resolved.RUN_ROLES)
+    reach = resolved.walk(connection, start, WalkSpec(INCOMING, REACHES_TESTS, depth), resolved.RUN_ROLES, reads)
     if reach.read_limited and via not in facts["read_limited"]:
         facts["read_limited"].append(via)
     by_key = {step.reached: step for step in reach.steps}
@@ -184,7 +186,7 @@ def ranked_section(reading: Reading, row: Section) -> Found:
               "label": reading.anchor["label"]}
     observed = reading.observed or NOT_RECORDED
     items, facts = tests_to_run(reading.connection, [anchor], row.walk.depth if row.walk else TEST_DEPTH,
-                                observed=observed)
+                                observed=observed, reads=reading.reads)
     shown = []
     for item in items[:reading.limit]:
         first = item["why"][0]["site"] if item["why"] else None
