@@ -33,7 +33,7 @@ from .sections import (
 from .sentences import unsearched_note
 from .sites import anchor_definition, is_class
 from .textual import dynamic_items, mention_items, without_sites
-from .walks import MAX_READ, Step, chain_back, walk
+from .walks import MAX_READ, Step, chain_back
 
 DYNAMIC = "the provider does not extract dynamic calls, so this is not proof of no use"
 FLEET_ITEMS = 5  # per repository, in the cross_repo section
@@ -52,11 +52,11 @@ def walked_with_members(reading: Reading, row: Section) -> Found:
     its methods do the calling, so what a class calls is what it and its methods call. Each item
     reached through a method says which (``through``); calls among the methods are the class's
     own business and are not listed. An anchor with no methods is walked as ``walked`` walks it."""
-    members = walk(reading.connection, (reading.node,), WalkSpec(OUTGOING, MEMBERS, 1)).steps
+    members = reading.walk((reading.node,), WalkSpec(OUTGOING, MEMBERS, 1)).steps
     methods = tuple(sorted({s.reached for s in members} - {reading.node}))
     if not methods:
         return walked(reading, row)
-    reach = walk(reading.connection, (reading.node, *methods), _spec(row))
+    reach = reading.walk((reading.node, *methods), _spec(row))
     reading.touched.update(methods)
     reading.touched.update(s.reached for s in reach.steps)
     steps = list(reach.steps)
@@ -108,7 +108,7 @@ def _spec(row: Section) -> WalkSpec:
 
 
 def _steps(reading: Reading, spec: WalkSpec) -> tuple[list[Step], bool]:
-    reach = walk(reading.connection, (reading.node,), spec)
+    reach = reading.walk((reading.node,), spec)
     reading.touched.update(s.reached for s in reach.steps)
     return list(reach.steps), reach.read_limited
 

@@ -30,7 +30,7 @@ from ..base.sqlrows import fetch_rows
 from ..index.graphmodel import is_test_path
 from .nodes import describe
 from .relations import INCOMING, WalkSpec
-from .walks import MAX_READ
+from .walks import MAX_READ, HopReads, hop_rows
 
 RESOLVED = "resolved"
 GRAPH = "graph"
@@ -71,11 +71,13 @@ def anchor_definitions(connection: apsw.Connection, node: int) -> list[int]:
     return [definition for _, definition in rows]
 
 
-def walk(connection: apsw.Connection, node: int, spec: WalkSpec, roles: tuple[str, ...]) -> Reach:
+def walk(connection: apsw.Connection, node: int, spec: WalkSpec, roles: tuple[str, ...],
+         reads: HopReads | None = None) -> Reach:
     """Breadth-first from ``node`` against the graph's edges (``spec``'s relation words) and the
     resolver's references (``roles``) together, ``spec.depth`` hops, at most ``MAX_READ`` rows
     read in all. A key is reached once, by the first step that reaches it: the graph's rows of a
-    hop before the resolver's, each in the frontier's order."""
+    hop before the resolver's, each in the frontier's order. ``reads``: the answer's hop reads
+    (``walks.hop_rows``), so a hop another walk of the answer read is not read again."""
     assert spec.direction == INCOMING, "the resolver records uses: a resolved walk goes against them"
     seen, frontier, steps, read, limited = {node}, [node], [], 0, False
     for hop in range(1, spec.depth + 1):
@@ -84,17 +86,18 @@ def walk(connection: apsw.Connection, node: int, spec: WalkSpec, roles: tuple[st
         rows: list[tuple[int, int, str, str, str, str, int | None]] = []
         nodes = [key for key in frontier if key > 0]
         if nodes:
-            for origin, reached, _, relation, confidence, path, line in fetch_rows(connection.execute(
-                    query_sql("neighbours"), {"frontier": json.dumps(nodes), "direction": INCOMING,
-                                              "relations": json.dumps(list(spec.relations)),
-                                              "limit": MAX_READ - read + 1}),
-                    tuple[int, int, int, str, str, str, int | None]):
+            graph_rows: list[tuple[int, int, int, str, str, str, int | None]] = hop_rows(
+                connection, "neighbours", {"frontier": json.dumps(nodes), "direction": INCOMING,
+                                           "relations": json.dumps(list(spec.relations)),
+                                           "limit": MAX_READ - read + 1}, reads)
+            for origin, reached, _, relation, confidence, path, line in graph_rows:
                 rows.append((origin, reached, GRAPH, relation, confidence, path, line))
         budget = MAX_READ - read - len(rows) + 1
         if budget > 0:
             # A definition that imports the name and uses it is reached by its use, not its import
             # (an import beside a use in the same file is folded, and would take the use with it).
-            rows += sorted(_resolved_hop(connection, frontier, roles, budget), key=lambda row: row[3] == "import")
+            rows += sorted(_resolved_hop(connection, frontier, roles, budget, reads),
+                           key=lambda row: row[3] == "import")
         if len(rows) > MAX_READ - read:
             rows, limited = rows[: MAX_READ - read], True
         read += len(rows)
@@ -112,14 +115,15 @@ def walk(connection: apsw.Connection, node: int, spec: WalkSpec, roles: tuple[st
 
 
 def _resolved_hop(
-    connection: apsw.Connection, frontier: list[int], roles: tuple[str, ...], limit: int
+    connection: apsw.Connection, frontier: list[int], roles: tuple[str, ...], limit: int, reads: HopReads | None
 ) -> list[tuple[int, int, str, str, str, str, int | None]]:
     """The frontier's users by resolved references, as walk rows (origin key, reached key, ...)."""
     by_definition: dict[int, int] = {}
     nodes = [key for key in frontier if key > 0]
     if nodes:
-        for node, definition in fetch_rows(connection.execute(
-                query_sql("resolved_definitions_of"), {"nodes": json.dumps(nodes)}), tuple[int, int]):
+        found: list[tuple[int, int]] = hop_rows(connection, "resolved_definitions_of", {"nodes": json.dumps(nodes)},
+                                                reads)
+        for node, definition in found:
             by_definition.setdefault(definition, node)
     for key in frontier:
         if key < 0:
@@ -128,9 +132,9 @@ def _resolved_hop(
     definitions = sorted(by_definition, key=lambda d: (order[by_definition[d]], d))
     if not definitions:
         return []
-    rows = fetch_rows(connection.execute(query_sql("resolved_users"), {
-        "frontier": json.dumps(definitions), "roles": json.dumps(list(roles)), "limit": limit}),
-        tuple[int, int, int | None, str, int, str, str, str, int])
+    rows: list[tuple[int, int, int | None, str, int, str, str, str, int]] = hop_rows(
+        connection, "resolved_users",
+        {"frontier": json.dumps(definitions), "roles": json.dumps(list(roles)), "limit": limit}, reads)
     return [(by_definition[used], node if node is not None else -enclosing, RESOLVED, role, RESOLVED, path, line)
             for used, enclosing, node, path, line, role, *_ in rows]
 

@@ -20,7 +20,6 @@ from .relations import CALLS, MEMBERS, OUTGOING, WalkSpec
 from .sections import HOP_GROUPS, Found, Reading, Section, filled
 from .shape import LIST_HEAD
 from .walks import MAX_READ, chain_back
-from .walks import walk as graph_walk
 
 CALL_ROLES = ("call", "instantiate")
 UNKNOWN_RECEIVER = "call (receiver type unknown)"
@@ -54,9 +53,9 @@ def _beyond_graph(reading: Reading, row: Section, *, tests_only: bool) -> Found 
     spec = _spec(row)
     if not resolved.anchor_definitions(reading.connection, reading.node):
         return None
-    graph_steps = graph_walk(reading.connection, (reading.node,), spec).steps
+    graph_steps = reading.walk((reading.node,), spec).steps
     known = {step.reached for step in graph_steps}
-    reach = resolved.walk(reading.connection, reading.node, spec, row.roles)
+    reach = reading.resolved_walk(spec, row.roles)
     reading.touched.update(step.reached for step in reach.steps if step.reached > 0)
     # A module's import of the name is no news beside a use in the same file (the graph's or
     # the resolver's): such imports are counted, not listed, so the uses are what the budget keeps.
@@ -133,9 +132,9 @@ def resolved_calls(reading: Reading, row: Section) -> Found | None:
     definitions = resolved.anchor_definitions(connection, reading.node)
     if not definitions:
         return None
-    members = {s.reached for s in graph_walk(connection, (reading.node,), WalkSpec(OUTGOING, MEMBERS, 1)).steps}
+    members = {s.reached for s in reading.walk((reading.node,), WalkSpec(OUTGOING, MEMBERS, 1)).steps}
     starts = (reading.node, *sorted(members - {reading.node}))
-    known = set(starts) | {s.reached for s in graph_walk(connection, starts, WalkSpec(OUTGOING, CALLS, 2)).steps}
+    known = set(starts) | {s.reached for s in reading.walk(starts, WalkSpec(OUTGOING, CALLS, 2)).steps}
     rows = fetch_rows(connection.execute(query_sql("resolved_calls_from"), {
         "definitions": json.dumps(definitions), "roles": json.dumps(list(CALL_ROLES)), "limit": MAX_READ + 1}),
         tuple[int | None, int | None, str, str, int, int, int | None])

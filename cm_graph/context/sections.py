@@ -17,11 +17,13 @@ import apsw
 
 from ..base.records import record
 from ..index.mentions import defined_name
+from . import resolved
 from .coupling import MIN_DEGREE, MIN_REVS, MIN_SHARED
 from .observed import Observed
 from .relations import INCOMING, WalkSpec
 from .sites import enclosing_count, site_facts
 from .textual import COMMON_TOTAL, call_lines, common_name_detail, mention_facts, use_counts
+from .walks import HopReads, Reach, walk
 
 # The fleet's usages of the anchor's label, shown at most (items per repository, characters):
 # the ``cross_repo_usages`` answer, or None when the checkout is in no fleet.
@@ -44,7 +46,10 @@ class Reading:
     described, the bound commit, the change-coupling history and the fleet when there are any.
     The mention facts are read once, by the first section that asks; ``touched`` collects the
     anchor and every node a walk reached (where an untraversable border shows). ``limit`` is how
-    many items of a section are described at most (the item bound, past the page's offset)."""
+    many items of a section are described at most (the item bound, past the page's offset).
+    A walk is run once per answer (``walk``, ``resolved_walk``): a resolved section walks its
+    graph twin's walk again to tell what is beyond it, and on a hub that walk reads ``MAX_READ``
+    rows, so the second is served from the first."""
 
     def __init__(
         self, connection: apsw.Connection, node: int, anchor: dict[str, Any], commit: str,
@@ -57,6 +62,24 @@ class Reading:
         self.touched = {node}
         self._mentions: dict[str, Any] | None = None
         self._sites: dict[str, Any] | None = None
+        self._walks: dict[tuple[Any, ...], Any] = {}
+        self.reads: HopReads = {}  # every walk's hop reads (``walks.hop_rows``)
+
+    def walk(self, anchors: tuple[int, ...], spec: WalkSpec) -> Reach:
+        """``walks.walk`` from ``anchors``, read once per answer (a ``Reach`` is immutable)."""
+        key = ("graph", anchors, spec)
+        if key not in self._walks:
+            self._walks[key] = walk(self.connection, anchors, spec, self.reads)
+        found: Reach = self._walks[key]
+        return found
+
+    def resolved_walk(self, spec: WalkSpec, roles: tuple[str, ...]) -> resolved.Reach:
+        """``resolved.walk`` from the anchor, read once per answer."""
+        key = ("resolved", spec, roles)
+        if key not in self._walks:
+            self._walks[key] = resolved.walk(self.connection, self.node, spec, roles, self.reads)
+        found: resolved.Reach = self._walks[key]
+        return found
 
     def sites(self) -> dict[str, Any]:
         """``sites.site_facts`` of the anchor (its raise and catch sites), read once."""

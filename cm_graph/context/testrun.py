@@ -48,7 +48,7 @@ from .relations import INCOMING, REACHES_TESTS, WalkSpec
 from .sections import Found, Reading, Section, filled
 from .test_affinity import affine, definition_words
 from .textual import Owners, anchors_mentioned
-from .walks import MAX_READ, chain_back
+from .walks import MAX_READ, HopReads, chain_back
 
 TEST_DEPTH = 3
 FAR_DEPTH = 8  # the pipeline's depth: Markdown's tests reach a block processor's run() in six (benchmarks)
@@ -60,6 +60,7 @@ NEVER, FALLBACK, ALWAYS = "never", "fallback", "always"  # when a method's class
 def tests_to_run(
     connection: apsw.Connection, anchors: list[dict[str, Any]], depth: int = TEST_DEPTH, *, textual: str = FALLBACK,
     overrides: bool = False, classes: str = FALLBACK, observed: Observed = NOT_RECORDED,
+    reads: HopReads | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(items, facts) for ``anchors`` (each: ``key`` its name, ``node`` a graph node or None,
     ``definition`` a resolved definition or None, ``label``). An item: ``id``, ``runner``
@@ -69,7 +70,8 @@ def tests_to_run(
     (names too common for textual evidence), ``unwalked``, ``observed`` (the observed map's
     header). With a current ``observed`` map the tests it saw executing an anchor come first,
     labelled ``observed``; a static item of the same test is not dropped silently: its evidence
-    and hop stay on the observed item as ``static``."""
+    and hop stay on the observed item as ``static``. ``reads``: the answer's hop reads
+    (``walks.hop_rows``), shared with its other walks."""
     found: dict[str, dict[str, Any]] = {}
     facts: dict[str, Any] = {"read_limited": [], "common_names": [], "unwalked": [], "far": []}
     for anchor in anchors:
@@ -79,14 +81,14 @@ def tests_to_run(
             continue
         reached = 0
         for entry, lead in _entries(connection, anchor, start, depth, overrides=overrides, classes=classes == ALWAYS):
-            reached += _walk_from(connection, entry, lead, depth - len(lead), anchor["key"], found, facts)
+            reached += _walk_from(connection, entry, lead, depth - len(lead), anchor["key"], found, facts, reads)
         if classes == FALLBACK and not reached:
             for entry, lead in _entries(connection, anchor, start, depth, overrides=False, classes=True)[1:]:
-                reached += _walk_from(connection, entry, lead, depth - len(lead), anchor["key"], found, facts)
+                reached += _walk_from(connection, entry, lead, depth - len(lead), anchor["key"], found, facts, reads)
         named = far = 0
         if not reached:
             named = _named_module(connection, anchor, start, found, facts)
-            far = _far(connection, anchor, start, found, facts)
+            far = _far(connection, anchor, start, found, facts, reads)
         if textual == ALWAYS or (textual == FALLBACK and not (reached or named or far)):
             _textual(connection, [anchor], found, facts)
     items = sorted(found.values(), key=rank)
@@ -154,14 +156,14 @@ def _entries(
 
 def _walk_from(
     connection: apsw.Connection, start: int, lead: list[dict[str, Any]], depth: int, via: str,
-    found: dict[str, dict[str, Any]], facts: dict[str, Any],
+    found: dict[str, dict[str, Any]], facts: dict[str, Any], reads: HopReads | None = None,
 ) -> int:
     """How many tests one walk from ``start`` reaches within ``depth`` hops, each added to
     ``found`` with ``lead`` (the steps from ``start`` to the anchor) ending its why."""
     if depth < 1:
         return 0
     reached = 0
-    reach = resolved.walk(connection, start, WalkSpec(INCOMING, REACHES_TESTS, depth), resolved.RUN_ROLES)
+    reach = resolved.walk(connection, start, WalkSpec(INCOMING, REACHES_TESTS, depth), resolved.RUN_ROLES, reads)
     if reach.read_limited and via not in facts["read_limited"]:
         facts["read_limited"].append(via)
     by_key = {step.reached: step for step in reach.steps}
@@ -232,14 +234,14 @@ def _named_module(
 
 def _far(
     connection: apsw.Connection, anchor: dict[str, Any], start: int, found: dict[str, dict[str, Any]],
-    facts: dict[str, Any],
+    facts: dict[str, Any], reads: HopReads | None = None,
 ) -> int:
     """How many tests a walk of ``FAR_DEPTH`` hops adds for an anchor no test reaches within
     ``TEST_DEPTH``: of the tests it reaches, those whose names share a word with the anchor
     (``test_affinity``), all when none does; ``facts["far"]`` says how many it reached and kept."""
     reached: dict[str, dict[str, Any]] = {}
     for entry, lead in _entries(connection, anchor, start, FAR_DEPTH, overrides=False, classes=True):
-        _walk_from(connection, entry, lead, FAR_DEPTH - len(lead), anchor["key"], reached, facts)
+        _walk_from(connection, entry, lead, FAR_DEPTH - len(lead), anchor["key"], reached, facts, reads)
     if not reached:
         return 0
     kept, by_name = affine(_anchor_words(connection, anchor, start),
@@ -268,7 +270,8 @@ def ranked_section(reading: Reading, row: Section) -> Found:
     ``why``, ``id`` and ``site`` (where the test's first step is written)."""
     observed = reading.observed or NOT_RECORDED
     items, facts = tests_to_run(reading.connection, [_reading_anchor(reading)],
-                                row.walk.depth if row.walk else TEST_DEPTH, observed=observed)
+                                row.walk.depth if row.walk else TEST_DEPTH, observed=observed,
+                                reads=reading.reads)
     header, far = facts["observed"], facts["far"]
 
     def shape(keep: list[dict[str, Any]], total: int, cut: str | None) -> dict[str, Any]:

@@ -6,21 +6,40 @@ reported once too), so every walk is a total order:
 hop, then the frontier's order, then the edge's identity rank. The walk reads at most
 ``MAX_READ`` adjacency rows in all, so a hub with thousands of callers costs the same bounded
 work as any other node, and the walk says when that bound (not the graph) ended it.
+
+An answer runs several walks that read the same hops: a resolved section walks its graph twin's
+walk again, and ``tests_to_run`` walks three hops where ``tests`` walks two. With ``reads`` (the
+answer's ``HopReads``) a hop's statement with the same bindings is run once per answer and its
+rows are served to every walk that reads it again: the same statement on the same sealed index
+gives the same rows, so the answer is the same, only read once.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import apsw
 
 from ..base.records import record
 from ..base.sqlfiles import query_sql
-from ..base.sqlrows import fetch_rows
 from .relations import WalkSpec
 
 MAX_READ = 2000
+# One answer's hop reads: (statement, its bindings) -> the rows it returned.
+HopReads = dict[tuple[Any, ...], list[Any]]
+
+
+def hop_rows(connection: apsw.Connection, statement: str, bindings: dict[str, Any],
+             reads: HopReads | None) -> list[Any]:
+    """The rows of one hop's statement (``sql/<statement>.sql``), run once per answer with ``reads``.
+    The caller must not change the list it gets."""
+    if reads is None:
+        return list(connection.execute(query_sql(statement), bindings))
+    key = (statement, *sorted(bindings.items()))
+    if key not in reads:
+        reads[key] = list(connection.execute(query_sql(statement), bindings))
+    return reads[key]
 
 
 @record
@@ -64,7 +83,8 @@ class Reach:
     read_limited: bool  # MAX_READ stopped the walk before the graph or the depth did
 
 
-def walk(connection: apsw.Connection, anchors: tuple[int, ...], spec: WalkSpec) -> Reach:
+def walk(connection: apsw.Connection, anchors: tuple[int, ...], spec: WalkSpec, reads: HopReads | None = None
+         ) -> Reach:
     seen = set(anchors)
     looped: set[int] = set()
     frontier = list(anchors)
@@ -74,11 +94,10 @@ def walk(connection: apsw.Connection, anchors: tuple[int, ...], spec: WalkSpec) 
     for hop in range(1, spec.depth + 1):
         if not frontier:
             break
-        rows = fetch_rows(connection.execute(
-            query_sql("neighbours"),
+        rows: list[tuple[int, int, int, str, str, str, int | None]] = hop_rows(
+            connection, "neighbours",
             {"frontier": json.dumps(frontier), "direction": spec.direction,
-             "relations": json.dumps(list(spec.relations)), "limit": MAX_READ - read + 1},
-        ), tuple[int, int, int, str, str, str, int | None])
+             "relations": json.dumps(list(spec.relations)), "limit": MAX_READ - read + 1}, reads)
         if len(rows) > MAX_READ - read:
             rows, limited = rows[: MAX_READ - read], True
         read += len(rows)
