@@ -78,6 +78,12 @@ def run_suite(python: Path, scratch: Path, args: tuple[str, ...], *, timeout: fl
     read_only = python_roots(python)
     bwrap = bwrap_path()
     if bwrap is None or not probe_network(bwrap, python, read_only, scratch):
+        # The probe runs the chosen interpreter: when cm-graph's own passes the same sandbox, the
+        # sandbox works and the interpreter is what cannot run (no Python, or a broken one).
+        ours = Path(sys.executable)
+        if bwrap is not None and probe_network(bwrap, ours, python_roots(ours), scratch):
+            raise SuiteRefusal("The chosen interpreter (--python) does not run as Python inside the sandbox; "
+                               "name a Python interpreter that has pytest.", reason="no_pytest")
         raise SuiteRefusal("No working containment (bubblewrap with no network) is available, so the project's "
                            "suite is not run.", reason="no_containment")
     root = fixed_root()

@@ -362,6 +362,7 @@ def test_refusals_each_with_a_reason_and_nothing_written(tmp_path: Path) -> None
     for args, reason in (
         (("--python", str(nopytest / "bin" / "python")), "no_pytest"),
         (("--python", str(tmp_path / "nowhere")), "no_pytest"),
+        (("--python", "/bin/true"), "no_pytest"),  # runs in the sandbox, but is no Python: not the sandbox's fault
         (("--timeout", "3"), "suite_timeout"),
         (("--", "--no-such-option"), "suite_crashed"),
         (("--", "tests/test_missing.py"), "suite_crashed"),
