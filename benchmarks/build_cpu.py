@@ -7,7 +7,9 @@ Each round runs one index build (``import_memory.py``'s ``child-import``: ``ensu
 rebuild=True)``) and one plain ``json.load`` of the same graph.json, each in a fresh interpreter;
 the ratio is of the medians, so both figures come from the same minutes of one run. The
 1-minute load average is read before and after. Each build's index file is hashed: every round
-must write the same bytes, and ``--expect-sha256`` checks them against an earlier build's.
+must write the same bytes, and ``--expect-sha256`` checks them against an earlier build's of the
+same state directory (another publish is another generation: its generation row differs), e.g.
+one made by another tree with ``PYTHONPATH=TREE`` (its workers run from that tree too).
 
     python benchmarks/build_cpu.py --graphify-out /tmp/cm-graph-bench/sympy-1.13.3/graphify-out \\
         --repo /tmp/cm-graph-bench/sympy-1.13.3/repo --state /tmp/build-cpu-state [--rounds 5] \\
