@@ -43,11 +43,15 @@ def resolve_python(blobs: Iterable[tuple[str, bytes | int]]) -> ResolvedLayer:
          d.start, d.line, d.end, 1 if d.flags & OVERLOAD else 0)
         for d in every
     ]
-    references: set[ReferenceRow] = {
-        (numbers[path], line, column, role, target.number if target is not None else None, name, enclosing.number)
+    # Unbound is 0 while the rows are deduplicated and sorted (numbers start at 1, so the order is
+    # the rank's, None first), which lets the tuples compare themselves: no key per row.
+    references: set[tuple[int, int, int, str, int, str, int]] = {
+        (numbers[path], line, column, role, target.number if target is not None else 0, name, enclosing.number)
         for path, line, column, role, target, name, enclosing in linker.references()
     }
-    ordered = sorted(references, key=lambda r: (r[0], r[1], r[2], r[3], r[4] or 0, r[5], r[6]))
+    ordered: list[ReferenceRow] = [
+        row if row[4] else (row[0], row[1], row[2], row[3], None, row[5], row[6]) for row in sorted(references)
+    ]
     files = [(facts.path, LANGUAGE, facts.module.qualified, facts.status) for facts in scanned]
     return ResolvedLayer(files, definitions, ordered)
 

@@ -572,6 +572,8 @@ class _Walker:
         comprehension is a scope of its own, its targets bound to the elements of what they
         iterate; a lambda's parameters only shadow (they are unknown)."""
         pending = self.facts.pending
+        # Children are pushed as lists (a generator per push costs more: this loop meets every node
+        # of every expression of the commit).
         stack: list[tuple[Any, str, frozenset[str], Scope]] = [(root, role, frozenset(), scope)]
         while stack:
             node, role, shadow, here = stack.pop()
@@ -588,8 +590,8 @@ class _Walker:
                     pending.append((line, column, role, compact(node, shadow), here, enclosing, attribute))
                 stack.append((node.value, LOAD, shadow, here))
             elif kind is ast.Call:
-                stack.extend((argument, LOAD, shadow, here) for argument in node.args)
-                stack.extend((keyword.value, LOAD, shadow, here) for keyword in node.keywords)
+                stack += [(argument, LOAD, shadow, here) for argument in node.args]
+                stack += [(keyword.value, LOAD, shadow, here) for keyword in node.keywords]
                 func = node.func
                 if not (type(func) is ast.Name and func.id == "super"):
                     stack.append((func, CALL, shadow, here))
@@ -639,7 +641,7 @@ class _Walker:
                 for field in _CHILD_FIELDS.get(kind) or _child_fields(kind):
                     child = getattr(node, field)
                     if type(child) is list:
-                        stack.extend((item, LOAD, shadow, here) for item in child if item is not None)
+                        stack += [(item, LOAD, shadow, here) for item in child if item is not None]
                     elif child is not None:
                         stack.append((child, LOAD, shadow, here))
 

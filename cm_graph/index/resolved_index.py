@@ -78,11 +78,13 @@ def failed_layer(blobs: list[tuple[str, bytes | int]]) -> ResolvedLayer:
 
 
 def write_resolved(connection: apsw.Connection, layer: ResolvedLayer) -> dict[str, int]:
-    """The resolved tables, each in its primary-key order, and their tallies for ``counts``.
+    """The resolved tables, each in its primary-key order, and their tallies for ``counts``
+    (definitions are bound to nodes through the staging file's ``stage_node_sites``).
 
     Like the bulk graph rows, the CHECKed columns (status, kind, overload, role) hold only the
     words ``resolve_python`` writes, so the CHECKs are not evaluated per row."""
     paths = [row[0] for row in layer.files]
+    connection.execute(query_sql("stage_node_sites"))
     connection.execute("PRAGMA ignore_check_constraints = ON")
     try:
         connection.executemany(query_sql("insert_resolved_files"), (
@@ -93,10 +95,9 @@ def write_resolved(connection: apsw.Connection, layer: ResolvedLayer) -> dict[st
              "start_line": d[6], "line": d[7], "end_line": d[8], "overload": d[9], "path": paths[d[1] - 1],
              "base_name": paths[d[1] - 1].rpartition("/")[2]}
             for d in layer.definitions))
-        connection.executemany(query_sql("insert_resolved_references"), (
-            {"reference": number, "file": r[0], "line": r[1], "col": r[2], "role": r[3], "definition": r[4],
-             "name": r[5], "enclosing": r[6]}
-            for number, r in enumerate(layer.references, start=1)))
+        # The layer's own tuples, bound by position (half a million of them on a large graph):
+        # no row is built here.
+        connection.executemany(query_sql("insert_resolved_references"), layer.references)
     finally:
         connection.execute("PRAGMA ignore_check_constraints = OFF")
     names = ("resolved_files", "resolved_unparsable_files", "resolved_definitions", "resolved_definitions_on_nodes",

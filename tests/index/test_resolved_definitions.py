@@ -124,3 +124,27 @@ def test_a_module_binds_to_its_file_node_when_the_provider_qualifies_the_label(t
         ("kit/sub/__init__.py", "kit_sub___init___py"),
         ("kit/sub/core.py", None),
     ]
+
+
+def test_a_definition_that_several_nodes_match_binds_to_the_lowest_numbered(tmp_path: Path) -> None:
+    # Node numbers are ranks of provider ids; each kind's branch of insert_definitions (a seek into
+    # the staging copy of the node sites) must still find every candidate and keep the least.
+    files: dict[str, str | bytes] = {
+        "kit/__init__.py": "",
+        "kit/tools.py": "def area(side):\n    return side\n\n\nclass Shape:\n    pass\n",
+    }
+    symbols = [
+        ("kit_tools_b_area", "area()", "kit/tools.py", "L1"),
+        ("kit_tools_a_area", ".area()", "kit/tools.py", "L1"),  # a method's label: a candidate too
+        ("kit_tools_0_area", "area()", "kit/tools.py", "L2"),  # another line: never a candidate
+        ("kit_tools_z_shape", "Shape", "kit/tools.py", "L5"),
+        ("kit_tools_y_shape", "Shape", "kit/tools.py", "L5"),
+        ("kit_tools_x_shape", "Shape()", "kit/tools.py", "L5"),  # a function's label: not a class's
+    ]
+    index = resolved_repo(tmp_path, files, [node(*symbol) for symbol in symbols])
+    assert [(row[2], row[8]) for row in definitions(index)] == [
+        ("kit", "kit___init___py"),
+        ("kit.tools", "kit_tools_py"),
+        ("kit.tools.area", "kit_tools_a_area"),
+        ("kit.tools.Shape", "kit_tools_y_shape"),
+    ]

@@ -13,13 +13,18 @@ INSERT INTO idx.definitions (
   definition, file, parent, kind, name, qualname, start_line, line, end_line, overload, node
 ) VALUES (
   :definition, :file, :parent, :kind, :name, :qualname, :start_line, :line, :end_line, :overload,
-  (SELECT min(n.node) FROM idx.nodes AS n
-   WHERE n.path = :path
-     AND CASE :kind
-           WHEN 'module' THEN (n.kind IN ('file', 'test') AND n.label = :base_name)
-             OR (instr(n.label, '/') > 0
-                 AND (n.label = :path OR substr(:path, -length(n.label) - 1) = '/' || n.label))
-           WHEN 'class' THEN n.line = :line AND n.label = :name
-           ELSE n.line = :line AND n.label IN ('.' || :name || '()', :name || '()')
-         END)
+  -- One branch per kind (only the one of :kind can hold), each a seek into stage_node_sites.
+  (SELECT min(node) FROM (
+     SELECT n.node FROM stage_node_sites AS n
+     WHERE :kind = 'module' AND n.path = :path
+       AND ((n.kind IN ('file', 'test') AND n.label = :base_name)
+            OR (instr(n.label, '/') > 0
+                AND (n.label = :path OR substr(:path, -length(n.label) - 1) = '/' || n.label)))
+     UNION ALL
+     SELECT n.node FROM stage_node_sites AS n
+     WHERE :kind = 'class' AND n.path = :path AND n.line = :line AND n.label = :name
+     UNION ALL
+     SELECT n.node FROM stage_node_sites AS n
+     WHERE :kind NOT IN ('module', 'class') AND n.path = :path AND n.line = :line
+       AND n.label IN ('.' || :name || '()', :name || '()')))
 )

@@ -33,3 +33,10 @@ CREATE TABLE stage_member_calls (
   provider_id TEXT NOT NULL, callee TEXT NOT NULL, receiver_type TEXT NOT NULL, language TEXT NOT NULL,
   line INTEGER NOT NULL
 );
+-- Where each indexed node sits, for binding resolved definitions to nodes (insert_definitions):
+-- the index's own nodes_by_path leads to every node of a file and then to its row, per
+-- definition; this covering copy, filled once (stage_node_sites.sql), is one seek.
+CREATE TABLE stage_node_sites (
+  path TEXT NOT NULL, line INTEGER, label TEXT NOT NULL, kind TEXT NOT NULL, node INTEGER NOT NULL
+);
+CREATE INDEX stage_node_sites_by_site ON stage_node_sites (path, line, label, node, kind);
