@@ -87,8 +87,9 @@ def tests_to_run(
                 reached += _walk_from(connection, entry, lead, depth - len(lead), anchor["key"], found, facts, reads)
         named = far = 0
         if not reached:
-            named = _named_module(connection, anchor, start, found, facts)
-            far = _far(connection, anchor, start, found, facts, reads)
+            head = resolved.describe_keys(connection, [start])[start]
+            named = _named_module(connection, anchor, head, found, facts)
+            far = _far(connection, anchor, start, head, found, facts, reads)
         if textual == ALWAYS or (textual == FALLBACK and not (reached or named or far)):
             _textual(connection, [anchor], found, facts)
     items = sorted(found.values(), key=rank)
@@ -192,13 +193,13 @@ def _walk_from(
 
 
 def _named_module(
-    connection: apsw.Connection, anchor: dict[str, Any], start: int, found: dict[str, dict[str, Any]],
+    connection: apsw.Connection, anchor: dict[str, Any], head: dict[str, Any], found: dict[str, dict[str, Any]],
     facts: dict[str, Any],
 ) -> int:
     """How many tests load the anchor's module by a string naming it (``named_modules``), each
-    added at hop 1 with textual evidence and the line that names it."""
-    path = resolved.describe_keys(connection, [start])[start]["path"]
-    name = module_name(path) if path else None
+    added at hop 1 with textual evidence and the line that names it (``head``: the anchor as
+    ``resolved.describe_keys`` describes it)."""
+    name = module_name(head["path"]) if head["path"] else None
     if name is None:
         return 0
     lines = naming_lines(connection, name)
@@ -233,8 +234,8 @@ def _named_module(
 
 
 def _far(
-    connection: apsw.Connection, anchor: dict[str, Any], start: int, found: dict[str, dict[str, Any]],
-    facts: dict[str, Any], reads: HopReads | None = None,
+    connection: apsw.Connection, anchor: dict[str, Any], start: int, head: dict[str, Any],
+    found: dict[str, dict[str, Any]], facts: dict[str, Any], reads: HopReads | None = None,
 ) -> int:
     """How many tests a walk of ``FAR_DEPTH`` hops adds for an anchor no test reaches within
     ``TEST_DEPTH``: of the tests it reaches, those whose names share a word with the anchor
@@ -244,7 +245,7 @@ def _far(
         _walk_from(connection, entry, lead, FAR_DEPTH - len(lead), anchor["key"], reached, facts, reads)
     if not reached:
         return 0
-    kept, by_name = affine(_anchor_words(connection, anchor, start),
+    kept, by_name = affine(_anchor_words(connection, anchor, head),
                            sorted(reached, key=lambda test_id: rank(reached[test_id])))
     for test_id in kept:
         _add(found, reached[test_id], anchor["key"])
@@ -253,7 +254,7 @@ def _far(
     return len(kept)
 
 
-def _anchor_words(connection: apsw.Connection, anchor: dict[str, Any], start: int) -> set[str]:
+def _anchor_words(connection: apsw.Connection, anchor: dict[str, Any], head: dict[str, Any]) -> set[str]:
     """The words of the anchor's path and qualified name (the resolver's), else of its label."""
     definitions = _definitions_of(connection, anchor)
     if definitions:
@@ -261,7 +262,6 @@ def _anchor_words(connection: apsw.Connection, anchor: dict[str, Any], start: in
                 query_sql("definition_ranges"), {"definitions": json.dumps(definitions[:1])}),
                 tuple[int, str, int, int, str]):
             return definition_words(path, qualname)
-    head = resolved.describe_keys(connection, [start])[start]
     return definition_words(head["path"] or "", head["label"])
 
 
