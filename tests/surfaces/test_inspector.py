@@ -6,12 +6,13 @@ On the checkout ``test_prime_mcp`` builds with the pinned provider (joined to a 
 ``tools/call`` of every listed tool with arguments it answers (not refuses), ``resources/list`` and
 ``prompts/get prime``. The Inspector checks a tool's ``structuredContent`` against the
 ``outputSchema`` it listed before it prints the result (``attemptToolCall``; a mismatch is thrown
-as ``InvalidParams`` and the CLI exits 1 with ``{"error": {"code": "error", "message": "data must
-have required property 'status'"}}`` on stderr instead of the result), so exit 0 with the result
-on stdout is its verdict. Its validator swallows a schema it cannot compile (no check, no error),
-so the Inspector's own ``AjvJsonSchemaValidator`` is also run on each reply and on the same reply
-without its ``status``: it must accept the one and reject the other. Every reply over HTTP is the
-stdio one, byte for byte (skipped, with the reason, when the npm registry cannot be reached).
+as ``InvalidParams``: the CLI prints no result and exits 1, e.g. with ``{"error":{"code":"error",
+"message":"data must have required property 'mismatch_probe'"}}`` on stderr when the schema was
+made to require a key no reply has), so exit 0 with the result on stdout is its verdict. Its
+validator swallows a schema it cannot compile (no check, no error), so the Inspector's own
+``AjvJsonSchemaValidator`` is also run on each reply and on the same reply without its
+``status``: it must accept the one and reject the other. Every reply over HTTP is the stdio one,
+byte for byte (skipped, with the reason, when the npm registry cannot be reached).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from .test_prime_mcp import TASK, served  # noqa: E402,F401
 
 pytestmark = [pytest.mark.provider]
 FLEET = "deps"
-PARALLEL = 3  # Inspector runs at a time: each is mostly the start-up of node and of the server
+PARALLEL = 4  # Inspector runs at a time: each is mostly the start-up of node and of the server
 # Arguments each tool answers on that checkout, and the status it answers with.
 ANSWERED: dict[str, tuple[dict[str, Any], str]] = {
     "code_context": ({"target": "parse_config", "intent": "usage"}, "answered"),
@@ -63,7 +64,7 @@ console.log(JSON.stringify(verdicts));
 
 
 class Inspector:
-    """One transport's target for the Inspector's command line; each method is one run of it,
+    """One transport's target for the Inspector's command line: each method is one run of it,
     its JSON result (``--format json``) returned after checking that it exited 0."""
 
     def __init__(self, inspector: list[str], checkout: Served, target: list[str], home: Path) -> None:
@@ -82,43 +83,34 @@ class Inspector:
         assert list(printed) == ["result"], printed  # --strict adds schemaFindings for any finding
         return dict(printed["result"])
 
-    def session(self, feedback: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Every method once, every listed tool called (a few runs at a time: each spawns node and,
-        over stdio, the server); graph_feedback last, reporting on this run's code_context answer
-        (``feedback``: the report to send instead, e.g. another run's)."""
-        # --strict: the Inspector's schema-portability lint of every input and output schema too.
-        replies: dict[str, Any] = {"tools/list": self.result("--method", "tools/list", "--strict")}
-        listed = [tool["name"] for tool in replies["tools/list"]["tools"]]
-        assert set(listed) == set(ANSWERED), listed  # a new tool needs arguments it answers here
-        asked = {name: ("--method", "tools/call", "--tool-name", name, "--tool-args-json",
-                        json.dumps(ANSWERED[name][0])) for name in listed if name != "graph_feedback"}
-        asked["resources/list"] = ("--method", "resources/list")
-        asked["prompts/get prime"] = ("--method", "prompts/get", "--prompt-name", "prime", "--prompt-args",
-                                      f"task={TASK}")
-        with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
-            replies.update(zip(asked, pool.map(lambda flags: self.result(*flags), asked.values()), strict=True))
-        context = replies["code_context"]["structuredContent"]
-        report = feedback or {"capability_id": context["capability_id"], "answer_id": context["answer_id"],
-                              "reads_avoided": 2, "files_read": 0, "correct": True}
-        replies["graph_feedback arguments"] = report
-        replies["graph_feedback"] = self.result("--method", "tools/call", "--tool-name", "graph_feedback",
-                                                "--tool-args-json", json.dumps(report))
-        return replies
+
+def asked() -> dict[str, tuple[str, ...]]:
+    """Every method but graph_feedback (it reports on an answer, so it comes once they are in)."""
+    flags = {name: ("--method", "tools/call", "--tool-name", name, "--tool-args-json", json.dumps(arguments))
+             for name, (arguments, _) in ANSWERED.items() if name != "graph_feedback"}
+    # --strict: the Inspector's schema-portability lint of every input and output schema too.
+    return {"tools/list": ("--method", "tools/list", "--strict"), **flags,
+            "resources/list": ("--method", "resources/list"),
+            "prompts/get prime": ("--method", "prompts/get", "--prompt-name", "prime", "--prompt-args", f"task={TASK}")}
+
+
+def report_on(context: dict[str, Any]) -> tuple[str, ...]:
+    """A graph_feedback call reporting that ``code_context`` answer correct."""
+    report = {"capability_id": context["capability_id"], "answer_id": context["answer_id"], "reads_avoided": 2,
+              "files_read": 0, "correct": True}
+    return ("--method", "tools/call", "--tool-name", "graph_feedback", "--tool-args-json", json.dumps(report))
 
 
 @pytest.fixture(scope="module")
 def runs(served: Served, inspector: list[str], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:  # noqa: F811
-    """Both transports asked everything once: stdio, a repeated report over stdio, then the same
-    over streamable HTTP on loopback TCP with the bearer token, and once without it."""
+    """Both transports asked everything once, a few runs at a time (each spawns node and, over
+    stdio, the server): stdio, and streamable HTTP on loopback TCP with the bearer token. Then
+    graph_feedback on the code_context answer over stdio, and the same report again over stdio
+    and over HTTP (both already recorded); and tools/list over HTTP without the token."""
     joined = run_installed("fleet", "add", FLEET, "--repo-path", served.repo, "--state-dir", served.state,
                            cwd=served.repo)
     assert joined.returncode == 0, joined.stderr
     home = tmp_path_factory.mktemp("inspector-home")
-    stdio = Inspector(inspector, served, [str(CM_GRAPH), *served.args(RECIPIENT)], home)
-    found: dict[str, Any] = {"stdio": stdio.session()}
-    report = found["stdio"]["graph_feedback arguments"]
-    found["stdio again"] = stdio.result("--method", "tools/call", "--tool-name", "graph_feedback",
-                                        "--tool-args-json", json.dumps(report))
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     token_file = served.state / "run" / "token"
@@ -129,10 +121,21 @@ def runs(served: Served, inspector: list[str], tmp_path_factory: pytest.TempPath
         except httpx2.HTTPError:
             return False
 
-    with http_server(served, "--port", str(port), ready=ready):
+    with http_server(served, "--port", str(port), ready=ready), ThreadPoolExecutor(max_workers=PARALLEL) as pool:
         url = ["--transport", "http", "--server-url", f"{base}/mcp"]
         token = ["--header", f"Authorization: Bearer {token_file.read_text().strip()}"]
-        found["http"] = Inspector(inspector, served, [*url, *token], home).session(report)
+        clients = {"stdio": Inspector(inspector, served, [str(CM_GRAPH), *served.args(RECIPIENT)], home),
+                   "http": Inspector(inspector, served, [*url, *token], home)}
+        plan = [(transport, key, flags) for transport in clients for key, flags in asked().items()]
+        found: dict[str, Any] = {transport: {} for transport in clients}
+        for (transport, key, _), result in zip(plan, pool.map(lambda run: clients[run[0]].result(*run[2]), plan),
+                                                strict=True):
+            found[transport][key] = result
+        report = report_on(found["stdio"]["code_context"]["structuredContent"])
+        found["stdio"]["graph_feedback"] = clients["stdio"].result(*report)
+        again = pool.submit(clients["stdio"].result, *report)
+        found["http"]["graph_feedback"] = clients["http"].result(*report)
+        found["stdio again"] = again.result()
         found["http without the token"] = Inspector(inspector, served, url, home).run("--method", "tools/list")
     return found
 
