@@ -4,6 +4,7 @@ command line, from npm, is a client nobody here wrote."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 
 import pytest
 
@@ -17,12 +18,17 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def inspector() -> list[str]:
-    """``npx --yes <the Inspector> --cli``; skipped, with the reason, without node or the npm registry."""
+    """The Inspector's own ``mcp-inspector --cli``, fetched by ``npx --yes`` once per run (each
+    call through npx would resolve the package again, about 1.7 s); skipped, with the reason,
+    without node or the npm registry."""
     if shutil.which("npx") is None:
         pytest.skip("the MCP Inspector's command line needs node and npx")
     unreachable = npm_registry_unreachable()
     if unreachable is not None:
         pytest.skip(f"the MCP Inspector comes from npm: {unreachable}")
-    return ["npx", "--yes", INSPECTOR, "--cli"]
+    found = subprocess.run(["npx", "--yes", "-p", INSPECTOR, "-c", "command -v mcp-inspector"],
+                           capture_output=True, text=True, timeout=300)
+    assert found.returncode == 0 and found.stdout.strip(), found.stderr[-2000:]
+    return [found.stdout.strip(), "--cli"]
