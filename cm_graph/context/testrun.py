@@ -216,7 +216,7 @@ def _named_module(
     for test_path, line, definition in fetch_rows(connection.execute(
             query_sql("definitions_at_lines"), {"places": json.dumps(places)}), tuple[str, int, int]):
         at.setdefault((test_path, line), definition)  # the outermost at that line: a class's tests
-    named = _pytest_ids(connection, sorted(set(at.values())))
+    named = pytest_ids(connection, sorted(set(at.values())))
     added = 0
     for (test_path, owner_line), (line, label) in first.items():
         held = at.get((test_path, owner_line)) if owner_line is not None else None
@@ -354,7 +354,7 @@ def _textual(
                 query_sql("definitions_at_lines"), {"places": json.dumps([list(p) for p in places])}),
                 tuple[str, int, int]):
             at[(path, line)] = definition  # the innermost at that line wins (definition order)
-        named = _pytest_ids(connection, sorted(set(at.values())))
+        named = pytest_ids(connection, sorted(set(at.values())))
         for mention in shown:
             held = at.get((mention["path"], mention["line"]))
             test_id = named.get(held) if held is not None else None
@@ -383,7 +383,7 @@ def _ids(
     for key in keys:
         if key < 0:
             definition_of[key] = -key
-    named = _pytest_ids(connection, sorted(set(definition_of.values())))
+    named = pytest_ids(connection, sorted(set(definition_of.values())))
     ids: dict[int, tuple[str, str]] = {}
     for key in keys:
         own = definition_of.get(key)
@@ -412,7 +412,7 @@ def _by_label(path: str, label: str) -> str | None:
     return f"{path}::{name}" if name.startswith("test") and name.isidentifier() else None
 
 
-def _pytest_ids(connection: apsw.Connection, definitions: list[int]) -> dict[int, tuple[str, str]]:
+def pytest_ids(connection: apsw.Connection, definitions: list[int]) -> dict[int, tuple[str, str]]:
     """The pytest node id of each definition pytest would collect (or that lies inside one): its
     file's path, then from the outermost enclosing definition in, ``Test*`` classes and the first
     ``test*`` function or method (a function nested in a test runs as that test). A module of a
