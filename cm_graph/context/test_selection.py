@@ -12,8 +12,9 @@ almost always among the nearest, so the bound costs little detection and keeps t
 
 The suite is counted from the index, not by running pytest: the node ids ``testrun`` gives the
 ``test*`` functions and the ``test*`` methods of ``Test*`` classes of the files pytest collects by
-default. Parametrised cases count once, inherited test methods not at all; an item that stands
-for no known test (a test file of no ``test*`` definition) counts as one.
+default (a class nested in a class is not counted). Parametrised cases count once, inherited
+test methods not at all; an item that stands for no known test (a test file of no ``test*``
+definition) counts as one.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import apsw
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from .budget import FLOOR_TESTS
-from .testrun import pytest_ids
+from .testrun import collected_file
 
 
 class KnownTests:
@@ -107,10 +108,12 @@ def within_share(suite: KnownTests, arguments: Sequence[str], max_share: float, 
 
 
 def known_tests(connection: apsw.Connection) -> KnownTests:
-    """The node ids of the tests the index's definitions name (``testrun``'s naming)."""
-    definitions = [row[0] for row in fetch_rows(connection.execute(query_sql("test_definitions")), tuple[int])]
-    return KnownTests(test_id for test_id, runner in pytest_ids(connection, definitions).values()
-                      if test_id.count("::") and runner == "pytest")
+    """The node ids of the tests the index's definitions name, in the files pytest collects by
+    default (``testrun``'s naming, counted in one pass rather than per definition)."""
+    return KnownTests("::".join(part for part in (path, owner, name) if part)
+                      for path, owner, name in fetch_rows(connection.execute(query_sql("test_definitions")),
+                                                          tuple[str, str, str])
+                      if collected_file(path))
 
 
 def check_share(value: float) -> float:

@@ -222,7 +222,7 @@ def _named_module(
         held = at.get((test_path, owner_line)) if owner_line is not None else None
         test_id = named.get(held) if held is not None else None
         if test_id is None:
-            if not _collected_file(test_path):
+            if not collected_file(test_path):
                 continue
             test_id = (test_path, "pytest")
         step = {"from": label, "relation": f"loads module `{name}` by name", "evidence": "textual",
@@ -359,7 +359,7 @@ def _textual(
             held = at.get((mention["path"], mention["line"]))
             test_id = named.get(held) if held is not None else None
             if test_id is None:
-                if held is not None or not _collected_file(mention["path"]):
+                if held is not None or not collected_file(mention["path"]):
                     continue
                 test_id = (mention["path"], "pytest")  # a mention at a test file's top level
             step = {"from": mention["label"], "relation": mention["form"], "evidence": "textual",
@@ -395,7 +395,7 @@ def _ids(
         if not is_python_path(path):
             if is_test_path(path):
                 ids[key] = (path, "file")
-        elif _collected_file(path):
+        elif collected_file(path):
             named_by_label = _by_label(path, heads[key]["label"])
             if named_by_label is not None:
                 ids[key] = (named_by_label, "pytest")
@@ -426,7 +426,7 @@ def pytest_ids(connection: apsw.Connection, definitions: list[int]) -> dict[int,
     ids: dict[int, tuple[str, str]] = {}
     for definition, chain in chains.items():
         path = paths[definition]
-        if not _collected_file(path):
+        if not collected_file(path):
             continue
         outward = [link for link in reversed(chain) if link[0] != "module"]
         if not outward:
@@ -447,7 +447,7 @@ def pytest_ids(connection: apsw.Connection, definitions: list[int]) -> dict[int,
     return ids
 
 
-def _collected_file(path: str) -> bool:
+def collected_file(path: str) -> bool:
     """Whether pytest's default ``python_files`` (``test_*.py``, ``*_test.py``) collects it."""
     base = path.rsplit("/", 1)[-1]
     return base.endswith(".py") and (base.startswith("test_") or base.endswith("_test.py"))
