@@ -13,7 +13,7 @@ import typer
 from ..base.errors import InvalidInput
 from ..base.printable import printable
 from ..generation.layout import Workspace
-from .command_kit import Json, RepoPath, StateDir, refusals_exit
+from .command_kit import Json, MaxShare, RepoPath, StateDir, refusals_exit
 
 _Ref = Annotated[str | None, typer.Option("--base", help="Diff the working tree against the merge base of REF and "
                                                      "HEAD.")]
@@ -37,14 +37,16 @@ def changes_command(
     state_dir: StateDir = None,
     json_output: Json = False,
     format_: _Format = None,
+    max_share: MaxShare = None,
 ) -> None:
     """Which definitions a diff touched (added, modified, deleted, renamed) and who calls them."""
     from ..context.budget import MAX_ITEMS
     from ..context.changes import changes
     from ..context.diffread import DiffSpec
-    from .pytest_args import check_format, write_pytest_args
+    from .pytest_args import check_format, check_share_with, write_pytest_args
 
     shape = check_format(format_, json_output)
+    share = check_share_with(shape, max_share)
 
     chosen = [(mode, value) for mode, value in (("worktree", worktree or None), ("staged", staged or None),
                                                 ("base", base), ("commit", commit), ("range", range_))
@@ -55,10 +57,10 @@ def changes_command(
     spec = DiffSpec(mode, value if isinstance(value, str) else None)
     if shape == "pytest-args" and max_items is None:
         max_items = MAX_ITEMS
-    document = changes(Workspace.locate(repo_path, state_dir), spec, max_items=max_items)
+    document = changes(Workspace.locate(repo_path, state_dir), spec, max_items=max_items, max_share=share)
     if shape == "pytest-args":
         tests = document["tests"]
-        write_pytest_args(tests["items"], tests["total"])
+        write_pytest_args(tests["items"], tests["total"], tests["selection"])
         return
     if shape == "json":
         from ..base.jsonio import dumps_wire

@@ -15,6 +15,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from ..context.budget import DEFAULT_SHARE
 from ..generation.layout import default_state_root
 from .boundary import print_json, run_refusing
 from .command_table import QUERY_OPTIONS
@@ -32,6 +33,9 @@ AnswerRevision = Annotated[str, table_option("--revision")]
 Json = Annotated[bool, table_option("--json")]
 Depth = Annotated[int | None, table_option("--depth")]
 Budget = Annotated[int | None, table_option("--node-budget")]
+MaxShare = Annotated[float | None, typer.Option(
+    "--max-share", help="With --format pytest-args: the nearest tests up to this share of the suite "
+                        f"(default {DEFAULT_SHARE}; 1 prints every test).")]
 Connection = Annotated[str, typer.Option("--connection", help="Connection name (lowercase identifier).")]
 
 F = TypeVar("F", bound=Callable[..., Any])

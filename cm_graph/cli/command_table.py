@@ -129,5 +129,5 @@ FAST_COMMANDS: dict[str, tuple[str, tuple[tuple[str, str], ...], dict[str, tuple
 }
 # Options a fast command's typer twin declares that the fast entry leaves to typer: an argument
 # list naming one is not described above, so it goes to typer (``context --format pytest-args``
-# prints a test list, not an answer).
-TYPER_ONLY_OPTIONS: dict[str, frozenset[str]] = {"context": frozenset({"--format"})}
+# prints a test list, not an answer, and `--max-share` bounds that list).
+TYPER_ONLY_OPTIONS: dict[str, frozenset[str]] = {"context": frozenset({"--format", "--max-share"})}

@@ -20,6 +20,7 @@ from .boundary import print_refusal, run_refusing
 from .command_kit import (
     Connection,
     Json,
+    MaxShare,
     RepoPath,
     StateDir,
     exit_with,
@@ -52,17 +53,27 @@ def _context_command(intent: str, summary: str) -> None:
         state_dir: StateDir = None,
         json_output: Json = False,
         format_: Format = None,
+        max_share: MaxShare = None,
     ) -> None:
-        from .pytest_args import check_format
+        from .pytest_args import check_format, check_share_with
+
+        printed = False
 
         def test_list() -> None:
-            if check_format(format_, json_output) == "pytest-args":
-                _pytest_args(Workspace.locate(repo_path, state_dir), intent, target, cursor)
+            nonlocal printed
+            shape = check_format(format_, json_output)
+            share = check_share_with(shape, max_share)
+            if shape == "pytest-args":
+                _pytest_args(Workspace.locate(repo_path, state_dir), intent, target, cursor, share)
+                printed = True
 
-        # --format pytest-args prints a test list, not an answer (the fast entry never takes it);
-        # a bad --format is refused before anything is read; json and text answer as the fast entry does.
-        if format_ is not None and format_ != "json":
+        # --format pytest-args prints a test list, not an answer (the fast entry never takes it),
+        # and nothing after it: `pytest $(…)` reads every line; a bad --format or --max-share is
+        # refused before anything is read; json and text answer as the fast entry does.
+        if (format_ is not None and format_ != "json") or max_share is not None:
             exit_with(run_refusing(test_list, json_output))
+            if printed:
+                return
         exit_with(run_context(intent=intent, target=target, max_chars=max_chars, max_items=max_items, cursor=cursor,
                               repo_path=repo_path, state_dir=state_dir, json_output=json_output or format_ == "json"))
 
@@ -96,12 +107,14 @@ def context_prime_command(
         raise typer.Exit(EXIT_CODES["unresolved"])
 
 
-def _pytest_args(workspace: Workspace, intent: str, target: str, cursor: str | None) -> None:
-    """``context tests TARGET --format pytest-args``: every test to run for the target, unbudgeted
-    but for the item bound."""
+def _pytest_args(workspace: Workspace, intent: str, target: str, cursor: str | None, share: float) -> None:
+    """``context tests TARGET --format pytest-args``: the tests to run for the target, unbudgeted
+    but for the item bound, the nearest within ``share`` of the suite."""
     from ..base.errors import InvalidInput
     from ..context.budget import MAX_CHARS, MAX_ITEMS
-    from ..context.from_workspace import code_context
+    from ..context.from_workspace import code_context, known_suite
+    from ..context.test_selection import within_share
+    from ..context.testrun import to_run
     from ..context.wire import header, section_items
     from .pytest_args import write_pytest_args
 
@@ -112,7 +125,9 @@ def _pytest_args(workspace: Workspace, intent: str, target: str, cursor: str | N
         print_refusal(document["status"], document["answer"])
         raise typer.Exit(EXIT_CODES["unresolved" if document["status"] in UNRESOLVED_STATUSES else "refused"])
     section = document["sections"]["tests_to_run"]
-    write_pytest_args(section_items(section), header(section)["total"])
+    items = section_items(section)
+    selection = within_share(known_suite(workspace), [item["id"] for item in to_run(items)[0]], share)
+    write_pytest_args(items, header(section)["total"], selection.header())
 
 
 @context_app.command("history")

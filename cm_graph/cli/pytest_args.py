@@ -34,6 +34,19 @@ def check_format(value: str | None, json_output: bool) -> str:
     return value
 
 
+def check_share_with(shape: str, value: float | None) -> float:
+    """``--max-share``'s share (default ``DEFAULT_SHARE``), refused with any format but pytest-args."""
+    from ..base.errors import InvalidInput
+    from ..context.budget import DEFAULT_SHARE
+    from ..context.test_selection import check_share
+
+    if value is None:
+        return DEFAULT_SHARE
+    if shape != "pytest-args":
+        raise InvalidInput("--max-share bounds the tests --format pytest-args prints; the answer lists them all.")
+    return check_share(value)
+
+
 def shell_word(test_id: str) -> str | None:
     """``test_id`` as one shell word (None: it holds an unprintable character)."""
     if UNPRINTABLE.search(test_id):
@@ -41,15 +54,19 @@ def shell_word(test_id: str) -> str | None:
     return test_id if _PLAIN.fullmatch(test_id) and not test_id.startswith("-") else shlex.quote(test_id)
 
 
-def write_pytest_args(items: list[dict[str, Any]], total: int) -> None:
+def write_pytest_args(items: list[dict[str, Any]], total: int, selection: dict[str, Any] | None = None) -> None:
     """Print the pytest ids among ``items`` (runner ``pytest``), one a line, as ``testrun.to_run``
-    chooses them (a recorded run's observed tests replace a definition's static ones); say on
-    stderr what is not printed (static tests a recorded run replaced, other runners' test files,
-    unprintable ids, items past the bound)."""
+    chooses them (a recorded run's observed tests replace a definition's static ones), the first
+    ``selection["items"]`` of them (``test_selection``: within a share of the suite; None: all); say on stderr
+    what is not printed (static tests a recorded run replaced, other runners' test files,
+    unprintable ids, tests past the share, items past the item bound)."""
+    from ..context.test_selection import left_out
     from ..context.testrun import to_run
 
     shown = len(items)
     items, replaced = to_run(items)
+    if selection is not None:
+        items = items[:selection["items"]]
     printed, other, unsafe = 0, [], []
     for item in items:
         if item.get("runner") != "pytest":
@@ -71,5 +88,8 @@ def write_pytest_args(items: list[dict[str, Any]], total: int) -> None:
     if replaced:
         sys.stderr.write(f"cm-graph: {replaced} static test(s) not printed: the recorded run saw which tests "
                          "execute each changed definition (--json lists them all).\n")
+    past_share = left_out(selection) if selection is not None else None
+    if past_share:
+        sys.stderr.write(f"cm-graph: {past_share}\n")
     if total > shown:
         sys.stderr.write(f"cm-graph: {total - shown} more test(s) than the item bound were not printed.\n")

@@ -22,6 +22,9 @@ MIN_CHARS, DEFAULT_CHARS, MAX_CHARS = 5000, 8000, 1_000_000
 # Items a section shows at most, before the character budget drops any: the default carries
 # every caller of a target with up to 50 of them; ``--max-items`` takes up to MAX_ITEMS.
 MIN_ITEMS, DEFAULT_ITEMS, MAX_ITEMS = 1, 50, 500
+# The share of the suite the tests handed to pytest stay within (``test_selection``, ``--max-share``),
+# and the tests it never cuts a selection below (a small suite's tests are cheap to run).
+DEFAULT_SHARE, FLOOR_TESTS = 0.25, 20
 FLOOR = 3  # items each other section keeps, while the budget allows, before they all give way to the first
 
 

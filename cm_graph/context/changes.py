@@ -31,7 +31,7 @@ from ..index.ensure import open_current_index
 from ..index.pymodules import is_python_path
 from ..query.answerids import stamp_ids
 from .blast import DEPTH, callers
-from .budget import check_max_items
+from .budget import DEFAULT_SHARE, check_max_items
 from .defranges import NOTHING, SideDefs, index_side, other_side
 from .diffread import DiffSpec, FileChange, SideReader, read_diff, resolve_sides
 from .from_workspace import answerable
@@ -39,7 +39,8 @@ from .hunkmap import Changed, classify_file, match_renames
 from .observed import load_observed
 from .sentences import far_sentence
 from .shape import CitationBook
-from .testrun import TEST_DEPTH, tests_to_run
+from .test_selection import known_tests, within_share
+from .testrun import TEST_DEPTH, tests_to_run, to_run
 
 CHANGES_SCHEMA = "cm_graph.changes.v1"
 WALKED = ("modified", "deleted", "renamed")
@@ -47,19 +48,20 @@ WALKED = ("modified", "deleted", "renamed")
 
 def changes(
     workspace: Workspace, spec: DiffSpec, *, max_items: Any = None, max_chars: int | None = None,
-    derive: bool = True,
+    derive: bool = True, max_share: float = DEFAULT_SHARE,
 ) -> dict[str, Any]:
     """The changed definitions of ``spec``'s diff and their callers, in the reply envelope;
     ``max_chars`` (an agent surface's): whole definitions, callers, tests and files are left out, in that
     order from the end, until the wire JSON fits (``fit``); ``derive=False`` refuses
-    (``index_missing``) rather than derive an index."""
+    (``index_missing``) rather than derive an index. ``max_share``: the share of the suite the tests
+    to hand to pytest stay within (``test_selection``; the tests section's ``selection``)."""
     items = check_max_items(max_items)
     checkout = workspace.checkout
     sides = resolve_sides(checkout, spec)
     judged: list[GraphStatus] = []
     generation, connection = open_current_index(workspace, answerable(workspace, judged), derive=derive)
     try:
-        document = _answer(workspace, generation, connection, spec, sides, items)
+        document = _answer(workspace, generation, connection, spec, sides, items, max_share)
         return document if max_chars is None else fit(document, max_chars)
     except apsw.Error:
         raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
@@ -69,7 +71,7 @@ def changes(
 
 def _answer(
     workspace: Workspace, generation: Generation, connection: apsw.Connection, spec: DiffSpec, sides: Any,
-    max_items: int,
+    max_items: int, max_share: float,
 ) -> dict[str, Any]:
     bound = generation.manifest.commit
     index_is = "old" if sides.old == bound else "new" if sides.new == bound else None
@@ -111,6 +113,7 @@ def _answer(
     for test in test_items:
         test["cite"] = book.cite(test["path"], test["line"]) if test["line"] else None
     shown_tests = test_items[:max_items]
+    selection = within_share(known_tests(connection), [item["id"] for item in to_run(test_items)[0]], max_share)
     total = len(caller_items)
     for caller in caller_items:
         site = caller.get("site")
@@ -137,7 +140,8 @@ def _answer(
         unseen.append("A walk to tests stopped at its read bound (from " + ", ".join(test_facts["read_limited"])
                       + "): there may be more tests to run than listed.")
     document = reply(
-        CHANGES_SCHEMA, "answered", _prose(summary, total, len(test_items), index_is, bound, sides),
+        CHANGES_SCHEMA, "answered", _prose(summary, total, len(test_items), index_is, bound, sides)
+        + _selection_prose(selection.header()),
         graph={"generation": generation.id, "commit": bound, "tree": generation.manifest.tree,
                "provider": generation.manifest.provider.requirement},
         diff={"mode": spec.mode, "argument": spec.argument, "old": sides.old,
@@ -146,7 +150,8 @@ def _answer(
         callers={"status": callers_status, "depth": DEPTH, "total": total, "items": shown_callers,
                  "evidence_kinds": ["graph", "resolved", "textual"]},
         tests={"status": callers_status, "depth": TEST_DEPTH, "total": len(test_items), "items": shown_tests,
-               "evidence_kinds": ["observed", "graph", "resolved", "textual"], "observed": observed.header()},
+               "evidence_kinds": ["observed", "graph", "resolved", "textual"], "observed": observed.header(),
+               "selection": selection.header()},
         unseen=unseen, citations=book.entries,
         freshness=freshness,
         bounds={"truncated": truncated, "max_items": max_items, "callers_total": total,
@@ -326,6 +331,15 @@ def _prose(
                        "from the diff's own blobs and no caller is walked.")
     return text + (f" {callers_total} callers of the modified, deleted and renamed ones within {DEPTH} hops;"
                    f" {tests_total} tests to run (within {TEST_DEPTH} hops, or naming one).")
+
+
+def _selection_prose(selection: dict[str, Any]) -> str:
+    """The tests ``pytest-args`` hands to pytest, when a share of the suite bounds them."""
+    if not selection["more_items"]:
+        return ""
+    return (f" The nearest {selection['items']} of them ({selection['tests']} tests) fit the first "
+            f"{selection['bound_tests']} of the {selection['known_tests']} tests the index knows; "
+            "`--format pytest-args` prints those (`tests.selection`).")
 
 
 def _next_actions(index_is: str | None, truncated: bool) -> list[dict[str, Any]]:

@@ -137,10 +137,21 @@ def resolve_sides(checkout: Path, spec: DiffSpec) -> Sides:
 _COMMON = ("--find-renames", "--no-relative", "--full-index", "--no-abbrev")
 
 
+def _submodules(sides: Sides) -> tuple[str, ...]:
+    """A gitlink's move to another commit is named when neither side is the working tree: the
+    staged index and commits hold a submodule as an object name, so git reads nothing of the
+    submodule itself (``--ignore-submodules=dirty`` overrides the git wrapper's ``all`` for this
+    diff only). Against the working tree the wrapper's ``all`` stands: git would open the
+    submodule's repository to read its HEAD, and a submodule's repository is as untrusted as the
+    checkout's (``base/git.py``), so a worktree diff does not see a submodule moved there."""
+    return () if sides.new_kind == "worktree" else ("--ignore-submodules=dirty",)
+
+
 def read_diff(checkout: Path, sides: Sides) -> list[FileChange]:
     """The files of the diff, in git's order, each with its changed lines on both sides."""
-    raw = run_git(checkout, "diff", "--raw", "-z", *_COMMON, *sides.args, "--").stdout
-    patch = run_git(checkout, "diff", "-U0", "--inter-hunk-context=0", "--no-prefix", *_COMMON,
+    common = (*_COMMON, *_submodules(sides))
+    raw = run_git(checkout, "diff", "--raw", "-z", *common, *sides.args, "--").stdout
+    patch = run_git(checkout, "diff", "-U0", "--inter-hunk-context=0", "--no-prefix", *common,
                     *sides.args, "--").stdout
     entries = _raw_entries(raw)
     if len(entries) > MAX_DIFF_FILES:

@@ -31,6 +31,7 @@ from .intents import INTENT_NAMES
 from .observed import load_observed
 from .paging import parse_cursor
 from .settled import Settled
+from .test_selection import KnownTests, known_tests
 
 if TYPE_CHECKING:
     from ..fleet.members import MemberAccess
@@ -176,3 +177,15 @@ def build_history_for(workspace: Workspace) -> dict[str, Any]:
             "commits_read": report.commits, "commits_reused": report.reused,
             "changesets_dropped": report.dropped, "shallow": report.shallow,
             "elapsed_seconds": round(time.perf_counter() - started, 3)}
+
+
+def known_suite(workspace: Workspace) -> KnownTests:
+    """The tests the current generation's index knows (``test_selection``): what a share of the
+    suite is counted against, for ``--format pytest-args``."""
+    generation, connection = open_current_index(workspace, answerable(workspace, []), derive=False)
+    try:
+        return known_tests(connection)
+    except apsw.Error:
+        raise Refusal(INDEX_DAMAGED, reason="unreadable") from None
+    finally:
+        connection.close()

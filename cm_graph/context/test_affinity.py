@@ -9,8 +9,9 @@ the deep walk reaches, the ones whose node id (path, class, name) shares a word 
 definition's path or qualified name are taken, and all of them when none does (measured in
 docs/benchmarks.md, "Fault detection on real test suites").
 
-A word is a lower-cased part of a camelCase, snake_case or path spelling, three letters at least,
-less a plural ``s``; the words every test or every definition of a project spells (``test``,
+A word is a lower-cased part of a camelCase, snake_case or path spelling, three letters at least
+(or a two-letter acronym, ``HR`` of ``HRProcessor``, which a test spells ``test_hr``), less a
+plural ``s``; the words every test or every definition of a project spells (``test``,
 ``src``, the top-level package's name) say nothing and are dropped.
 """
 
@@ -23,17 +24,21 @@ MIN_LETTERS = 3
 SAY_NOTHING = frozenset({"test", "tests", "testing", "src", "lib", "init", "self", "run", "get", "set", "the",
                          "and", "for", "py", "pyi"})
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])")  # fooBar, HTMLParser
-_SPLIT = re.compile(r"[^a-z0-9]+")
+_SPLIT_ANY_CASE = re.compile(r"[^A-Za-z0-9]+")
 
 
-def words(spelling: str) -> set[str]:
-    """The words of one spelling: ``HashHeaderProcessor.run`` -> {hash, header, processor}."""
+def words(spelling: str, *, pairs: bool = False) -> set[str]:
+    """The words of one spelling: ``HashHeaderProcessor.run`` -> {hash, header, processor}. A
+    two-letter acronym of a name (``HRProcessor``: ``hr``) is a word too, and with ``pairs``
+    every two-letter part is (a test's ``test_hr``), so the two meet."""
     found = set()
     spaced = _CAMEL.sub(lambda m: f"{m[1] or m[3]} {m[2] or m[4]}", spelling)
-    for word in _SPLIT.split(spaced.lower()):
+    for part in _SPLIT_ANY_CASE.split(spaced):
+        word = part.lower()
         if word.endswith("s") and len(word) > MIN_LETTERS:
             word = word[:-1]
-        if len(word) >= MIN_LETTERS and word not in SAY_NOTHING:
+        short = len(word) == 2 and word.isalpha() and (pairs or part.isupper())
+        if (len(word) >= MIN_LETTERS or short) and word not in SAY_NOTHING:
             found.add(word)
     return found
 
@@ -54,5 +59,5 @@ def affine(wanted: set[str], test_ids: Iterable[str]) -> tuple[list[str], bool]:
     """(the ids among ``test_ids`` that share a word with ``wanted``, in their order, True); all
     of them and False when none does."""
     ids = list(test_ids)
-    sharing = [test_id for test_id in ids if words(test_id) & wanted]
+    sharing = [test_id for test_id in ids if words(test_id, pairs=True) & wanted]
     return (sharing, True) if sharing else (ids, False)

@@ -216,13 +216,13 @@ def _named_module(
     for test_path, line, definition in fetch_rows(connection.execute(
             query_sql("definitions_at_lines"), {"places": json.dumps(places)}), tuple[str, int, int]):
         at.setdefault((test_path, line), definition)  # the outermost at that line: a class's tests
-    named = _pytest_ids(connection, sorted(set(at.values())))
+    named = pytest_ids(connection, sorted(set(at.values())))
     added = 0
     for (test_path, owner_line), (line, label) in first.items():
         held = at.get((test_path, owner_line)) if owner_line is not None else None
         test_id = named.get(held) if held is not None else None
         if test_id is None:
-            if not _collected_file(test_path):
+            if not collected_file(test_path):
                 continue
             test_id = (test_path, "pytest")
         step = {"from": label, "relation": f"loads module `{name}` by name", "evidence": "textual",
@@ -354,12 +354,12 @@ def _textual(
                 query_sql("definitions_at_lines"), {"places": json.dumps([list(p) for p in places])}),
                 tuple[str, int, int]):
             at[(path, line)] = definition  # the innermost at that line wins (definition order)
-        named = _pytest_ids(connection, sorted(set(at.values())))
+        named = pytest_ids(connection, sorted(set(at.values())))
         for mention in shown:
             held = at.get((mention["path"], mention["line"]))
             test_id = named.get(held) if held is not None else None
             if test_id is None:
-                if held is not None or not _collected_file(mention["path"]):
+                if held is not None or not collected_file(mention["path"]):
                     continue
                 test_id = (mention["path"], "pytest")  # a mention at a test file's top level
             step = {"from": mention["label"], "relation": mention["form"], "evidence": "textual",
@@ -383,7 +383,7 @@ def _ids(
     for key in keys:
         if key < 0:
             definition_of[key] = -key
-    named = _pytest_ids(connection, sorted(set(definition_of.values())))
+    named = pytest_ids(connection, sorted(set(definition_of.values())))
     ids: dict[int, tuple[str, str]] = {}
     for key in keys:
         own = definition_of.get(key)
@@ -395,7 +395,7 @@ def _ids(
         if not is_python_path(path):
             if is_test_path(path):
                 ids[key] = (path, "file")
-        elif _collected_file(path):
+        elif collected_file(path):
             named_by_label = _by_label(path, heads[key]["label"])
             if named_by_label is not None:
                 ids[key] = (named_by_label, "pytest")
@@ -412,7 +412,7 @@ def _by_label(path: str, label: str) -> str | None:
     return f"{path}::{name}" if name.startswith("test") and name.isidentifier() else None
 
 
-def _pytest_ids(connection: apsw.Connection, definitions: list[int]) -> dict[int, tuple[str, str]]:
+def pytest_ids(connection: apsw.Connection, definitions: list[int]) -> dict[int, tuple[str, str]]:
     """The pytest node id of each definition pytest would collect (or that lies inside one): its
     file's path, then from the outermost enclosing definition in, ``Test*`` classes and the first
     ``test*`` function or method (a function nested in a test runs as that test). A module of a
@@ -426,7 +426,7 @@ def _pytest_ids(connection: apsw.Connection, definitions: list[int]) -> dict[int
     ids: dict[int, tuple[str, str]] = {}
     for definition, chain in chains.items():
         path = paths[definition]
-        if not _collected_file(path):
+        if not collected_file(path):
             continue
         outward = [link for link in reversed(chain) if link[0] != "module"]
         if not outward:
@@ -447,7 +447,7 @@ def _pytest_ids(connection: apsw.Connection, definitions: list[int]) -> dict[int
     return ids
 
 
-def _collected_file(path: str) -> bool:
+def collected_file(path: str) -> bool:
     """Whether pytest's default ``python_files`` (``test_*.py``, ``*_test.py``) collects it."""
     base = path.rsplit("/", 1)[-1]
     return base.endswith(".py") and (base.startswith("test_") or base.endswith("_test.py"))

@@ -157,6 +157,32 @@ def test_binary_files_odd_names_and_deletions_are_named_and_escaped(tmp_path: Pa
     assert "we\\x1b]0;x\\x07ird \\nname.py" in shown.stdout
 
 
+def test_a_submodule_a_rename_and_an_edit_in_one_staged_diff_are_each_named(tmp_path: Path) -> None:
+    """A gitlink (a submodule's commit, mode 160000) moved to another commit is named, flagged
+    and not read; the rename and the edit staged with it are mapped as usual."""
+    other = make_repo(tmp_path / "other", {"lib.py": "def lib():\n    return 1\n"})
+    first = git(other, "rev-parse", "HEAD").strip()
+    write_files(other, {"lib.py": "def lib():\n    return 2\n"})
+    second = commit_all(other, "second")
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/core.py": CORE, "pkg/use.py": USE})
+    (repo / "vendor" / "lib").mkdir(parents=True)  # as a submodule not checked out leaves it
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{first},vendor/lib")
+    git(repo, "commit", "-q", "-m", "vendor a submodule")
+    state = tmp_path / "state"
+    assert invoke("build", *where(repo, state)).exit_code == 0
+    git(repo, "update-index", "--cacheinfo", f"160000,{second},vendor/lib")
+    git(repo, "mv", "pkg/use.py", "pkg/usage.py")
+    edit(repo, "pkg/core.py", "helper(y) * 2", "helper(y) * 3")
+    git(repo, "add", "pkg/core.py")
+    document = changes(repo, state, "--staged")
+    by_path = {f["path"]: f for f in document["files"]}
+    assert by_path["vendor/lib"]["submodule"] is True and by_path["vendor/lib"]["status"] == "modified"
+    assert by_path["vendor/lib"]["definitions"] == 0
+    assert by_path["pkg/usage.py"]["status"] == "renamed" and by_path["pkg/usage.py"]["old_path"] == "pkg/use.py"
+    assert changed(document) == {("modified", "compute"), ("renamed", "main")}
+    assert "Binary files, submodules and symbolic links are named but not read." in document["unseen"]
+
+
 def test_staged_and_worktree_diffs_differ_by_what_is_staged(tmp_path: Path) -> None:
     repo, state = built(tmp_path)
     edit(repo, "pkg/core.py", "helper(y) * 2", "helper(y) * 3")
