@@ -71,6 +71,21 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def tcp_door_ready(served: Served, base: str) -> Any:
+    """A ``ready`` for ``http_server`` on TCP: the token is written and the door refuses without it."""
+    import httpx2  # the mcp extra's HTTP client
+
+    token_file = served.state / "run" / "token"
+
+    def ready() -> bool:
+        try:
+            return token_file.is_file() and httpx2.get(f"{base}/openapi.json", timeout=1).status_code == 401
+        except httpx2.HTTPError:
+            return False
+
+    return ready
+
+
 @contextmanager
 def http_server(served: Served, *extra: str, ready: Any,
                 wait_seconds: float = 60) -> Iterator[subprocess.Popen[bytes]]:

@@ -28,12 +28,17 @@ import pytest
 
 pytest.importorskip("mcp", reason="the optional extra mcp is not installed (pip install -e '.[mcp]')")
 
-import httpx2  # noqa: E402
-
 from cm_graph.context.wire import cited, section_items  # noqa: E402
 
 from ..support.helpers import CM_GRAPH, run_installed  # noqa: E402
-from ..support.surfacekit import RECIPIENT, Served, cited_line_exists, free_port, http_server  # noqa: E402
+from ..support.surfacekit import (  # noqa: E402
+    RECIPIENT,
+    Served,
+    cited_line_exists,
+    free_port,
+    http_server,
+    tcp_door_ready,
+)
 from .test_prime_mcp import TASK, served  # noqa: E402,F401
 
 pytestmark = [pytest.mark.provider]
@@ -115,11 +120,7 @@ def runs(served: Served, inspector: list[str], tmp_path_factory: pytest.TempPath
     base = f"http://127.0.0.1:{port}"
     token_file = served.state / "run" / "token"
 
-    def ready() -> bool:
-        try:
-            return token_file.is_file() and httpx2.get(f"{base}/openapi.json", timeout=1).status_code == 401
-        except httpx2.HTTPError:
-            return False
+    ready = tcp_door_ready(served, base)
 
     with http_server(served, "--port", str(port), ready=ready), ThreadPoolExecutor(max_workers=PARALLEL) as pool:
         url = ["--transport", "http", "--server-url", f"{base}/mcp"]

@@ -41,6 +41,7 @@ from ..support.surfacekit import (  # noqa: E402
     connected,
     free_port,
     http_server,
+    tcp_door_ready,
 )
 
 pytestmark = pytest.mark.anyio
@@ -232,11 +233,7 @@ async def test_streamable_http_with_the_sdk_client_and_the_token(tmp_path: Path)
     base = f"http://127.0.0.1:{port}"
     token_file = served.state / "run" / "token"
 
-    def ready() -> bool:
-        try:
-            return token_file.is_file() and httpx2.get(f"{base}/openapi.json", timeout=1).status_code == 401
-        except httpx2.HTTPError:
-            return False
+    ready = tcp_door_ready(served, base)
 
     with http_server(served, "--port", str(port), ready=ready):
         assert token_file.stat().st_mode & 0o777 == 0o600
