@@ -182,7 +182,7 @@ def build_history_for(workspace: Workspace) -> dict[str, Any]:
 def known_suite(workspace: Workspace) -> KnownTests:
     """The tests the current generation's index knows (``test_selection``): what a share of the
     suite is counted against, for ``--format pytest-args``."""
-    generation, connection = open_current_index(workspace, answerable(workspace, []), derive=False)
+    _, connection = open_current_index(workspace, answerable(workspace, []), derive=False)
     try:
         return known_tests(connection)
     except apsw.Error:

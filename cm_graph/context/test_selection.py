@@ -81,7 +81,6 @@ class Selection:
                 "more_items": self.all_items - self.items, "more_tests": self.all_tests - self.tests}
 
 
-
 def left_out(header: dict[str, Any]) -> str | None:
     """What a selection (its ``header``) left out, and the flag that prints it (None: nothing)."""
     if not header["more_items"]:
@@ -99,10 +98,11 @@ def within_share(suite: KnownTests, arguments: Sequence[str], max_share: float, 
     run: set[str] = set()
     taken = 0
     for argument in arguments:
-        more = run | suite.covered((argument,))
-        if suite.total and taken and len(more) > bound:
+        added = suite.covered((argument,)) - run
+        if suite.total and taken and len(run) + len(added) > bound:
             break
-        run, taken = more, taken + 1
+        run |= added
+        taken += 1
     every = run | suite.covered(arguments[taken:])
     return Selection(max_share, suite.total, bound, taken, len(run), len(arguments), len(every))
 
