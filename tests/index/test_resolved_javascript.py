@@ -1,0 +1,129 @@
+"""The resolved layer of JavaScript and TypeScript files (issue 28 items 1-3, issue 27's "how"): a
+small TypeScript/CommonJS project as one real commit, extracted by the pinned provider and built
+by the installed ``cm-graph``. The provider's graph has no edge for ``this.sum()`` inside a class
+method nor for a function called through an import alias (``format as fmt``); the resolver binds
+both, ``usage`` lists each as a resolved caller, and the cited line is the one whose text holds
+the call. The rows are written by hand from the sources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cm_graph.generation.layout import Workspace
+
+from ..support.contextkit import ask_context
+from ..support.helpers import make_repo, provider_extract, run_installed
+from ..support.resolvedkit import definitions, references
+
+pytestmark = [pytest.mark.provider]
+
+UTIL = (
+    "export function format(value: number): string {\n"        # 1
+    "  return value.toFixed(2);\n"                              # 2
+    "}\n"                                                       # 3
+    "\n"
+    "export const double = (n: number): number => n * 2;\n"     # 5 an arrow function held by a const
+)
+CART = (
+    "import { format as fmt, double } from './util';\n"        # 1 an aliased import
+    "\n"
+    "export class Cart {\n"                                     # 3
+    "  private items: number[] = [];\n"                         # 4 a field, not a definition
+    "\n"
+    "  total(): number {\n"                                     # 6
+    "    return this.sum();\n"                                  # 7 this.m() inside the class
+    "  }\n"
+    "\n"
+    "  private sum(): number {\n"                               # 10
+    "    return this.items.reduce((a, b) => a + b, 0);\n"       # 11
+    "  }\n"
+    "\n"
+    "  label = (): string => fmt(this.total());\n"              # 14 a field holding an arrow function
+    "}\n"
+    "\n"
+    "export function makeCart(): Cart {\n"                      # 17
+    "  const cart = new Cart();\n"                              # 18 an instantiation
+    "  double(2);\n"                                            # 19
+    "  return cart;\n"
+    "}\n"
+)
+LEGACY = (
+    "const { format } = require('./util');\n"                  # 1 CommonJS, a relative path
+    "\n"
+    "function show(v) {\n"                                      # 3
+    "  return format(v);\n"                                     # 4
+    "}\n"
+    "\n"
+    "module.exports = { show };\n"
+)
+FILES: dict[str, str | bytes] = {"src/util.ts": UTIL, "src/cart.ts": CART, "src/legacy.js": LEGACY}
+
+
+def _built(tmp_path: Path) -> tuple[Path, Workspace]:
+    """The project built by the installed cm-graph from the provider's graph; (index, workspace)."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    out = tmp_path / "graphify-out"
+    provider_extract(repo, out)
+    state = tmp_path / "state"
+    built = run_installed("build", "--from-graph", out, "--state-dir", state, cwd=repo)
+    assert built.returncode == 0, built.stderr
+    return next((state / "graph").glob("*/indexes/*.sqlite"), state), Workspace.locate(repo, state)
+
+
+def _line_text(path: str, line: int) -> str:
+    text = FILES[path]
+    assert isinstance(text, str)
+    return text.splitlines()[line - 1]
+
+
+def test_a_typescript_projects_definitions_and_references_are_resolved(tmp_path: Path) -> None:
+    index, _ = _built(tmp_path)
+    found = definitions(index)
+    # (path, kind, qualname, start, line, end, overload, parent, node?)
+    assert [(d[0], d[1], d[2], d[3], d[4], d[5], d[7], d[8] is not None) for d in found] == [
+        ("src/cart.ts", "module", "src.cart", 1, 1, 21, None, True),
+        ("src/cart.ts", "class", "src.cart.Cart", 3, 3, 15, "src.cart", True),
+        ("src/cart.ts", "method", "src.cart.Cart.total", 6, 6, 8, "src.cart.Cart", True),
+        ("src/cart.ts", "method", "src.cart.Cart.sum", 10, 10, 12, "src.cart.Cart", True),
+        ("src/cart.ts", "method", "src.cart.Cart.label", 14, 14, 14, "src.cart.Cart", True),
+        ("src/cart.ts", "function", "src.cart.makeCart", 17, 17, 21, "src.cart", True),
+        ("src/legacy.js", "module", "src.legacy", 1, 1, 7, None, True),
+        ("src/legacy.js", "function", "src.legacy.show", 3, 3, 5, "src.legacy", True),
+        ("src/util.ts", "module", "src.util", 1, 1, 5, None, True),
+        ("src/util.ts", "function", "src.util.format", 1, 1, 3, "src.util", True),
+        ("src/util.ts", "function", "src.util.double", 5, 5, 5, "src.util", True),
+    ]
+    bound = [row for row in references(index) if row[3] is not None]
+    assert bound == [
+        ("src/cart.ts", 1, "import", "src.util.format", "fmt", "src.cart"),
+        ("src/cart.ts", 1, "import", "src.util.double", "double", "src.cart"),
+        ("src/cart.ts", 7, "call", "src.cart.Cart.sum", "sum", "src.cart.Cart.total"),
+        ("src/cart.ts", 14, "call", "src.util.format", "fmt", "src.cart.Cart.label"),
+        ("src/cart.ts", 14, "call", "src.cart.Cart.total", "total", "src.cart.Cart.label"),
+        ("src/cart.ts", 18, "instantiate", "src.cart.Cart", "Cart", "src.cart.makeCart"),
+        ("src/cart.ts", 19, "call", "src.util.double", "double", "src.cart.makeCart"),
+        ("src/legacy.js", 1, "import", "src.util.format", "format", "src.legacy"),
+        ("src/legacy.js", 4, "call", "src.util.format", "format", "src.legacy.show"),
+        ("src/legacy.js", 7, "reference", "src.legacy.show", "show", "src.legacy"),
+    ]
+    for path, line, _, _, name, _ in bound:  # each site's line holds the name written there
+        assert name in _line_text(path, line), (path, line, name)
+
+
+def test_usage_lists_the_callers_the_providers_graph_misses_with_their_lines(tmp_path: Path) -> None:
+    _, workspace = _built(tmp_path)
+    usage = ask_context(workspace, "usage", "sum")
+    assert usage["sections"]["callers"]["status"] == "empty"  # the provider has no edge for this.sum()
+    section = usage["sections"]["resolved_callers"]
+    assert [(i["label"], i["path"], i["site"]["line"], i["relation"], i["evidence"]) for i in section["items"]] == [
+        (".total()", "src/cart.ts", 7, "call", "resolved")]
+    assert "this.sum()" in _line_text("src/cart.ts", 7)
+    aliased = ask_context(workspace, "usage", "format")
+    graph = {(i["label"], i["path"]) for i in aliased["sections"]["callers"]["items"]}
+    resolved = [(i["label"], i["path"], i["site"]["line"]) for i in aliased["sections"]["resolved_callers"]["items"]]
+    assert (".label()", "src/cart.ts") not in graph  # fmt(...) is a call of format() the graph lacks
+    assert (".label()", "src/cart.ts", 14) in resolved
+    assert "fmt(" in _line_text("src/cart.ts", 14)
+
