@@ -45,6 +45,9 @@ class _Linker:
                 binding = self.lookup(binding[1], binding[2])
             elif kind == "local":
                 return None
+            elif kind in ("new", "typed"):  # an instance of the class it names
+                cls = self.bound(binding[1], binding[2])
+                return ("instance", cls) if cls is not None and cls.kind == "class" else None
             elif kind == "require":  # what module.exports holds, else the module's exports
                 facts = self.files.get(binding[1])
                 if facts is None:
@@ -78,7 +81,7 @@ class _Linker:
     def member(self, owner: tuple[Any, ...] | None, name: str) -> JsDefinition | None:
         if owner is None:
             return None
-        if owner[0] == "def" and owner[1].kind == "class":
+        if owner[0] in ("def", "instance") and owner[1].kind == "class":
             return self.class_member(owner[1], name)
         if owner[0] == "module":
             return self.target(self.value(("export", owner[1], name)))
@@ -93,6 +96,19 @@ class _Linker:
             found = cls.members.get(name)
             if found:
                 return found[0]
+            cls = self.base(cls)
+        return None
+
+    def field(self, cls: JsDefinition | None, name: str) -> tuple[Any, ...] | None:
+        """A class's (or its bases') field's value when every binding of it names one class."""
+        hops = 0
+        while cls is not None and hops < MAX_HOPS:
+            hops += 1
+            bindings = cls.fields.get(name)
+            if bindings:
+                values = [self.value(binding) for binding in bindings]
+                classes = {id(value[1]) for value in values if value is not None}
+                return values[0] if len(classes) == 1 and None not in values else None
             cls = self.base(cls)
         return None
 
@@ -122,6 +138,8 @@ class _Linker:
             return self.class_member(expression[2], expression[1])
         if kind == "super":
             return self.class_member(self.base(expression[2]), expression[1])
+        if kind == "thisattr":
+            return self.member(self.field(expression[3], expression[1]), expression[2])
         if kind in ("module", "export", "require"):  # an import's own binding
             value = self.value(expression)
             if value is None or value[0] == "object":  # of an object, or nothing certain: the file

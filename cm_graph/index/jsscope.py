@@ -81,7 +81,7 @@ class JsDefinition:
     and base."""
 
     __slots__ = ("path", "kind", "name", "qualname", "start", "line", "end", "column", "parent", "number",
-                 "members", "base", "scope")
+                 "members", "base", "scope", "fields")
 
     def __init__(self, path: str, kind: str, name: str, qualname: str, start: int, line: int, end: int,
                  column: int, parent: JsDefinition | None) -> None:
@@ -91,6 +91,9 @@ class JsDefinition:
         self.members: dict[str, list[JsDefinition]] = {}
         self.base: tuple[Any, ...] | None = None  # the `extends` expression, read in ``scope``
         self.scope: Scope | None = None
+        # A class's instance fields whose type is written or constructed (``store: Store``,
+        # ``constructor(private store: Store)``, ``this.store = new Store()``): their bindings.
+        self.fields: dict[str, list[tuple[Any, ...]]] = {}
 
 
 class Scope:
@@ -107,8 +110,10 @@ class Scope:
 
 
 # A binding: ("def", JsDefinition) | ("module", path) | ("require", path) | ("export", path, name) | ("object", {name:
-# expression}, scope) | ("local",) (a value of unknown type). An expression: ("n", name) | ("attr",
-# object name, name) | ("this", name, class) | ("super", name, class).
+# expression}, scope) | ("new", class expression, scope) / ("typed", type expression, scope) (an
+# instance of that class) | ("local",) (a value of unknown type). An expression: ("n", name) |
+# ("attr", object name, name) | ("this", name, class) | ("super", name, class) | ("thisattr",
+# field, name, class) (``this.field.name``) | ("u", name) (on anything else: bound by name only).
 Pending = tuple[int, int, str, tuple[Any, ...], Scope, JsDefinition, str]
 
 
@@ -246,8 +251,9 @@ class _Scanner:
                     children_enclosing = named
                 parameters = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
                 if parameters is not None:
-                    for identifier in _pattern_names(parameters):
-                        children_scope.bind(_text(identifier), ("local",))
+                    constructor_of = this_class if named is not None and named.kind == "method" and \
+                        named.name == "constructor" else None
+                    self._parameters(parameters, children_scope, scope, constructor_of)
                 if kind != "arrow_function":  # an arrow keeps its `this`; a method its class's
                     children_class = this_class if kind == "method_definition" and named is not None else None
             elif kind in CLASSES:
@@ -275,6 +281,10 @@ class _Scanner:
                     this_class.members.setdefault(field.name, []).append(field)
                     field.scope = scope
                     children_enclosing = field
+                elif this_class is enclosing and this_class is not None and name_node is not None:
+                    typed = _instance_binding(value, node.child_by_field_name("type"), scope)
+                    if typed is not None:
+                        this_class.fields.setdefault(_text(name_node), []).append(typed)
             elif kind == "variable_declarator":
                 self._declarator(node, scope, enclosing)
             elif kind == "import_statement":
@@ -289,6 +299,7 @@ class _Scanner:
                         scope.bind(_text(identifier), ("local",))
             elif kind == "assignment_expression":
                 self._commonjs_export(node, scope)
+                self._this_field(node, scope, this_class)
             elif kind == "call_expression":
                 self._call(node, scope, enclosing, this_class)
             elif kind == "new_expression":
@@ -346,6 +357,10 @@ class _Scanner:
         if name.type == "identifier":
             if value is not None and (value.type in FUNCTION_VALUES or value.type == "class"):
                 return  # bound where the value is walked
+            typed = _instance_binding(value, node.child_by_field_name("type"), scope)
+            if typed is not None:
+                scope.bind(_text(name), typed)
+                return
             if spec is not None:
                 if target is None:
                     scope.bind(_text(name), ("local",))
@@ -370,6 +385,36 @@ class _Scanner:
             return
         for identifier in _pattern_names(name):
             scope.bind(_text(identifier), ("local",))
+
+    def _parameters(self, parameters: Any, scope: Scope, outer: Scope, constructor_of: JsDefinition | None
+                    ) -> None:
+        """A function's parameters shadow outer names; one annotated with a type (``s: Store``)
+        is an instance of it, and a constructor's parameter property (``private s: Store``) is
+        also its class's field."""
+        for parameter in parameters.named_children if parameters.type == "formal_parameters" else [parameters]:
+            pattern = parameter.child_by_field_name("pattern")
+            if parameter.type in ("required_parameter", "optional_parameter") and pattern is not None \
+                    and pattern.type == "identifier":
+                typed = _instance_binding(None, parameter.child_by_field_name("type"), outer)
+                scope.bind(_text(pattern), typed or ("local",))
+                if typed is not None and constructor_of is not None and any(
+                        c.type in ("accessibility_modifier", "readonly") for c in parameter.children):
+                    constructor_of.fields.setdefault(_text(pattern), []).append(typed)
+                continue
+            for identifier in _pattern_names(parameter):
+                scope.bind(_text(identifier), ("local",))
+
+    def _this_field(self, node: Any, scope: Scope, this_class: JsDefinition | None) -> None:
+        """``this.field = new C(...)`` in a class's code types the field (any other assignment
+        to it makes it unknown)."""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if this_class is None or left is None or left.type != "member_expression":
+            return
+        obj, prop = left.child_by_field_name("object"), left.child_by_field_name("property")
+        if obj is None or obj.type != "this" or prop is None:
+            return
+        typed = _instance_binding(right, None, scope)
+        this_class.fields.setdefault(_text(prop), []).append(typed or ("local",))
 
     def _import(self, node: Any, scope: Scope, enclosing: JsDefinition) -> None:
         target = self.spec(node.child_by_field_name("source"))
@@ -500,12 +545,44 @@ def right_members(node: Any) -> list[tuple[str, tuple[Any, ...]]]:
     return members
 
 
+def _type_expression(annotation: Any) -> tuple[Any, ...] | None:
+    """The class a type annotation names (``: Store``, ``: Store<T>``, ``: ns.Store``), or None."""
+    if annotation is None or annotation.type != "type_annotation" or not annotation.named_children:
+        return None
+    written = annotation.named_children[0]
+    if written.type == "generic_type":
+        written = written.child_by_field_name("name")
+    if written is None:
+        return None
+    if written.type == "type_identifier":
+        return ("n", _text(written))
+    if written.type == "nested_type_identifier":
+        module, name = written.child_by_field_name("module"), written.child_by_field_name("name")
+        if module is not None and name is not None and module.type == "identifier":
+            return ("attr", _text(module), _text(name))
+    return None
+
+
+def _instance_binding(value: Any, annotation: Any, scope: Scope) -> tuple[Any, ...] | None:
+    """What a name holds when its type is certain: a written type, else ``new C(...)``."""
+    typed = _type_expression(annotation)
+    if typed is not None:
+        return ("typed", typed, scope)
+    if value is not None and value.type == "new_expression":
+        constructed = _expression(value.child_by_field_name("constructor"), None)
+        if constructed is not None and constructed[0] in ("n", "attr"):
+            return ("new", constructed, scope)
+    return None
+
+
 def _object(node: Any, scope: Scope) -> tuple[Any, ...]:
     return ("object", {key: expression[1] for key, expression in right_members(node)}, scope)
 
 
 def _expression_name(expression: tuple[Any, ...]) -> str:
-    return str(expression[1] if expression[0] in ("this", "super") else expression[-1])
+    if expression[0] in ("this", "super"):
+        return str(expression[1])
+    return str(expression[2] if expression[0] == "thisattr" else expression[-1])
 
 
 def _expression(node: Any, this_class: JsDefinition | None) -> tuple[Any, ...] | None:
@@ -526,6 +603,10 @@ def _expression(node: Any, this_class: JsDefinition | None) -> tuple[Any, ...] |
             return ("super", name, this_class) if this_class is not None else ("u", name)
         if obj is not None and obj.type == "identifier":
             return ("attr", _text(obj), name)
+        if obj is not None and obj.type == "member_expression" and this_class is not None:
+            inner, field = obj.child_by_field_name("object"), obj.child_by_field_name("property")
+            if inner is not None and inner.type == "this" and field is not None:
+                return ("thisattr", _text(field), name, this_class)
         return ("u", name)
     return None
 

@@ -127,3 +127,79 @@ def test_usage_lists_the_callers_the_providers_graph_misses_with_their_lines(tmp
     assert (".label()", "src/cart.ts", 14) in resolved
     assert "fmt(" in _line_text("src/cart.ts", 14)
 
+
+STORE = (
+    "export class Store {\n"                                    # 1
+    "  get(key: string): number {\n"                            # 2
+    "    return key.length;\n"                                  # 3
+    "  }\n"                                                     # 4
+    "}\n"                                                       # 5
+    "\n"                                                        # 6
+    "export class View {\n"                                     # 7
+    "  constructor(private store: Store) {}\n"                  # 8 a parameter property: a typed field
+    "\n"                                                        # 9
+    "  render(): number {\n"                                    # 10
+    "    return this.store.get('a');\n"                         # 11
+    "  }\n"                                                     # 12
+    "}\n"                                                       # 13
+    "\n"                                                        # 14
+    "export function read(s: Store): number {\n"                # 15 an annotated parameter
+    "  return s.get('b');\n"                                    # 16
+    "}\n"                                                       # 17
+    "\n"                                                        # 18
+    "export function fresh(other): number {\n"                  # 19
+    "  const local = new Store();\n"                            # 20 a local holding an instance
+    "  return local.get('c') + other.get('d');\n"              # 21 other's type is unknown
+    "}\n"                                                       # 22
+)
+
+
+def test_calls_on_receivers_of_a_known_class_are_bound_and_unknown_ones_are_not(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"src/store.ts": STORE})
+    out = tmp_path / "graphify-out"
+    provider_extract(repo, out)
+    state = tmp_path / "state"
+    assert run_installed("build", "--from-graph", out, "--state-dir", state, cwd=repo).returncode == 0
+    index = next((state / "graph").glob("*/indexes/*.sqlite"))
+    calls = [(line, target, name, caller) for _, line, role, target, name, caller in references(index)
+             if role == "call"]
+    assert calls == [
+        (11, "src.store.Store.get", "get", "src.store.View.render"),
+        (16, "src.store.Store.get", "get", "src.store.read"),
+        (21, "src.store.Store.get", "get", "src.store.fresh"),
+        (21, None, "get", "src.store.fresh"),  # other.get(...): kept by name, not guessed
+    ]
+    usage = ask_context(Workspace.locate(repo, state), "usage", "Store.get")
+    # the provider links these by the method's name (one `get` in the commit); the answer lists
+    # each site once, from the graph or the resolver, every cited line holding the call
+    sites = [i["site"]["line"] for name in ("callers", "resolved_callers")
+             for i in usage["sections"][name]["items"] if i.get("site")]
+    assert sorted(sites) == [11, 16, 21]
+    for line in sites:
+        assert ".get(" in STORE.splitlines()[line - 1], line
+
+
+def test_the_layer_is_one_function_of_the_blobs_and_a_large_file_is_named_not_read() -> None:
+    """Whatever order the blobs come in, with a Python file among them (the two resolvers' layers
+    merged by rank), the rows are the same bytes; a blob over the cap is ``too_large``, counted by
+    its lines, with only its module's range."""
+    from cm_graph.index.pyscope import MAX_RESOLVED_BYTES
+    from cm_graph.index.resolvers import resolve_blobs
+
+    blobs: list[tuple[str, bytes | int]] = [(path, str(text).encode()) for path, text in FILES.items()]
+    blobs += [("src/store.ts", STORE.encode()), ("src/a.py", b"def f():\n    return 1\n"),
+              ("src/z.py", b"from src.a import f\n\n\ndef g():\n    return f()\n"),
+              ("src/big.js", b"x();\n" * (MAX_RESOLVED_BYTES // 5 + 1))]
+    first = resolve_blobs(blobs)
+    assert resolve_blobs(list(reversed(blobs))).to_json() == first.to_json()
+    assert [row[0] for row in first.files] == sorted(path for path, _ in blobs)
+    statuses = {path: (language, status) for path, language, _, status in first.files}
+    assert statuses["src/big.js"] == ("javascript", "too_large")
+    assert statuses["src/a.py"] == ("python", "resolved") and statuses["src/cart.ts"] == ("typescript", "resolved")
+    numbers = {row[0]: row for row in first.definitions}
+    by_file = {number: path for number, (path, *_rest) in enumerate(first.files, start=1)}
+    big = [row for row in first.definitions if by_file[row[1]] == "src/big.js"]
+    assert [(row[3], row[6], row[8]) for row in big] == [("module", 1, MAX_RESOLVED_BYTES // 5 + 2)]
+    # each reference's definitions are of its language's files: z.py's call is a.py's f
+    calls = {(by_file[r[0]], r[1], numbers[r[4]][5]) for r in first.references if r[3] == "call" and r[4]}
+    assert ("src/z.py", 5, "a.f") in calls and ("src/cart.ts", 7, "src.cart.Cart.sum") in calls
