@@ -244,6 +244,9 @@ class _Scanner:
                     if this_class is not None and enclosing is this_class and name_node is not None:
                         named = self.define(node, "method", _text(name_node), enclosing)
                         enclosing.members.setdefault(named.name, []).append(named)
+                    elif node.parent is not None and node.parent.type == "object" and name_node is not None \
+                            and name_node.type in ("property_identifier", "string"):
+                        named = self.define(node, "function", _key(name_node), enclosing)  # { m() {...} }
                 elif kind in FUNCTION_VALUES:
                     named = self._value_definition(node, scope, enclosing, this_class)
                 if named is not None:
@@ -255,7 +258,7 @@ class _Scanner:
                         named.name == "constructor" else None
                     self._parameters(parameters, children_scope, scope, constructor_of)
                 if kind != "arrow_function":  # an arrow keeps its `this`; a method its class's
-                    children_class = this_class if kind == "method_definition" and named is not None else None
+                    children_class = this_class if named is not None and named.kind == "method" else None
             elif kind in CLASSES:
                 name_node = node.child_by_field_name("name")
                 name = _text(name_node) if name_node is not None else None
@@ -334,6 +337,21 @@ class _Scanner:
                 named = self.define(node, "function", _text(name_node), enclosing, parent)
                 scope.bind(named.name, ("def", named))
                 return named
+        own = node.child_by_field_name("name")  # a named function expression: its own name first
+        if own is not None and node.type in ("function_expression", "function", "generator_function"):
+            return self.define(node, "function", _text(own), enclosing)
+        if parent is not None and parent.type == "pair" and parent.child_by_field_name("value") == node:
+            key = parent.child_by_field_name("key")  # { name: () => ... }: a property, no scope name
+            if key is not None and key.type in ("property_identifier", "string"):
+                return self.define(node, "function", _key(key), enclosing, parent)
+        if parent is not None and parent.type == "assignment_expression" and \
+                parent.child_by_field_name("right") == node:
+            # x.f = function ... / f = () => ...: named by what it is assigned to (no scope name)
+            left = parent.child_by_field_name("left")
+            name_node = left.child_by_field_name("property") if left is not None and \
+                left.type == "member_expression" and _text(left) != "module.exports" else left
+            if name_node is not None and name_node.type in ("property_identifier", "identifier"):
+                return self.define(node, "function", _text(name_node), enclosing, parent)
         return None
 
     def _heritage(self, heritage: Any, cls: JsDefinition, scope: Scope) -> None:
@@ -573,6 +591,10 @@ def _instance_binding(value: Any, annotation: Any, scope: Scope) -> tuple[Any, .
         if constructed is not None and constructed[0] in ("n", "attr"):
             return ("new", constructed, scope)
     return None
+
+
+def _key(node: Any) -> str:
+    return _text(node).strip("'\"") if node.type == "string" else _text(node)
 
 
 def _object(node: Any, scope: Scope) -> tuple[Any, ...]:
