@@ -206,10 +206,11 @@ class _Scanner:
         self.facts = facts
         self.paths = paths
 
-    def define(self, node: Any, kind: str, name: str, parent: JsDefinition, line_node: Any | None = None
-               ) -> JsDefinition:
+    def define(self, node: Any, kind: str, name: str, parent: JsDefinition, line_node: Any | None = None,
+               start_node: Any | None = None) -> JsDefinition:
         line = (line_node or node).start_point.row + 1
-        definition = JsDefinition(self.facts.path, kind, name, f"{parent.qualname}.{name}", line, line,
+        start = start_node.start_point.row + 1 if start_node is not None else line
+        definition = JsDefinition(self.facts.path, kind, name, f"{parent.qualname}.{name}", start, line,
                                   node.end_point.row + 1, (line_node or node).start_point.column + 1, parent)
         self.facts.definitions.append(definition)
         return definition
@@ -237,12 +238,15 @@ class _Scanner:
                 if kind in ("function_declaration", "generator_function_declaration"):
                     name_node = node.child_by_field_name("name")
                     if name_node is not None:
-                        named = self.define(node, "function", _text(name_node), enclosing, _statement(node))
+                        statement = _statement(node)
+                        named = self.define(node, "function", _text(name_node), enclosing, statement,
+                                            _first_signature(statement, _text(name_node)))
                         scope.bind(named.name, ("def", named))
                 elif kind == "method_definition":
                     name_node = node.child_by_field_name("name")
                     if this_class is not None and enclosing is this_class and name_node is not None:
-                        named = self.define(node, "method", _text(name_node), enclosing)
+                        named = self.define(node, "method", _text(name_node), enclosing,
+                                            _first_signature(node, _text(name_node)))
                         enclosing.members.setdefault(named.name, []).append(named)
                     elif node.parent is not None and node.parent.type == "object" and name_node is not None \
                             and name_node.type in ("property_identifier", "string"):
@@ -638,6 +642,24 @@ def _name_node(node: Any) -> Any:
     if node is not None and node.type == "member_expression":
         return node.child_by_field_name("property") or node
     return node
+
+
+def _first_signature(node: Any, name: str) -> Any | None:
+    """The first of the TypeScript overload signatures right before an implementation
+    (``f(a: string): void; f(a: number): void; f(a) {...}``): the group's first line, where its
+    range starts (and, for a method, where the provider puts its node: a function's node is at
+    its implementation); the signatures are no definitions of their own (calls run the
+    implementation)."""
+    first, sibling = None, node.prev_named_sibling
+    while sibling is not None:
+        if sibling.type != "comment":
+            inner = sibling.child_by_field_name("declaration") if sibling.type == "export_statement" else sibling
+            if inner is None or inner.type not in ("method_signature", "function_signature") or \
+                    _text(inner.child_by_field_name("name")) != name:
+                break
+            first = sibling
+        sibling = sibling.prev_named_sibling
+    return first
 
 
 def _statement(node: Any) -> Any:

@@ -236,3 +236,35 @@ def test_a_call_is_credited_to_the_object_method_property_function_or_named_expr
                      (13, "src.views.executor")]
     for line, _ in calls:
         assert "format(" in VIEWS.splitlines()[line - 1]
+
+
+OVERLOADED = (
+    "export class Obs {\n"                                      # 1
+    "  /** the first signature: where the provider puts a method's node */\n"
+    "  subscribe(next: string): void;\n"                        # 3
+    "  subscribe(next: number): void;\n"                        # 4
+    "  subscribe(next: unknown): void {\n"                      # 5 the implementation
+    "    return;\n"
+    "  }\n"                                                     # 7
+    "}\n"
+    "export function from(a: string): Obs;\n"                   # 9
+    "export function from(a: unknown): Obs {\n"                 # 10 a function's node: the implementation's
+    "  return new Obs();\n"
+    "}\n"                                                       # 12
+    "function use(o: Obs) {\n"                                  # 13
+    "  o.subscribe(1);\n"                                       # 14
+    "  return from('a');\n"                                     # 15
+    "}\n"
+)
+
+
+def test_an_overloaded_function_is_one_definition_from_its_first_signature_and_its_calls_bind_to_it() -> None:
+    from cm_graph.index.resolvers import resolve_blobs
+
+    layer = resolve_blobs([("src/obs.ts", OVERLOADED.encode())])
+    ranges = {row[5]: (row[6], row[7], row[8], row[9]) for row in layer.definitions}
+    assert ranges["src.obs.Obs.subscribe"] == (3, 3, 7, 0) and ranges["src.obs.from"] == (9, 10, 12, 0)
+    assert len(layer.definitions) == 5  # module, Obs, subscribe, from, use: a signature is no definition
+    qualnames = {row[0]: row[5] for row in layer.definitions}
+    assert [(row[1], qualnames[row[4]]) for row in layer.references if row[3] == "call"] == [
+        (14, "src.obs.Obs.subscribe"), (15, "src.obs.from")]
