@@ -323,7 +323,11 @@ def mentions_vs_truth(workspace: Any, top: list[tuple[str, str, int]], truth_of:
             claims = {_unit(*_enclosing(connection, p, n)) for p, n, _ in facts["rows"]}
             lines.extend((label, p, n, form) for p, n, form in facts["rows"])
             row: dict[str, Any] = {"target": label, "common_name": facts["common"], "mention_lines": len(facts["rows"]),
-                                   "mention_claims": len(claims), "mention_claims_right": len(claims & truth)}
+                                   "mention_claims": len(claims), "mention_claims_right": len(claims & truth),
+                                   # what the resolved layer adds that the truth does not name, and
+                                   # what neither graph nor resolver finds (a sample of each, by hand)
+                                   "resolved_wrong": sorted(f"{p}::{n}" for p, n in resolved - truth)[:5],
+                                   "missed_with_resolved": sorted(f"{p}::{n}" for p, n in truth - graph - resolved)[:5]}
             for side, wanted in (("test", True), ("code", False)):
                 part = {t for t in truth if is_test_path(t[0]) == wanted}
                 row[f"{side}_truth"], row[f"{side}_graph_hit"] = len(part), len(graph & part)

@@ -66,7 +66,8 @@ from .sentences import (
 from .testrun import TEST_DEPTH, observed_section, ranked_section
 
 HISTORY = "run `cm-graph context history`."
-NOT_RESOLVED = ("not_resolved", "The resolver, which reads Python files only, has no definition of it.")
+NOT_RESOLVED = ("not_resolved",
+                "The resolver, which reads Python, JavaScript and TypeScript files only, has no definition of it.")
 NOT_A_CLASS = ("not_a_class", "The target is no class.")
 
 SECTIONS: tuple[Section, ...] = (

@@ -7,7 +7,7 @@ bounds and ends the process; ``resolved_index.Resolution`` decides whether to st
 
 Its answer is taken only when it resolved exactly the blobs the census names for the requested
 paths (path for path, object name for object name); otherwise the importer resolves them itself,
-with the same ``resolve_python``, so the rows never depend on which process made them.
+with the same ``resolve_blobs``, so the rows never depend on which process made them.
 
 Protocol: one JSON request line (checkout, commit, paths); when done, one JSON line listing
 ``[path, object name]`` of every file it read, then the layer's JSON (``ResolvedLayer.to_json``).
@@ -19,8 +19,9 @@ import json
 from pathlib import Path
 
 from ..base.git import read_census
-from .pyresolve import read_python_blobs, resolve_python
+from .pyresolve import read_python_blobs
 from .resolved import ResolvedLayer
+from .resolvers import resolve_blobs
 from .worker import WorkerProcess, serve
 
 
@@ -59,7 +60,7 @@ def main() -> None:
     checkout = Path(request["checkout"])
     census = {entry.path: entry for entry in read_census(checkout, request["commit"]).entries}
     entries = [census[path] for path in request["paths"] if path in census]
-    layer = resolve_python(read_python_blobs(checkout, entries))
+    layer = resolve_blobs(read_python_blobs(checkout, entries))
     out = open(1, "wb", closefd=False)  # fd 1: the unnamed file the importer gave
     out.write(json.dumps([[entry.path, entry.blob] for entry in entries]).encode("utf-8") + b"\n")
     out.write(layer.to_json())

@@ -1,12 +1,13 @@
 """The importer's resolved layer: which files are resolved, by which process, and its tables.
 
-The files are the Python files (``.py``, ``.pyi``) among the paths the graph's code nodes name,
+The files are the Python (``.py``, ``.pyi``) and JavaScript/TypeScript files (``resolvers``) among
+the paths the graph's code nodes name,
 read from the bound commit (never the working tree): the same files the provider extracted, so
 an operator's ``--exclude`` and the provider's scope rules hold here too. On a large graph a
 worker process (``resolve_worker``) is started with the build and handed those paths as soon as
 the document's nodes end; otherwise, or when the worker's answer does not stand, the importer
 resolves them itself once the graph's tables and the text index are written. Either way the rows
-are ``resolve_python``'s of the same blobs, so the index's bytes are too. A fault of the resolver
+are ``resolve_blobs``' of the same blobs, so the index's bytes are too. A fault of the resolver
 itself (a bug meeting some file) costs only the resolved layer: its files are listed ``failed``
 and the rest of the index is written as ever.
 """
@@ -20,10 +21,10 @@ import apsw
 from ..base.git import Census
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
-from .pymodules import is_python_path
-from .pyresolve import LANGUAGE, read_python_blobs, resolve_python
+from .pyresolve import read_python_blobs
 from .resolve_worker import ResolveWorker
 from .resolved import ResolvedLayer
+from .resolvers import file_language, is_resolved_path, resolve_blobs
 
 # As for the text scan, and from the same size: a smaller graph's files are resolved in the
 # importer's own thread, where a worker's start would cost more than it saves. Imported, so each
@@ -45,8 +46,9 @@ class Resolution:
                 pass
 
     def start(self, checkout: Path, commit: str, paths: set[str]) -> None:
-        """The node paths, known when the nodes end: the Python ones are resolved."""
-        self._paths = sorted(path for path in paths if is_python_path(path) and "\n" not in path)
+        """The node paths, known when the nodes end: the Python and JavaScript/TypeScript ones are
+        resolved."""
+        self._paths = sorted(path for path in paths if is_resolved_path(path) and "\n" not in path)
         if self._worker is not None:
             self._worker.request(checkout, commit, self._paths)
 
@@ -61,7 +63,7 @@ class Resolution:
                 return answered
         blobs = list(read_python_blobs(checkout, entries))  # git's refusals are the build's
         try:
-            return resolve_python(blobs)
+            return resolve_blobs(blobs)
         except Exception:  # noqa: BLE001 - a resolver fault costs the resolved layer, never the index
             return failed_layer(blobs)
 
@@ -74,7 +76,7 @@ class Resolution:
 def failed_layer(blobs: list[tuple[str, bytes | int]]) -> ResolvedLayer:
     """The layer of a commit the resolver failed on: its files, marked ``failed``, and no rows (the
     same blobs fail the same way, so this too is one function of them)."""
-    return ResolvedLayer([(path, LANGUAGE, "", "failed") for path, _ in sorted(blobs)], [], [])
+    return ResolvedLayer([(path, file_language(path), "", "failed") for path, _ in sorted(blobs)], [], [])
 
 
 def write_resolved(connection: apsw.Connection, layer: ResolvedLayer) -> dict[str, int]:
@@ -82,7 +84,7 @@ def write_resolved(connection: apsw.Connection, layer: ResolvedLayer) -> dict[st
     (definitions are bound to nodes through the staging file's ``stage_node_sites``).
 
     Like the bulk graph rows, the CHECKed columns (status, kind, overload, role) hold only the
-    words ``resolve_python`` writes, so the CHECKs are not evaluated per row."""
+    words the resolvers write, so the CHECKs are not evaluated per row."""
     paths = [row[0] for row in layer.files]
     connection.execute(query_sql("stage_node_sites"))
     connection.execute("PRAGMA ignore_check_constraints = ON")

@@ -62,16 +62,16 @@ def test_a_one_character_name_is_not_searched_and_never_said_unused(tmp_path: Pa
 
 
 def test_a_name_on_exactly_the_cap_of_lines_is_listed_not_common(tmp_path: Path, state_dir: Path) -> None:
-    """JavaScript, which the resolver does not read: every call is a mention only."""
-    body = "function get() { return 1; }\n" + "".join(f"const v{n} = get();\n" for n in range(MAX_KEPT))
-    repo = make_repo(tmp_path / "repo", {"m.js": body})
-    graph = {"nodes": [node("m", "m.js", "m.js", "L1"), node("m_get", "get()", "m.js", "L1")], "edges": []}
-    workspace = publish(repo, state_dir, graph, inventory=inventory_for(repo, ["m.js"]))
+    """Go, which no resolver reads: every call is a mention only."""
+    body = "func get() int { return 1 }\n" + "".join(f"var v{n} = get()\n" for n in range(MAX_KEPT))
+    repo = make_repo(tmp_path / "repo", {"m.go": body})
+    graph = {"nodes": [node("m", "m.go", "m.go", "L1"), node("m_get", "get()", "m.go", "L1")], "edges": []}
+    workspace = publish(repo, state_dir, graph, inventory=inventory_for(repo, ["m.go"]))
     document = ask_context(workspace, "usage", "get", max_chars=200_000)
     mentions = document["sections"]["mentions"]
     assert (mentions["status"], mentions["reason"]) == ("truncated", "max_items")
     assert (mentions["shown"], mentions["total"], mentions["calls"]) == (DEFAULT_ITEMS, MAX_KEPT, MAX_KEPT)
-    assert mention_lines(document) == [("m.js", 2 + n) for n in range(DEFAULT_ITEMS)]
+    assert mention_lines(document) == [("m.go", 2 + n) for n in range(DEFAULT_ITEMS)]
     assert f"{MAX_KEPT} more line(s) use it by name" in document["answer"]
 
 

@@ -108,39 +108,40 @@ def semver(tmp_path: Path, state_dir: Path):  # type: ignore[no-untyped-def]
 
 # 1 ---------------------------------------------------------------------------------------------
 
-def test_a_call_the_graph_linked_to_another_same_named_definition_stays_a_mention(semver) -> None:
+def test_a_call_the_graph_linked_to_another_same_named_definition_is_resolved_to_the_right_one(semver) -> None:
+    """The graph links each ``parse(version)`` to its file's ``const parse = require('./parse')``
+    binding; the JavaScript resolver follows the ``require`` to ``module.exports = parse`` and binds
+    the calls to parse.js's ``parse()``, so they are its resolved callers (not textual mentions),
+    and ``module.exports = parse`` is a resolved reference (not an export mention)."""
     wire = ask_context(semver, "usage", "functions/parse.js::parse()", wire=True)
     document = readable(wire)
     assert document["status"] == "answered"
     assert document["anchors"][0]["path"] == "functions/parse.js"
-    mentions = document["sections"]["mentions"]
-    assert mention_lines(document) == [("functions/clean.js", 3), ("functions/valid.js", 3)]
-    assert mentions["total"] == 2
-    # module.exports = parse (its own file) is an export, linked nowhere: a dynamic use, not a mention
-    assert _exports(document) == [("functions/parse.js", 5)]
-    chosen = [item["linked_to"] for item in mentions["items"] if item.get("linked_to")]
-    assert chosen == [{"label": "parse", "path": "functions/clean.js", "line": 1},
-                      {"label": "parse", "path": "functions/valid.js", "line": 1}]
-    assert "links 2 of those shown to another definition" in document["answer"]
-    # the graph's empty caller section never reads as "no caller" beside those mentions
+    resolved = document["sections"]["resolved_callers"]["items"]
+    assert [(i["label"], i["site"]["path"], i["site"]["line"], i["relation"]) for i in resolved] == [
+        ("clean()", "functions/clean.js", 3, "call"), ("parse.js", "functions/parse.js", 5, "reference"),
+        ("valid()", "functions/valid.js", 3, "call")]
+    for item in resolved:  # each cited line holds the name
+        assert "parse" in FILES[item["site"]["path"]].splitlines()[item["site"]["line"] - 1]
+    assert mention_lines(document) == [] and _exports(document) == []
+    # the graph's empty caller section never reads as "no caller" beside those uses
     callers = document["sections"]["callers"]
     assert callers["status"] == "empty"
-    assert "none of its callers" in callers["detail"] and "2 line(s)" in callers["detail"]
-    assert "1 line(s) name it without a call (textual; 1 export" in callers["detail"]
+    assert "3 use(s) resolved from the code" in callers["detail"]
     assert "No caller reaches it" not in document["answer"]
     out = io.StringIO()
     print_context(Console(file=out, width=400, color_system=None), wire)
-    assert "graph links it to parse at functions/clean.js#L1" in out.getvalue()
+    assert "functions/clean.js#L3" in out.getvalue()
 
 
 def test_a_line_linked_to_the_asked_definition_is_carried_not_mentioned(semver) -> None:
     """The binding in clean.js is asked for: its own call site is the graph's, so not a mention;
-    valid.js's call (linked to valid.js's binding) is one, saying so."""
+    valid.js's call is bound by the resolver to parse.js's ``parse()``, so it is not one either
+    (counted as bound elsewhere)."""
     document = ask_context(semver, "usage", "functions/clean.js::parse")
     assert [i["label"] for i in document["sections"]["callers"]["items"]] == ["clean()"]
-    assert mention_lines(document) == [("functions/valid.js", 3)]
-    assert document["sections"]["mentions"]["items"][0]["linked_to"]["path"] == "functions/valid.js"
-    assert _exports(document) == [("functions/parse.js", 5)]
+    assert mention_lines(document) == []
+    assert document["sections"]["mentions"]["bound_elsewhere"] == 2
 
 
 def _exports(document: dict[str, Any]) -> list[tuple[str, int]]:
@@ -277,6 +278,6 @@ def test_the_real_provider_on_a_commonjs_project(tmp_path: Path) -> None:
     document = readable(json.loads(asked.stdout))
     assert [(a["label"], a["path"]) for a in document["anchors"]] == [("parse()", "functions/parse.js")]
     assert "chosen over 2 variable binding(s)" in document["answer"]
-    assert {("functions/clean.js", 3), ("functions/valid.js", 3)} <= set(mention_lines(document))
-    linked = {(i["path"], i["line"]): i.get("linked_to") for i in document["sections"]["mentions"]["items"]}
-    assert linked[("functions/clean.js", 3)] == {"label": "parse", "path": "functions/clean.js", "line": 1}
+    resolved = {(i["site"]["path"], i["site"]["line"], i["relation"])
+                for i in document["sections"]["resolved_callers"]["items"]}
+    assert {("functions/clean.js", 3, "call"), ("functions/valid.js", 3, "call")} <= resolved

@@ -164,7 +164,8 @@ def test_typescript_throw_new_instanceof_in_a_catch_and_graph_overrides(tmp_path
     assert built.code == 0, built.err
     answer = _ask(repo, tmp_path / "state", "impact", "NotFound")
     raises, catches = answer["sections"]["raises"], answer["sections"]["catches"]
-    assert [(i["path"], i["line"], i["evidence"]) for i in raises["items"]] == [("src/errors.ts", 3, "textual")]
+    # `throw new NotFound(...)`: the TypeScript resolver binds the instantiation, so the site is resolved
+    assert [(i["path"], i["line"], i["evidence"]) for i in raises["items"]] == [("src/errors.ts", 3, "resolved")]
     # instanceof inside the catch block is a catch; the one outside any catch block is not
     assert [(i["path"], i["line"]) for i in catches["items"]] == [("src/use.ts", 6)]
     answer = _ask(repo, tmp_path / "state", "impact", "Base.load")

@@ -100,10 +100,11 @@ def test_a_resolved_caller_seeds_the_next_hop_and_every_step_says_its_evidence(
 
 def test_an_anchor_the_resolver_does_not_read_has_its_resolved_sections_unavailable(
         tmp_path: Path, state_dir: Path) -> None:
-    files = {"core.js": "export function helper() {\n  return 1;\n}\n",
-             "use.js": "import { helper } from './core.js';\nexport const x = helper();\n"}
-    graph = {"nodes": [node("core", "core.js", "core.js", "L1"), node("helper", "helper()", "core.js", "L1"),
-                       node("use", "use.js", "use.js", "L1")], "edges": []}
+    """Go is a language no resolver reads (JavaScript and TypeScript are read: test_resolved_javascript)."""
+    files = {"core.go": "package core\nfunc helper() int {\n  return 1\n}\n",
+             "use.go": "package core\nvar y = helper\nvar x = helper()\n"}
+    graph = {"nodes": [node("core", "core.go", "core.go", "L1"), node("helper", "helper()", "core.go", "L2"),
+                       node("use", "use.go", "use.go", "L1")], "edges": []}
     repo = make_repo(tmp_path / "repo", files)
     document = ask_context(publish(repo, state_dir, graph, inventory=inventory_for(repo, sorted(files))),
                            "usage", "helper")
@@ -111,5 +112,5 @@ def test_an_anchor_the_resolver_does_not_read_has_its_resolved_sections_unavaila
         section = document["sections"][name]
         assert (section["status"], section["reason"]) == ("unavailable", "not_resolved"), name
     assert "resolved_callers" not in document["used_relations"]  # it ran no walk
-    assert [i["line"] for i in document["sections"]["mentions"]["items"]] == [1, 2]
+    assert [i["line"] for i in document["sections"]["mentions"]["items"]] == [2, 3]
     assert "Neither graph nor resolver" not in document["answer"]  # the resolver saw nothing here

@@ -250,21 +250,22 @@ def test_the_tests_intent_names_the_tests_that_reach_it_through_resolved_referen
 
 def test_mention_prose_counts_calls_apart_from_imports_and_references(tmp_path: Path, state_dir: Path) -> None:
     """immer's isDraft: 6 lines "by name", 5 of them an import list's `isDraft,`: the prose says
-    how many lines call it, never "call sites" for all of them."""
-    files = {"core.ts": "export function helper(x) {\n  return x;\n}\n",
-             "use.ts": ("import {\n  helper,\n  other\n} from './core';\n"   # 2: an import-list line
-                        "export function main() {\n  return helper(1);\n}\n"  # 6: the one call
-                        "export const cb = helper;\n"                          # 8: a reference
-                        "export const via = api.helper;\n")}                    # 9: a qualified reference
-    graph = {"nodes": [node("core", "core.ts", "core.ts", "L1"), node("core_helper", "helper()", "core.ts", "L1"),
-                       node("use", "use.ts", "use.ts", "L1"), node("use_main", "main()", "use.ts", "L5")],
+    how many lines call it, never "call sites" for all of them. In Go, which no resolver reads
+    (TypeScript's resolver would bind these uses), so every line is a mention only."""
+    files = {"core.go": "package core\n\nfunc helper(x int) int {\n\treturn x\n}\n",
+             "use.go": ("package core\nvar table = []func(int) int{\n\thelper,\n}\n"  # 3: a list's line
+                        "func main() int {\n\treturn helper(1)\n}\n"                    # 6: the one call
+                        "var cb = helper\n"                                             # 8: a reference
+                        "var via = api.helper\n")}                                      # 9: a qualified one
+    graph = {"nodes": [node("core", "core.go", "core.go", "L1"), node("core_helper", "helper()", "core.go", "L3"),
+                       node("use", "use.go", "use.go", "L1"), node("use_main", "main()", "use.go", "L5")],
              "edges": []}
     repo = make_repo(tmp_path / "repo", files)
     workspace = publish(repo, state_dir, graph, inventory=inventory_for(repo, sorted(files)))
     document = ask_context(workspace, "usage", "helper")
     mentions = document["sections"]["mentions"]
     assert [(i["line"], i["form"]) for i in mentions["items"]] == [
-        (2, "name"), (6, "call"), (8, "name"), (9, "qualified")]
+        (3, "name"), (6, "call"), (8, "name"), (9, "qualified")]
     assert (mentions["total"], mentions["calls"]) == (4, 1)
     assert ("4 more line(s) use it by name, not in the graph (textual; 1 call(s), 3 other reference(s)): "
             in document["answer"])
@@ -308,13 +309,13 @@ def test_a_common_name_is_counted_and_capped_not_listed(tmp_path: Path, state_di
 
 
 def test_mentions_obey_the_character_budget(tmp_path: Path, state_dir: Path) -> None:
-    """JavaScript, which the resolver does not read: the sixty calls are mentions only."""
-    body = "function work() { return 1; }\n" + "".join(
-        f"function caller_{n}() {{ return work(); }}\n" for n in range(60))
-    nodes = [node("m", "m.js", "m.js", "L1"), node("m_work", "work()", "m.js", "L1")] + [
-        node(f"c{n}", f"caller_{n}()", "m.js", f"L{2 + n}") for n in range(60)]
-    repo = make_repo(tmp_path / "repo", {"m.js": body})
-    workspace = publish(repo, state_dir, {"nodes": nodes, "edges": []}, inventory=inventory_for(repo, ["m.js"]))
+    """Go, which no resolver reads: the sixty calls are mentions only."""
+    body = "func work() int { return 1 }\n" + "".join(
+        f"func caller_{n}() int {{ return work() }}\n" for n in range(60))
+    nodes = [node("m", "m.go", "m.go", "L1"), node("m_work", "work()", "m.go", "L1")] + [
+        node(f"c{n}", f"caller_{n}()", "m.go", f"L{2 + n}") for n in range(60)]
+    repo = make_repo(tmp_path / "repo", {"m.go": body})
+    workspace = publish(repo, state_dir, {"nodes": nodes, "edges": []}, inventory=inventory_for(repo, ["m.go"]))
     document = ask_context(workspace, "usage", "work", max_chars=5000, wire=True)
     mentions = document["sections"]["mentions"]
     assert document["sections"]["resolved_callers"]["status"] == "unavailable"

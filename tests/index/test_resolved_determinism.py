@@ -107,7 +107,7 @@ def test_a_resolver_fault_costs_only_the_resolved_layer(workspace: Workspace, tm
     def broken(blobs: Any) -> Any:
         raise RecursionError("a resolver bug met some file")
 
-    monkeypatch.setattr(resolved_index, "resolve_python", broken)
+    monkeypatch.setattr(resolved_index, "resolve_blobs", broken)
     faulty = tmp_path / "faulty.sqlite"
     _build(workspace, faulty)
     connection = apsw.Connection(str(faulty))

@@ -1,0 +1,65 @@
+"""Which resolver reads which file, and one layer from theirs: Python's (``pyresolve``) for
+``.py``/``.pyi``, JavaScript/TypeScript's (``jsresolve``) for ``.js``/``.mjs``/``.cjs``/``.jsx``/
+``.ts``/``.tsx``/``.mts``/``.cts`` (not ``.d.ts`` declarations).
+
+Each resolver numbers its own rows by rank; merged, the files are renumbered by path and the
+definitions and references by the same ranks over the union, so the layer is still one function
+of the blobs. A commit with files of one language only gets that resolver's layer untouched (a
+Python-only repository's index bytes are what they were before JavaScript was read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .jsresolve import resolve_javascript
+from .jsscope import is_js_path, language_of
+from .pymodules import is_python_path
+from .pyresolve import LANGUAGE as PYTHON
+from .pyresolve import resolve_python
+from .resolved import DefinitionRow, ReferenceRow, ResolvedLayer
+
+
+def is_resolved_path(path: str) -> bool:
+    return is_python_path(path) or is_js_path(path)
+
+
+def file_language(path: str) -> str:
+    return PYTHON if is_python_path(path) else language_of(path)
+
+
+def resolve_blobs(blobs: Iterable[tuple[str, bytes | int]]) -> ResolvedLayer:
+    """The resolved layer of these ``(path, content)`` files, each read by its language's resolver."""
+    python: list[tuple[str, bytes | int]] = []
+    javascript: list[tuple[str, bytes | int]] = []
+    for path, content in blobs:
+        (python if is_python_path(path) else javascript).append((path, content))
+    if not javascript:
+        return resolve_python(python)
+    if not python:
+        return resolve_javascript(javascript)
+    return merge(resolve_python(python), resolve_javascript(javascript))
+
+
+def merge(*layers: ResolvedLayer) -> ResolvedLayer:
+    """Layers of disjoint files as one, renumbered by rank over the union."""
+    files = sorted((row, index, old) for index, layer in enumerate(layers)
+                   for old, row in enumerate(layer.files, start=1))
+    file_number = {(index, old): new for new, (_, index, old) in enumerate(files, start=1)}
+    keyed: list[tuple[int, int, int, DefinitionRow]] = []
+    for index, layer in enumerate(layers):
+        for position, row in enumerate(layer.definitions):
+            keyed.append((file_number[(index, row[1])], index, position, row))
+    keyed.sort(key=lambda item: (item[0], item[1], item[2]))
+    definition_number = {(index, row[0]): new for new, (_, index, _, row) in enumerate(keyed, start=1)}
+    definitions: list[DefinitionRow] = [
+        (new, file, definition_number[(index, row[2])] if row[2] is not None else None, *row[3:])
+        for new, (file, index, _, row) in enumerate(keyed, start=1)]
+    references: list[tuple[int, int, int, str, int, str, int]] = [
+        (file_number[(index, row[0])], row[1], row[2], row[3],
+         definition_number[(index, row[4])] if row[4] is not None else 0, row[5], definition_number[(index, row[6])])
+        for index, layer in enumerate(layers) for row in layer.references]
+    references.sort()
+    ordered: list[ReferenceRow] = [
+        row if row[4] else (row[0], row[1], row[2], row[3], None, row[5], row[6]) for row in references]
+    return ResolvedLayer([row for row, _, _ in files], definitions, ordered)
