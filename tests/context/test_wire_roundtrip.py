@@ -1,5 +1,6 @@
-"""The v2 wire (``shape.encode``) read back (``wire.section_items``) gives every item as composed:
-a property over random sections, so no table, shared value or citation id can lose a field."""
+"""The v3 wire (``shape.encode``) read back (``wire.section_items``) gives every item as composed:
+a property over random sections, so no table, shared value, citation id or ``also`` line (a
+number in its site's file, or a citation id of another file's line) can lose a field."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ def items(draw: Any) -> list[dict[str, Any]]:
         if shape in ("site", "at_site"):
             site_line = draw(LINES)
             item["site"] = {"path": path, "line": site_line, "cite": f"s{number}"}
+            if draw(st.booleans()):  # its other lines: in the site's file (numbers), or cited on their own
+                item["also"] = [{"path": path, "line": more} for more in draw(st.lists(LINES, max_size=4))]
+                if draw(st.booleans()):
+                    item["also"].append({"path": "pkg/other.py", "line": draw(LINES), "cite": f"o{number}"})
         item["cite"] = None if shape in ("uncited", "at_site") else f"d{number}"
         if shape == "at_site":
             item[AT_SITE] = True
@@ -40,11 +45,11 @@ def items(draw: Any) -> list[dict[str, Any]]:
 def _citations(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
     entries = []
     for item in shown:
-        if item["cite"]:
-            entries.append({"id": item["cite"], "cite": citation_string(item["path"], item["line"])})
-        if item.get("site"):
-            site = item["site"]
-            entries.append({"id": site["cite"], "cite": citation_string(site["path"], site["line"])})
+        places = [item] if item["cite"] else []
+        places += [item["site"]] if item.get("site") else []
+        places += [more for more in item.get("also") or [] if "cite" in more]
+        entries += [{"id": where["cite"], "path": where["path"], "line": where["line"],
+                     "cite": citation_string(where["path"], where["line"])} for where in places]
     return entries
 
 
