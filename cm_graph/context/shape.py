@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base.jsonio import dumps_wire
 from ..base.rules import citation_string
 
 CODE_CONTEXT_SCHEMA = "cm_graph.codeContext.v3"
@@ -133,18 +134,47 @@ def _section(section: dict[str, Any]) -> dict[str, Any]:
 
 
 def table(items: list[dict[str, Any]]) -> dict[str, Any]:
-    """Items as the wire's dense table: ``same`` (a value every row shares, once), ``columns``
-    and ``rows`` (one list per item, in order); ``wire.section_items`` reads it back."""
+    """Items as the wire's dense table: ``same`` (a value every row shares, once; or the one most
+    rows share, when naming the few other rows' values in ``except``, by row index, is shorter
+    than a column: sympy's callers are ``calls``/``extracted`` but for three ``indirect_call``
+    rows), ``columns`` and ``rows`` (one list per item, in order); ``wire.section_items`` reads
+    it back."""
     columns = list(dict.fromkeys(key for item in items for key in item))
-    same = {}
+    same: dict[str, Any] = {}
+    unlike: dict[str, dict[str, Any]] = {}
     if len(items) > 1:
-        same = {key: items[0].get(key) for key in columns
-                if all(key in item and item[key] == items[0][key] for item in items)}
+        for key in columns:
+            if not all(key in item for item in items):
+                continue
+            values = [item[key] for item in items]
+            common, others = _usual(values)
+            if not others:
+                same[key] = common
+                continue
+            as_column = len(dumps_wire(key)) + 1 + sum(len(dumps_wire(value)) + 1 for value in values)
+            named = 2 * (len(dumps_wire(key)) + 2) + len(dumps_wire(common)) + len(dumps_wire(others))
+            if named < as_column:
+                same[key], unlike[key] = common, others
     columns = [key for key in columns if key not in same]
     wire: dict[str, Any] = {"same": same} if same else {}
+    if unlike:
+        wire["except"] = unlike
     wire["columns"] = columns
     wire["rows"] = [[item.get(key) for key in columns] for item in items]
     return wire
+
+
+def _usual(values: list[Any]) -> tuple[Any, dict[str, Any]]:
+    """The value most rows hold (the first such in row order on a tie) and, by row index, every
+    other row's value."""
+    spelled = [dumps_wire(value) for value in values]
+    counts: dict[str, int] = {}
+    for text in spelled:
+        counts[text] = counts.get(text, 0) + 1
+    best = max(counts, key=lambda text: counts[text])  # max keeps the first of equal counts
+    common = values[spelled.index(best)]
+    return common, {str(index): value for index, (value, text) in enumerate(zip(values, spelled, strict=True))
+                    if text != best}
 
 
 def flat_item(item: dict[str, Any]) -> dict[str, Any]:

@@ -1,13 +1,14 @@
 """Reading a ``code_context`` answer back: a section's items as dicts and a citation's location.
 
-The wire form is ``shape.encode``'s (columns and rows, shared values once in ``same``, citations
-grouped by file); anything that reads an answer (the CLI's view, the feedback loop, benchmarks,
-tests) goes through these functions, so the encoding is one module's business. Read back with
-the answer's citations (``cited``), an item carries the locations its ids name, as composers made
-it: ``path``/``line`` beside ``cite``, and ``site`` as ``{path, line, cite}``; a user of the anchor
-cited at its site alone has its definition's ``line`` in the site's file, and ``also`` (the other
-lines it uses the anchor on) as ``{path, line}`` entries, the path its cited site's (an entry the
-wire carries as a citation id, as the anchor's own lines go, also has its ``cite``).
+The wire form is ``shape.encode``'s (columns and rows, shared values once in ``same``, the few
+rows that differ from it in ``except``, citations grouped by file); anything that reads an answer
+(the CLI's view, the feedback loop, benchmarks, tests) goes through these functions, so the
+encoding is one module's business. Read back with the answer's citations (``cited``), an item
+carries the locations its ids name, as composers made it: ``path``/``line`` beside ``cite``, and
+``site`` as ``{path, line, cite}``; a user of the anchor cited at its site alone has its
+definition's ``line`` in the site's file, and ``also`` (the other lines it uses the anchor on) as
+``{path, line}`` entries, the path its cited site's (an entry the wire carries as a citation id,
+as the anchor's own lines go, also has its ``cite``).
 """
 
 from __future__ import annotations
@@ -16,14 +17,17 @@ from typing import Any
 
 from ..base.rules import citation_string
 
-ROW_KEYS = ("same", "columns", "rows")
+ROW_KEYS = ("same", "except", "columns", "rows")
 
 
 def section_items(section: dict[str, Any], citations: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """The items a section shows, each as one dict, in report order; with the answer's
     ``citations``, each cited location is spelled out too."""
-    columns, same = section.get("columns") or [], section.get("same") or {}
-    items = [{**same, **dict(zip(columns, row, strict=True))} for row in section.get("rows") or []]
+    columns, same, unlike = section.get("columns") or [], section.get("same") or {}, section.get("except") or {}
+    items = []
+    for index, row in enumerate(section.get("rows") or []):
+        other = {key: values[str(index)] for key, values in unlike.items() if str(index) in values}
+        items.append({**same, **other, **dict(zip(columns, row, strict=True))})
     if citations is not None:
         citations = _by_id(citations)
         for item in items:
