@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from cm_graph.base.rules import citation_string
 from cm_graph.context.shape import AT_SITE, encode
-from cm_graph.context.wire import header, section_items
+from cm_graph.context.wire import cited, header, section_items
 
 PATHS = st.sampled_from(["pkg/a.py", "pkg/b.py", "tests/test_a.py"])
 LINES = st.integers(1, 400)
@@ -72,3 +72,21 @@ def test_every_item_reads_back_as_it_was_composed(shown: list[dict[str, Any]]) -
         for key, value in expected.items():
             assert read.get(key) == value, (key, original, read)
         assert all(read[key] is None for key in read.keys() - expected.keys())  # another row's column
+
+
+def test_a_v2_answer_reads_back_as_a_v3_one() -> None:
+    """v2 sent citations as one id-to-``path#Lline`` map and ``also`` as citation ids; a reader
+    through ``wire`` gets the same items from either version (a feedback record keeps v2 answers)."""
+    v2 = {"sections": {"callers": {"status": "ok", "shown": 1, "total": 1, "columns": ["label", "line", "site", "also"],
+                                   "rows": [["f()", 3, "c1", ["c2"]]]}},
+          "citations": {"c1": "pkg/a.py#L4", "c2": "pkg/a.py#L6"}}
+    v3 = {"sections": {"callers": {"status": "ok", "shown": 1, "total": 1, "columns": ["label", "line", "site", "also"],
+                                   "rows": [["f()", 3, "c1", [6]]]}},
+          "citations": {"pkg/a.py": {"c1": 4}}}
+    for document in (v2, v3):
+        assert cited(document)["c1"] == "pkg/a.py#L4"
+        for citations in (cited(document), document["citations"]):
+            [item] = section_items(document["sections"]["callers"], citations)
+            assert (item["path"], item["line"], item["site"]) == ("pkg/a.py", 3,
+                                                                  {"path": "pkg/a.py", "line": 4, "cite": "c1"})
+            assert [(more["path"], more["line"]) for more in item["also"]] == [("pkg/a.py", 6)]
