@@ -31,7 +31,7 @@ from typing import Any
 from expected import Expected, Task
 from strategies import CmGraphAnswer, Grep, GrepAnswer, Item
 
-from cm_graph.context.wire import location
+from cm_graph.context.wire import cited, location
 
 # Per task kind: the sections whose items are claims, and what a claim is there.
 #   site: the cited use (a call site, a mention's line); def: the item's definition; credited: the
@@ -99,12 +99,12 @@ def cm_claims(task: Task, answer: CmGraphAnswer, adapter: Any, grep: Grep, level
             continue
         claims |= _units(task, item, how, adapter)
     if task.kind in ("rename",):
-        citations = answer.final.get("citations") or {}
+        citations = cited(answer.final)
         for anchor in answer.final.get("anchors", []):
             if anchor.get("path") and anchor.get("line"):
                 claims.add((anchor["path"], int(anchor["line"])))
             for cid in anchor.get("also") or []:  # the lines it uses itself on
-                if isinstance(citations, dict) and cid in citations:
+                if cid in citations:
                     path, line = location(citations[cid])
                     claims.add((path, int(line or 1)))
     if task.kind in ("raise_catch", "overrides"):

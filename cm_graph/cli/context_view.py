@@ -12,7 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ..context.wire import header, section_items
+from ..context.wire import cited, header, section_items
 from .render import literal, usage_text
 
 
@@ -57,7 +57,7 @@ def _print_sections(out: Console, document: dict[str, Any]) -> None:
         title = f"{name}: {section['status']} ({section['shown']} of {section['total']})"
         if section["status"] != "ok" and section["reason"]:
             title += f" - {section['reason']}"
-        items = section_items(rows, document["citations"])
+        items = section_items(rows, cited(document))
         if not items:
             out.print(literal(title, style="dim"))
             continue
@@ -93,7 +93,7 @@ def _print_sections(out: Console, document: dict[str, Any]) -> None:
 def _print_tail(out: Console, document: dict[str, Any]) -> None:
     graph, fresh = document["graph"], document["freshness"]
     out.print(literal(f"generation {graph['generation']} at {graph['commit'][:12]}, {fresh['state']}; "
-                      f"{len(document['citations'])} citation(s) verified", style="dim"))
+                      f"{len(cited(document))} citation(s) verified", style="dim"))
     for action in document["next_actions"]:
         out.print(literal(f"next: {action['command']}  ({action['why']})", style="dim"))
 

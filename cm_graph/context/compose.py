@@ -452,18 +452,32 @@ def cite_item(item: dict[str, Any], book: CitationBook, at_site: bool = False) -
     at the site alone when the commit confirms it and the definition is in the site's file (its
     line is kept, uncited), so a caller costs one citation, not two."""
     site = item.get("site")
-    if "also" in item:  # the other lines it uses the anchor on; a line the commit lacks is counted, not cited
-        item["also"] = [{**more, "cite": cid} for more in item["also"]
-                        if (cid := book.cite(more["path"], more["line"]))]
     if site is not None:
         item["site"] = {"path": site["path"], "line": site["line"], "cite": book.cite(site["path"], site["line"])}
-        if at_site and item["site"]["cite"] and item["path"] == site["path"] and book.confirms(item["path"],
-                                                                                                 item["line"]):
-            item["cite"] = None  # its definition's line stays, in the site's file
-            item[AT_SITE] = True
-            return item
+    cited_site = item["site"]["path"] if site is not None and item["site"]["cite"] else None
+    if "also" in item:  # the other lines it uses the anchor on; a line the commit lacks is counted, not cited
+        item["also"] = _also(item["also"], book, cited_site)
+    if at_site and cited_site is not None and item["path"] == cited_site and book.confirms(item["path"], item["line"]):
+        item["cite"] = None  # its definition's line stays, in the site's file
+        item[AT_SITE] = True
+        return item
     item["cite"] = book.cite(item["path"], item["line"])
     return item
+
+
+def _also(lines: list[dict[str, Any]], book: CitationBook, cited_site: str | None) -> list[dict[str, Any]]:
+    """The other lines a user uses the anchor on, each confirmed at the bound commit. In the file
+    of a cited site (a user's), a line goes as its number, the site's citation naming the file: a
+    call line costs a few characters, not a citation of its own (sympy's tests call a function on
+    six lines each); else (the anchor's own lines, which the prose cites) each is cited."""
+    kept = []
+    for more in lines:
+        if more["path"] == cited_site:
+            if book.check(more["path"], more["line"]):
+                kept.append(dict(more))
+        elif cid := book.cite(more["path"], more["line"]):
+            kept.append({**more, "cite": cid})
+    return kept
 
 
 NOT_THIS_KIND = ("not_a_class", "not_a_method")  # raises/catches of a non-class, overrides of a non-method

@@ -49,7 +49,7 @@ from .spellings import MAX_TASK_CHARS, looks_like_path, task_spellings
 if TYPE_CHECKING:
     from .resident import Resident  # the server's; a CLI prime never loads it
 
-PRIME_SCHEMA = "cm_graph.prime.v1"
+PRIME_SCHEMA = "cm_graph.prime.v2"
 MIN_PRIME_CHARS, DEFAULT_PRIME_CHARS, MAX_PRIME_CHARS = 3000, 6000, 40_000
 PRIME_ITEMS = 8  # items a section of one anchor shows at most, before the budget drops any
 MAX_ANCHORS = 6

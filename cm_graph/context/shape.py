@@ -1,4 +1,4 @@
-"""The wire shape ``cm_graph.codeContext.v2``: key order, citations, ids, the prose, and the dense
+"""The wire shape ``cm_graph.codeContext.v3``: key order, citations, ids, the prose, and the dense
 table each section's items travel in.
 
 Everything here is a pure function of the sections already chosen, so the same graph and
@@ -6,7 +6,9 @@ target give the same bytes: citations are numbered in the order the answer first
 Composers and the prose work on items as dicts; ``encode`` turns them into the wire's table at
 the very end (``wire.py`` reads them back), because an item's keys repeated per row, its path
 spelled beside the citation that names it, and each citation's commit were most of an answer's
-characters: the default budget showed 1 of 36 callers.
+characters: the default budget showed 1 of 36 callers. v3 spells a file's path once among the
+citations and a user's other lines as numbers in its site's file: a test that calls the target on
+six lines cost seven citations of a deep path each.
 The two ids (``capability_id``: the intent and the normalised target, stable across generations;
 ``answer_id``: the SHA-256 of the canonical JSON of the answer) are ``query/answerids.py``'s,
 which every surface shares.
@@ -16,9 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base.jsonio import dumps_wire
 from ..base.rules import citation_string
 
-CODE_CONTEXT_SCHEMA = "cm_graph.codeContext.v2"
+CODE_CONTEXT_SCHEMA = "cm_graph.codeContext.v3"
 LIST_HEAD = 6
 ID_PLACEHOLDER = "sha256:" + "0" * 64
 OMITTED_WHEN_NONE, OMITTED_WHEN_ZERO = ("reason", "detail"), ("shown", "total")
@@ -40,6 +43,14 @@ class CitationBook:
     def confirms(self, path: str, line: int | None) -> bool:
         """Whether the bound commit carries ``path`` (and ``line``), citing nothing."""
         return bool(path) and bool(self._confirms(path, line))
+
+    def check(self, path: str, line: int | None) -> bool:
+        """Whether the bound commit carries ``path`` and ``line``, given no id (a user's other line
+        in its cited site's file); a location it lacks is counted, as ``cite`` counts it."""
+        if self.confirms(path, line):
+            return True
+        self.unverified += 1
+        return False
 
     def cite(self, path: str, line: int | None) -> str | None:
         if not path:
@@ -88,12 +99,22 @@ def encode(document: dict[str, Any]) -> None:
     ``columns`` and ``rows`` (one list per item, in report order); a value every row shares goes
     once into ``same``; an item's ``path``/``line`` go when its citation names them, and its
     ``site`` is the site's citation id. A section without items has no ``columns`` or ``rows``.
-    Citations are one map, id to ``path#Lline``, every one confirmed at ``graph.commit``."""
+    Citations are grouped by file, path to ``{id: line}``, every one confirmed at ``graph.commit``."""
     document["sections"] = {name: _section(section) for name, section in document["sections"].items()}
     for anchor in document.get("anchors") or []:
         if "also" in anchor:  # the lines it uses itself on: their citation ids, as an item's
             anchor["also"] = [more["cite"] for more in anchor["also"]]
-    document["citations"] = {entry["id"]: entry["cite"] for entry in document["citations"]}
+    document["citations"] = grouped_citations(document["citations"])
+
+
+def grouped_citations(entries: list[dict[str, Any]]) -> dict[str, dict[str, int | None]]:
+    """Citations by file: each path once, in first-use order, with the id and line of each of its
+    citations (``None``: the file itself), so callers in one test file spell its path once, not
+    once each; ``wire.cited`` reads back each id's ``path#Lline``."""
+    files: dict[str, dict[str, int | None]] = {}
+    for entry in entries:
+        files.setdefault(entry["path"], {})[entry["id"]] = entry["line"]
+    return files
 
 
 def _section(section: dict[str, Any]) -> dict[str, Any]:
@@ -113,23 +134,53 @@ def _section(section: dict[str, Any]) -> dict[str, Any]:
 
 
 def table(items: list[dict[str, Any]]) -> dict[str, Any]:
-    """Items as the wire's dense table: ``same`` (a value every row shares, once), ``columns``
-    and ``rows`` (one list per item, in order); ``wire.section_items`` reads it back."""
+    """Items as the wire's dense table: ``same`` (a value every row shares, once; or the one most
+    rows share, when naming the few other rows' values in ``except``, by row index, is shorter
+    than a column: sympy's callers are ``calls``/``extracted`` but for three ``indirect_call``
+    rows), ``columns`` and ``rows`` (one list per item, in order); ``wire.section_items`` reads
+    it back."""
     columns = list(dict.fromkeys(key for item in items for key in item))
-    same = {}
+    same: dict[str, Any] = {}
+    unlike: dict[str, dict[str, Any]] = {}
     if len(items) > 1:
-        same = {key: items[0].get(key) for key in columns
-                if all(key in item and item[key] == items[0][key] for item in items)}
+        for key in columns:
+            if not all(key in item for item in items):
+                continue
+            values = [item[key] for item in items]
+            common, others = _usual(values)
+            if not others:
+                same[key] = common
+                continue
+            as_column = len(dumps_wire(key)) + 1 + sum(len(dumps_wire(value)) + 1 for value in values)
+            named = 2 * (len(dumps_wire(key)) + 2) + len(dumps_wire(common)) + len(dumps_wire(others))
+            if named < as_column:
+                same[key], unlike[key] = common, others
     columns = [key for key in columns if key not in same]
     wire: dict[str, Any] = {"same": same} if same else {}
+    if unlike:
+        wire["except"] = unlike
     wire["columns"] = columns
     wire["rows"] = [[item.get(key) for key in columns] for item in items]
     return wire
 
 
+def _usual(values: list[Any]) -> tuple[Any, dict[str, Any]]:
+    """The value most rows hold (the first such in row order on a tie) and, by row index, every
+    other row's value."""
+    spelled = [dumps_wire(value) for value in values]
+    counts: dict[str, int] = {}
+    for text in spelled:
+        counts[text] = counts.get(text, 0) + 1
+    best = max(counts, key=lambda text: counts[text])  # max keeps the first of equal counts
+    common = values[spelled.index(best)]
+    return common, {str(index): value for index, (value, text) in enumerate(zip(values, spelled, strict=True))
+                    if text != best}
+
+
 def flat_item(item: dict[str, Any]) -> dict[str, Any]:
     """One item's wire fields: its location through its citation id when it has one (an item the
-    commit does not confirm keeps its path and line, uncited)."""
+    commit does not confirm keeps its path and line, uncited); ``also`` as numbers, the lines of
+    its cited site's file, or ids, the lines cited on their own."""
     flat = dict(item)
     if flat.pop(AT_SITE, False):  # cited at its site, in whose file its definition's line is
         flat.pop("path")
@@ -140,8 +191,8 @@ def flat_item(item: dict[str, Any]) -> dict[str, Any]:
     site = flat.get("site")
     if isinstance(site, dict):
         flat["site"] = site.get("cite")  # an unconfirmed site is counted in bounds.unverified_citations
-    if "also" in flat:  # the other lines a user uses the anchor on: their citation ids
-        flat["also"] = [more["cite"] for more in flat["also"]]
+    if "also" in flat:  # the other lines a user uses the anchor on: numbers in its cited site's file, else ids
+        flat["also"] = [more["cite"] if "cite" in more else more["line"] for more in flat["also"]]
     return flat
 
 

@@ -3,7 +3,8 @@
 The provider writes one edge per caller and a walk reaches a caller once, so an item names one
 site; a signature change or a rename edits every line. The resolver records each use, so each
 first-hop user whose definition it knows gets ``also``: the further lines (in the site's file) it
-uses the anchor on, each a citation like any other. Those lines are no mention either: the text
+uses the anchor on, each confirmed at the bound commit like a citation, and sent as its number in
+the file the site's citation names (``compose.cite_item``). Those lines are no mention either: the text
 index leaves out what the resolver binds to the anchor, so before this they were in no section.
 A language the resolver does not read keeps its extra lines in ``mentions`` (the graph carries
 only its edge's own line), so nothing is lost there either.

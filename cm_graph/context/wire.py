@@ -1,27 +1,35 @@
 """Reading a ``code_context`` answer back: a section's items as dicts and a citation's location.
 
-The wire form is ``shape.encode``'s (columns and rows, shared values once in ``same``, citations
-as one id-to-location map); anything that reads an answer (the CLI's view, the feedback loop,
-benchmarks, tests) goes through these functions, so the encoding is one module's business. Read
-back with the answer's citations, an item carries the locations its ids name, as composers made
-it: ``path``/``line`` beside ``cite``, and ``site`` as ``{path, line, cite}``; a user of the anchor
-cited at its site alone has its definition's ``line`` in the site's file, and ``also`` (the other
-lines it uses the anchor on) as ``{path, line, cite}`` entries.
+The wire form is ``shape.encode``'s (columns and rows, shared values once in ``same``, the few
+rows that differ from it in ``except``, citations grouped by file); anything that reads an answer
+(the CLI's view, the feedback loop, benchmarks, tests) goes through these functions, so the
+encoding is one module's business. Read back with the answer's citations (``cited``), an item
+carries the locations its ids name, as composers made it: ``path``/``line`` beside ``cite``, and
+``site`` as ``{path, line, cite}``; a user of the anchor cited at its site alone has its
+definition's ``line`` in the site's file, and ``also`` (the other lines it uses the anchor on) as
+``{path, line}`` entries, the path its cited site's (an entry the wire carries as a citation id,
+as the anchor's own lines go, also has its ``cite``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-ROW_KEYS = ("same", "columns", "rows")
+from ..base.rules import citation_string
+
+ROW_KEYS = ("same", "except", "columns", "rows")
 
 
 def section_items(section: dict[str, Any], citations: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """The items a section shows, each as one dict, in report order; with the answer's
     ``citations``, each cited location is spelled out too."""
-    columns, same = section.get("columns") or [], section.get("same") or {}
-    items = [{**same, **dict(zip(columns, row, strict=True))} for row in section.get("rows") or []]
+    columns, same, unlike = section.get("columns") or [], section.get("same") or {}, section.get("except") or {}
+    items = []
+    for index, row in enumerate(section.get("rows") or []):
+        other = {key: values[str(index)] for key, values in unlike.items() if str(index) in values}
+        items.append({**same, **other, **dict(zip(columns, row, strict=True))})
     if citations is not None:
+        citations = _by_id(citations)
         for item in items:
             _located(item, citations)
     return items
@@ -35,8 +43,21 @@ def header(section: dict[str, Any]) -> dict[str, Any]:
 
 
 def cited(document: dict[str, Any]) -> dict[str, str]:
-    """Each citation id of the answer and the ``path#Lline`` (or ``path``) it names."""
-    return dict(document.get("citations") or {})
+    """Each citation id of the answer and the ``path#Lline`` (or ``path``) it names: v3's
+    citations are grouped by file (path to ``{id: line}``); v2's were one map, id to ``path#Lline``."""
+    return _by_id(document.get("citations") or {})
+
+
+def _by_id(citations: dict[str, Any]) -> dict[str, str]:
+    """Citations as id to ``path#Lline``, from either wire form (a reader that hands in an
+    answer's ``citations`` as they came keeps working)."""
+    found: dict[str, str] = {}
+    for key, value in citations.items():
+        if isinstance(value, dict):
+            found.update((cid, citation_string(key, line)) for cid, line in value.items())
+        else:
+            found[key] = value
+    return found
 
 
 def location(cite: str) -> tuple[str, int | None]:
@@ -58,5 +79,16 @@ def _located(item: dict[str, Any], citations: dict[str, str]) -> None:
         if item.get("path") is None:  # a user cited where it uses the anchor: its definition is in that file
             item["path"] = path
     if isinstance(item.get("also"), list):  # the other lines a user uses the anchor on
-        item["also"] = [{"path": where[0], "line": where[1], "cite": cid}
-                        for cid in item["also"] if cid in citations for where in [location(citations[cid])]]
+        item["also"] = [more for entry in item["also"] if (more := _also_line(item, entry, citations)) is not None]
+
+
+def _also_line(item: dict[str, Any], entry: Any, citations: dict[str, str]) -> dict[str, Any] | None:
+    """One ``also`` entry spelled out: a number is a line in the file of the item's cited site
+    (confirmed at the bound commit, as the site is); a string is a citation id."""
+    if isinstance(entry, int) and not isinstance(entry, bool):
+        site = item.get("site")
+        return {"path": site["path"] if isinstance(site, dict) else item.get("path"), "line": entry}
+    if isinstance(entry, str) and entry in citations:
+        path, line = location(citations[entry])
+        return {"path": path, "line": line, "cite": entry}
+    return None

@@ -21,6 +21,7 @@ from cm_graph.context.intents import INTENT_NAMES
 from cm_graph.context.relations import OUTGOING
 from cm_graph.context.section_table import BY_NAME
 from cm_graph.context.walks import MAX_READ
+from cm_graph.context.wire import cited
 
 from ..support.askkit import ask_graph
 from ..support.contextkit import ask_context, masked, published, readable
@@ -284,7 +285,7 @@ def test_budget_holds_on_a_hub_and_counts_what_it_drops(tmp_path: Path, state_di
         assert callers["reason"] in ("max_items", "max_chars")
         assert document["bounds"]["truncated"] is True
         assert f"callers ({60 - callers['shown']} more)" in document["answer"]  # whatever cut it
-        assert all(row[callers["columns"].index("site")] in document["citations"] for row in callers["rows"])
+        assert all(row[callers["columns"].index("site")] in cited(document) for row in callers["rows"])
     small = ask_context(workspace, "usage", "hub", max_chars=5000)
     assert small["sections"]["callers"]["reason"] == "max_chars"
     cursor = small["pages"]["callers"]
@@ -359,7 +360,7 @@ def test_cli_json_rich_and_refusals(g0_repo: Path, state_dir: Path) -> None:
     done = runner.invoke(app, ["context", "usage", "parse_config", "--json", *base])
     assert done.exit_code == 0, done.stderr
     document = json.loads(done.stdout)
-    assert document["schema"] == "cm_graph.codeContext.v2" and document["status"] == "answered"
+    assert document["schema"] == "cm_graph.codeContext.v3" and document["status"] == "answered"
     person = runner.invoke(app, ["context", "impact", "parse_config", *base])
     assert person.exit_code == 0 and "will break (hop 1)" in person.stdout
     missing = runner.invoke(app, ["context", "tests", "nothing_like_it", "--json", *base])

@@ -10,6 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from cm_graph.context.wire import cited
+from cm_graph.generation.layout import Workspace
+
 from ..support.contextkit import ask_context, published
 from ..support.g0 import edge, node
 from ..support.helpers import make_repo
@@ -34,9 +37,13 @@ def _graph() -> dict[str, Any]:
                       edge("helper", "target", "calls", path="pkg/use.py", location="L7")]}
 
 
-def _ask(tmp_path: Path, state_dir: Path, intent: str) -> dict[str, Any]:
+def _workspace(tmp_path: Path, state_dir: Path) -> Workspace:
     files = {"pkg/__init__.py": "", "pkg/core.py": CORE, "pkg/use.py": USE}
-    return ask_context(published(make_repo(tmp_path / "repo", files), state_dir, _graph()), intent, "target")
+    return published(make_repo(tmp_path / "repo", files), state_dir, _graph())
+
+
+def _ask(tmp_path: Path, state_dir: Path, intent: str) -> dict[str, Any]:
+    return ask_context(_workspace(tmp_path, state_dir), intent, "target")
 
 
 def _lines(item: dict[str, Any]) -> list[int]:
@@ -44,12 +51,17 @@ def _lines(item: dict[str, Any]) -> list[int]:
 
 
 def test_a_caller_that_uses_it_twice_is_cited_at_both_lines(tmp_path: Path, state_dir: Path) -> None:
-    document = _ask(tmp_path, state_dir, "usage")
+    workspace = _workspace(tmp_path, state_dir)
+    document = ask_context(workspace, "usage", "target")
     callers = {item["label"]: item for item in document["sections"]["callers"]["items"]}
     assert _lines(callers["public()"]) == [6, 7]
     assert _lines(callers["helper()"]) == [7]
-    cited = {entry["cite"] for entry in document["citations"]}
-    assert "pkg/core.py#L7" in cited  # a citation like any other, confirmed at the bound commit
+    assert callers["public()"]["also"] == [{"path": "pkg/core.py", "line": 7}]
+    assert document["bounds"]["unverified_citations"] == 0  # confirmed at the bound commit, as its site is
+    wire = ask_context(workspace, "usage", "target", wire=True)
+    rows = wire["sections"]["callers"]
+    [public] = [dict(zip(rows["columns"], row, strict=True)) for row in rows["rows"] if row[0] == "public()"]
+    assert public["also"] == [7] and cited(wire)[public["site"]] == "pkg/core.py#L6"  # a line of the site's file
 
 
 def test_a_module_level_use_in_a_file_the_graph_links_by_its_import_is_cited(tmp_path: Path, state_dir: Path) -> None:

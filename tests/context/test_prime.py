@@ -112,7 +112,7 @@ def assert_cited_at_commit(workspace: Workspace, document: dict[str, Any]) -> No
 
 def test_a_backticked_method_is_the_anchor_and_common_words_are_never_tried(built: Workspace) -> None:
     document = prime(built, "Fix the off-by-one in `Session.send` when retries are exhausted")
-    assert document["status"] == "answered" and document["schema"] == "cm_graph.prime.v1"
+    assert document["status"] == "answered" and document["schema"] == "cm_graph.prime.v2"
     spellings = spellings_of(document)
     assert spellings["Session.send"]["status"] == "anchor"
     assert not {"Fix", "the", "off", "by", "one", "when", "are", "exhausted"} & set(spellings)

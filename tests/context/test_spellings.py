@@ -33,7 +33,7 @@ def test_a_cited_row_beside_an_uncited_one_reads_back_its_location() -> None:
     document = {"sections": {"calls": {"status": "ok", "shown": 2, "total": 2, "items": [
         {"label": "f()", "path": "a.py", "line": 3, "cite": "c1"},
         {"label": "ValueError", "path": "", "line": None, "cite": None}]}},
-        "citations": [{"id": "c1", "cite": "a.py#L3"}]}
+        "citations": [{"id": "c1", "path": "a.py", "line": 3, "cite": "a.py#L3"}]}
     encode(document)
     first, second = section_items(document["sections"]["calls"], cited(document))
     assert (first["path"], first["line"]) == ("a.py", 3) and second["path"] == ""

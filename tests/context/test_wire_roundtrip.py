@@ -1,5 +1,6 @@
-"""The v2 wire (``shape.encode``) read back (``wire.section_items``) gives every item as composed:
-a property over random sections, so no table, shared value or citation id can lose a field."""
+"""The v3 wire (``shape.encode``) read back (``wire.section_items``) gives every item as composed:
+a property over random sections, so no table, shared value, citation id or ``also`` line (a
+number in its site's file, or a citation id of another file's line) can lose a field."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from cm_graph.base.rules import citation_string
 from cm_graph.context.shape import AT_SITE, encode
-from cm_graph.context.wire import header, section_items
+from cm_graph.context.wire import cited, header, section_items
 
 PATHS = st.sampled_from(["pkg/a.py", "pkg/b.py", "tests/test_a.py"])
 LINES = st.integers(1, 400)
@@ -30,6 +31,10 @@ def items(draw: Any) -> list[dict[str, Any]]:
         if shape in ("site", "at_site"):
             site_line = draw(LINES)
             item["site"] = {"path": path, "line": site_line, "cite": f"s{number}"}
+            if draw(st.booleans()):  # its other lines: in the site's file (numbers), or cited on their own
+                item["also"] = [{"path": path, "line": more} for more in draw(st.lists(LINES, max_size=4))]
+                if draw(st.booleans()):
+                    item["also"].append({"path": "pkg/other.py", "line": draw(LINES), "cite": f"o{number}"})
         item["cite"] = None if shape in ("uncited", "at_site") else f"d{number}"
         if shape == "at_site":
             item[AT_SITE] = True
@@ -40,11 +45,11 @@ def items(draw: Any) -> list[dict[str, Any]]:
 def _citations(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
     entries = []
     for item in shown:
-        if item["cite"]:
-            entries.append({"id": item["cite"], "cite": citation_string(item["path"], item["line"])})
-        if item.get("site"):
-            site = item["site"]
-            entries.append({"id": site["cite"], "cite": citation_string(site["path"], site["line"])})
+        places = [item] if item["cite"] else []
+        places += [item["site"]] if item.get("site") else []
+        places += [more for more in item.get("also") or [] if "cite" in more]
+        entries += [{"id": where["cite"], "path": where["path"], "line": where["line"],
+                     "cite": citation_string(where["path"], where["line"])} for where in places]
     return entries
 
 
@@ -67,3 +72,21 @@ def test_every_item_reads_back_as_it_was_composed(shown: list[dict[str, Any]]) -
         for key, value in expected.items():
             assert read.get(key) == value, (key, original, read)
         assert all(read[key] is None for key in read.keys() - expected.keys())  # another row's column
+
+
+def test_a_v2_answer_reads_back_as_a_v3_one() -> None:
+    """v2 sent citations as one id-to-``path#Lline`` map and ``also`` as citation ids; a reader
+    through ``wire`` gets the same items from either version (a feedback record keeps v2 answers)."""
+    v2 = {"sections": {"callers": {"status": "ok", "shown": 1, "total": 1, "columns": ["label", "line", "site", "also"],
+                                   "rows": [["f()", 3, "c1", ["c2"]]]}},
+          "citations": {"c1": "pkg/a.py#L4", "c2": "pkg/a.py#L6"}}
+    v3 = {"sections": {"callers": {"status": "ok", "shown": 1, "total": 1, "columns": ["label", "line", "site", "also"],
+                                   "rows": [["f()", 3, "c1", [6]]]}},
+          "citations": {"pkg/a.py": {"c1": 4}}}
+    for document in (v2, v3):
+        assert cited(document)["c1"] == "pkg/a.py#L4"
+        for citations in (cited(document), document["citations"]):
+            [item] = section_items(document["sections"]["callers"], citations)
+            assert (item["path"], item["line"], item["site"]) == ("pkg/a.py", 3,
+                                                                  {"path": "pkg/a.py", "line": 4, "cite": "c1"})
+            assert [(more["path"], more["line"]) for more in item["also"]] == [("pkg/a.py", 6)]

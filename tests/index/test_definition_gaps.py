@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from cm_graph.context.wire import cited
 from cm_graph.index.definition_gaps import defining_names
 
 from ..generation.test_lifecycle import cli, where
@@ -95,7 +96,7 @@ def test_an_answer_about_a_dropped_definition_says_so_from_the_text(
     assert anchor["evidence"] == "textual" and anchor["gap"] is True
     assert (anchor["label"], anchor["path"], anchor["line"], anchor["lines"]) == (
         "compile", "jinja2/environment.py", 709, 3)
-    assert anchor["cite"] in document["citations"]
+    assert anchor["cite"] in cited(document)
     answer = document["answer"]
     assert "extraction gap" in answer and "jinja2/environment.py#L709" in answer
     assert "(textual; 3 defining lines)" in answer
