@@ -307,8 +307,9 @@ def _unseen(index_is: str | None, files: list[dict[str, Any]], found: list[Chang
         said.append("Neither side of this diff is the bound commit, so no caller is walked: the index describes "
                     "another commit (run `cm-graph refresh` to bind HEAD).")
     if any(f["ranges"]["old"] == "line_only" or f["ranges"]["new"] == "line_only" for f in files):
-        said.append("Files in a language other than Python have definition lines but no ranges (the graph's "
-                    "nodes): a change is credited to a definition only on its own line.")
+        said.append("Files in a language no resolver reads (neither Python nor JavaScript/TypeScript) have "
+                    "definition lines but no ranges (the graph's nodes): a change is credited to a definition "
+                    "only on its own line.")
     unknown = [f for f in files if not f["python"] and "none" in (f["ranges"]["old"], f["ranges"]["new"])
                and not (f["binary"] or f["submodule"] or f["symlink"])]
     if unknown:

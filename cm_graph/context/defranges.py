@@ -2,16 +2,17 @@
 
 A side's ranges come from the best source that side has, and say which (``source``):
 
-- ``index``: the side is the bound commit and the resolver read the file (a Python file): the
-  generation's own ``definitions`` rows (``docs/resolver.md``), with their definition and node
-  numbers, so a changed definition's callers can be walked;
-- ``parsed``: any other side of a Python file (a working-tree file, the staged index, another
-  commit): the same walker the resolver runs (``index/pyscope.scan_file``), over that side's
-  bytes, so both sides' ranges are the same function of their text;
+- ``index``: the side is the bound commit and a resolver read the file (Python, JavaScript,
+  TypeScript): the generation's own ``definitions`` rows (``docs/resolver.md``), with their
+  definition and node numbers, so a changed definition's callers can be walked;
+- ``parsed``: any other side of such a file (a working-tree file, the staged index, another
+  commit): the same walker its resolver runs (``index/pyscope.scan_file``,
+  ``index/jsscope.scan_file``), over that side's bytes, so both sides' ranges are the same
+  function of their text;
 - ``line_only``: the bound commit's side of a file of another language: the graph's nodes give a
   definition's line and no end, so a changed line is a definition's only when it is that line;
 - ``none``: nothing is known (another language on a side that is not the bound commit, a
-  Python file that does not parse, a binary or unreadable side).
+  file that does not parse or is too large to, a binary or unreadable side).
 
 A definition is keyed by its qualified name within its module (``Class.method``); the module
 itself is not a definition here (its lines are the file's ``module_level``). Two definitions of
@@ -25,8 +26,10 @@ import apsw
 from ..base.records import record
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
+from ..index import jsscope
 from ..index.pymodules import ModuleMap, is_python_path
 from ..index.pyscope import scan_file
+from ..index.resolvers import is_resolved_path
 
 
 @record
@@ -69,10 +72,12 @@ def _lines(data: bytes | None) -> tuple[bytes, ...] | None:
 
 
 def parsed_side(path: str, data: bytes | None) -> SideDefs:
-    """The definitions of ``data`` (one side of the Python file ``path``) by the resolver's walker."""
+    """The definitions of ``data`` (one side of the Python, JavaScript or TypeScript file ``path``)
+    by its resolver's walker."""
     if data is None or b"\0" in data[:8000]:
         return NOTHING
-    facts = scan_file(path, data, ModuleMap([path]))
+    facts = scan_file(path, data, ModuleMap([path])) if is_python_path(path) else \
+        jsscope.scan_file(path, data, frozenset([path]))
     if facts.status != "resolved":
         return SideDefs("none", (), _lines(data))
     prefix = facts.definitions[0].qualname + "."
@@ -92,7 +97,7 @@ def index_side(connection: apsw.Connection, path: str, data: bytes | None) -> Si
                  for definition, kind, name, qualname, start, line, end, node, _ in rows
                  if kind != "module" and qualname.startswith(prefix)]
         return SideDefs("index", _keyed(keyed), _lines(data))
-    if is_python_path(path):
+    if is_resolved_path(path):
         return parsed_side(path, data)
     nodes = fetch_rows(connection.execute(query_sql("definitions_in_file"), {"path": path}),
                        tuple[int, int, str, str])
@@ -101,8 +106,8 @@ def index_side(connection: apsw.Connection, path: str, data: bytes | None) -> Si
 
 
 def other_side(path: str, data: bytes | None) -> SideDefs:
-    """A side that is not the bound commit: parsed when it is Python, else nothing known."""
-    return parsed_side(path, data) if is_python_path(path) else NOTHING
+    """A side that is not the bound commit: parsed when a resolver reads its language, else nothing known."""
+    return parsed_side(path, data) if is_resolved_path(path) else NOTHING
 
 
 def owners(side: SideDefs) -> dict[int, str]:

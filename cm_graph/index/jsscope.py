@@ -6,7 +6,7 @@ bytes are parsed, never run, and nothing outside the blobs is read. Scopes are f
 (every function, arrow and method; a block's ``let`` counts for its function) seen in their final
 state, as JavaScript hoists declarations; a name declared twice in one scope, or declared by a
 parameter, a destructuring or a non-function value, is not guessed at. The tree is walked with an
-explicit stack (no recursion limit), and a tree of more than ``MAX_NODES`` nodes is not walked
+explicit stack (no recursion limit), and a tree of more than ``MAX_SYNTAX_NODES`` nodes is not walked
 (``too_large``), so the work per file is bounded by its bytes and its node count.
 """
 
@@ -28,7 +28,7 @@ DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
 # How an import's path without a suffix is looked for, in this order (TypeScript's first: a
 # `./x.js` written in TypeScript names `x.ts`).
 RESOLVE_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
-MAX_NODES = 1_000_000
+MAX_SYNTAX_NODES = 1_000_000
 # What ``require()`` of a CommonJS file returns (``module.exports = X``), apart from an ES
 # module's ``default``: ``import x from './cjs'`` falls back to it, ``require('./esm')`` does not.
 MODULE_EXPORTS = "module.exports"
@@ -697,7 +697,7 @@ def scan_file(path: str, content: bytes | int, paths: frozenset[str]) -> FileFac
     end = max(1, root.end_point.row + (1 if root.end_point.column else 0))
     facts = FileFacts(path, "resolved")
     facts.module_def = JsDefinition(path, "module", name, module, 1, 1, end, 1, None)
-    if root.descendant_count > MAX_NODES:
+    if root.descendant_count > MAX_SYNTAX_NODES:
         facts.status = "too_large"
         facts.definitions.append(facts.module_def)
         return facts

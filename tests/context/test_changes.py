@@ -268,3 +268,43 @@ def test_an_agents_answer_fits_its_character_budget_by_whole_items(tmp_path: Pat
     assert fitted["definitions"] == whole["definitions"][:shown]
     cited = {c["id"] for c in fitted["citations"]}
     assert all(d["old"]["cite"] in cited for d in fitted["definitions"])
+
+
+CART_TS = '''export class Cart {
+  total(prices: number[]): number {
+    let sum = 0;
+    for (const p of prices) {
+      sum += p;
+    }
+    return sum;
+  }
+}
+
+export function checkout(cart: Cart): number {
+  return cart.total([1, 2]);
+}
+'''
+SHOP_TS = '''import { checkout, Cart } from "./cart";
+
+export function run(): number {
+  return checkout(new Cart());
+}
+'''
+
+
+def test_a_typescript_edit_has_ranges_on_both_sides_and_walks_its_callers(tmp_path: Path) -> None:
+    """The JavaScript/TypeScript resolver's walker reads a side that is not the bound commit, as
+    Python's does: an edit inside a method's body is that method modified, not an unmapped line."""
+    repo, state = built(tmp_path, {"src/cart.ts": CART_TS, "src/shop.ts": SHOP_TS})
+    edit(repo, "src/cart.ts", "sum += p;", "sum += p * 2;")
+    document = changes(repo, state)
+    assert changed(document) == {("modified", "Cart.total")}
+    [item] = document["definitions"]
+    assert item["ranges"] == {"old": "index", "new": "parsed"}
+    assert (item["old"]["start_line"], item["old"]["end_line"]) == (2, 8)
+    assert (item["new"]["start_line"], item["new"]["end_line"]) == (2, 8)
+    [entry] = document["files"]
+    assert entry["unmapped"] == {"old": [], "new": []} and entry["ranges"] == {"old": "index", "new": "parsed"}
+    assert not any("no ranges" in said or "no known definitions" in said for said in document["unseen"])
+    reaching = {c["label"] for c in document["callers"]["items"] if "Cart.total" in c["reaches"]}
+    assert any("checkout" in label for label in reaching), document["callers"]["items"]
