@@ -268,3 +268,30 @@ def test_an_overloaded_function_is_one_definition_from_its_first_signature_and_i
     qualnames = {row[0]: row[5] for row in layer.definitions}
     assert [(row[1], qualnames[row[4]]) for row in layer.references if row[3] == "call"] == [
         (14, "src.obs.Obs.subscribe"), (15, "src.obs.from")]
+
+
+def test_an_index_from_before_the_javascript_resolver_is_derived_again(tmp_path: Path) -> None:
+    """An index written by a version 10 reader holds no JavaScript/TypeScript rows; accepted as it
+    is, its answers would say no resolver reads those files. Its schema version is older, so the
+    first question derives it again, with the rows."""
+    import apsw
+
+    from cm_graph.index.ensure import current_generation
+    from cm_graph.index.seal import write_seal
+
+    index, workspace = _built(tmp_path)
+    connection = apsw.Connection(str(index))
+    try:  # the index as the previous reader wrote it for this commit: no JS/TS resolved rows
+        with connection:
+            connection.execute("PRAGMA foreign_keys = OFF")
+            for table in ("resolved_references", "definitions", "resolved_files"):
+                connection.execute(f"DELETE FROM {table}")
+            connection.execute("PRAGMA user_version = 10")
+    finally:
+        connection.close()
+    write_seal(current_generation(workspace), index)  # sealed, as that reader sealed what it wrote
+    document = ask_context(workspace, "usage", "format", wire=False)
+    assert document["status"] == "answered"
+    callers = document["sections"]["resolved_callers"]
+    assert callers["status"] == "ok" and callers["items"], callers
+    assert any(d[2] == "src.util.format" for d in definitions(index))
