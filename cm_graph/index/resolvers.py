@@ -5,7 +5,8 @@
 Each resolver numbers its own rows by rank; merged, the files are renumbered by path and the
 definitions and references by the same ranks over the union, so the layer is still one function
 of the blobs. A commit with files of one language only gets that resolver's layer untouched (a
-Python-only repository's index bytes are what they were before JavaScript was read).
+Python-only repository's rows are what they were before JavaScript was read; only the schema
+version, 11, differs).
 """
 
 from __future__ import annotations
