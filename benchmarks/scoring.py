@@ -54,7 +54,7 @@ CLAIM_SECTIONS: dict[str, dict[str, str]] = {
 # Wording that says the items shown may not be all of them.
 INCOMPLETE_WORDING = re.compile(
     r"\bat least \d|may be incomplete|\bincomplete\b|may miss|cannot see|can't see|neither graph nor resolver sees|"
-    r"lower bound|"
+    r"lower bound|this list misses|not listed as items|"
     r"…and \d+ more|\band \d+ more\b|not searched", re.IGNORECASE)
 # Wording that says an empty answer is not evidence of none (it counts when nothing was claimed).
 HEDGED_NONE = re.compile(r"not evidence of none|not proof of", re.IGNORECASE)

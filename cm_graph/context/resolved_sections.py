@@ -92,6 +92,7 @@ def _beyond_graph(reading: Reading, row: Section, *, tests_only: bool) -> Found 
         section = filled(row, keep, total, cut)
         if folded:
             section["imports_folded"] = len(folded)
+            section["detail"] = _folded_detail(folded, section["detail"])
         if unseen:
             section["unbound_calls"] = sum(unseen.values())
             named = (f"`{next(iter(unseen))}`" if len(unseen) == 1 else
@@ -103,6 +104,16 @@ def _beyond_graph(reading: Reading, row: Section, *, tests_only: bool) -> Found 
         return section
 
     return Found(items, len(steps), reach.read_limited, shape)
+
+
+def _folded_detail(folded: list[Any], detail: str | None) -> str:
+    """Where the folded imports are: a rename edits them too, and no item carries their lines."""
+    lines = sorted({(step.site_path, step.site_line or 0) for step in folded})
+    named = ", ".join(f"{path} L{line}" for path, line in lines[:LIST_HEAD])
+    more = f", …and {len(lines) - LIST_HEAD} more" if len(lines) > LIST_HEAD else ""
+    said = (f"{len(folded)} import(s) of it in files whose use is listed are not listed as items: "
+            f"{named}{more}.")
+    return f"{detail} {said}" if detail else said
 
 
 def _unbound_calls(reading: Reading, spec: WalkSpec, *walks: tuple[Any, ...]) -> dict[str, int]:

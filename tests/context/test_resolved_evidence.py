@@ -69,6 +69,8 @@ def test_a_definition_the_provider_has_no_node_for_is_a_resolved_use_labelled_so
     assert [(i["label"], i["path"], i["line"], i["site"]["line"], i.get("graph_node"), i["relation"])
             for i in found] == [(".run()", "pkg/use.py", 6, 7, False, "call")]
     assert section["imports_folded"] == 1  # use.py's import: its file's use is listed
+    # where it is, so a rename's agent edits it too (the item list does not carry it)
+    assert "not listed as items: pkg/use.py L1." in section["detail"]
     assert {i["evidence"] for i in found} == {"resolved"}
     callers = document["sections"]["callers"]["items"]
     assert [(i["label"], i["confidence"]) for i in callers] == [("public()", "extracted")]
@@ -88,6 +90,8 @@ def test_a_resolved_caller_seeds_the_next_hop_and_every_step_says_its_evidence(
         (".run()", 1, "will_break", "target()"), ("entry()", 2, "likely", "public()"),
         ("test_entry()", 3, "may_need_testing", "entry()")]
     assert impact["sections"]["resolved_by_hop"]["imports_folded"] == 2  # use.py's, test_use.py's
+    detail = impact["sections"]["resolved_by_hop"]["detail"]
+    assert "not listed as items: pkg/use.py L1, tests/test_use.py L1." in detail
     assert {i["evidence"] for i in reach} == {"resolved"}
     far = ask_context(workspace, "tests", "target")["sections"]["resolved_tests"]
     assert (far["status"], far["reason"]) == ("empty", "no_resolved_test")
