@@ -26,6 +26,7 @@ from cm_graph.index.ensure import ensure_index
 
 from .g0 import g0_graph, make_g0_repo
 from .helpers import CM_GRAPH, git, publish
+from .wholeschemas import whole_schema_problems  # noqa: F401  (the surface tests import it from here)
 
 CONNECTION = "local-graph"
 RECIPIENT = "claude:builder"
@@ -188,15 +189,3 @@ def raw_http(address: Path | tuple[str, int], request: bytes, *, read: bool = Tr
             received += chunk
     return received
 
-
-def whole_schema_problems(reply: dict[str, Any]) -> list[str]:
-    """What the whole schema of ``reply``'s own ``schema`` (``cmgraph://schemas/<schema>``, the
-    package's data file) finds wrong with it, each as ``path: message``; an unknown schema is one."""
-    import jsonschema
-
-    from cm_graph.surfaces.replyschemas import BY_SCHEMA, whole_schema
-
-    if reply.get("schema") not in BY_SCHEMA:
-        return [f"$.schema: no whole schema for {reply.get('schema')!r}"]
-    validator = jsonschema.Draft202012Validator(whole_schema(reply["schema"]))
-    return [f"{error.json_path}: {error.message[:200]}" for error in validator.iter_errors(reply)]
