@@ -164,3 +164,27 @@ async def test_every_reply_is_valid_under_its_whole_schema_and_a_spoiled_one_is_
     # The diff touched a definition with a caller and a test: the item schemas were exercised.
     changed = next(r for n, a, _, r in replies if n == "changes" and a == {"diff": "commit", "ref": "HEAD"})
     assert changed["definitions"] and changed["tests"]["items"], changed
+    # tests.selection is optional: as the share bound gives it, it fits; retyped or widened, it does not.
+    validator = jsonschema.Draft202012Validator(schemas["cm_graph.changes.v1"])
+    selected = copy.deepcopy(changed)
+    selected["tests"]["selection"] = {"max_share": 0.25, "known_tests": 1, "bound_tests": 1, "items": 1, "tests": 1,
+                                      "more_items": 0, "more_tests": 0}
+    assert validator.is_valid(selected)
+    for key, value in (("max_share", "25%"), ("items", -1), ("bogus", 1)):
+        spoiled = copy.deepcopy(selected)
+        spoiled["tests"]["selection"][key] = value
+        assert not validator.is_valid(spoiled), key
+
+
+def test_the_schema_files_share_the_envelopes_parts_and_name_themselves() -> None:
+    """The files are edited by hand: each is a draft 2020-12 schema named by its own resource URI,
+    with the same next action and freshness as every other (a change to one is made to all)."""
+    documents = {row.name: row.document() for row in REPLY_SCHEMAS}
+    for name, document in documents.items():
+        jsonschema.Draft202012Validator.check_schema(document)
+        assert document["$schema"] == "https://json-schema.org/draft/2020-12/schema", name
+        assert document["$id"] == SCHEMAS_URI + name and document["properties"]["schema"] == {"const": name}
+    first = documents["cm_graph.surfaceRefusal.v1"]["$defs"]
+    for name, document in documents.items():
+        assert {key: document["$defs"][key] for key in ("next_action", "freshness")} == {
+            key: first[key] for key in ("next_action", "freshness")}, name
