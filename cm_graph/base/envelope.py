@@ -62,11 +62,15 @@ ENVELOPE_SCHEMA: dict[str, Any] = {
 }
 
 
-def output_schema() -> dict[str, Any]:
-    """A tool's ``outputSchema``: the envelope in brief (its keys and a next action's), since hosts
-    put every tool's schema into the model's context on every turn (``ENVELOPE_SCHEMA`` in full)."""
-    return {"type": "object", "required": list(ENVELOPE_SCHEMA["required"]),
-            "properties": {"next_actions": {"items": {"required": ["why", "command"]}}}}
+def output_schema(*whole: str) -> dict[str, Any]:
+    """A tool's ``outputSchema``: the envelope's keys, since hosts keep every tool's listing beside
+    the model on every turn (``ENVELOPE_SCHEMA`` in full); its ``$comment`` names the resources
+    holding the ``whole`` schemas of its replies (``surfaces/replyschemas.py``; every tool's
+    refusal is ``REFUSED_SCHEMA``'s), where a next action's keys are too."""
+    brief: dict[str, Any] = {"type": "object", "required": list(ENVELOPE_SCHEMA["required"])}
+    if whole:
+        brief["$comment"] = " ".join(f"cmgraph://schemas/{name}" for name in whole)
+    return brief
 
 
 def reply(

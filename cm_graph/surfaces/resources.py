@@ -1,8 +1,9 @@
-"""The MCP resources: a file's definitions (``cmgraph://symbols/{path}``) and the graph's status
-(``cmgraph://status``), each one row of ``RESOURCES`` with the reader that answers it.
+"""The MCP resources: a file's definitions (``cmgraph://symbols/{path}``), the graph's status
+(``cmgraph://status``) and each reply schema in full (``cmgraph://schemas/{schema}``,
+``replyschemas.py``), each one row of ``RESOURCES`` with the reader that answers it.
 
-A read is a call like any tool's: the connection is read again and must name the recipient, HEAD is
-read now, and nothing is derived (a missing index is ``index_missing``). ``cmgraph://status`` is
+A read of the checkout is a call like any tool's: the connection is read again and must name the
+recipient, HEAD is read now, and nothing is derived (a missing index is ``index_missing``). ``cmgraph://status`` is
 the ``graph_status`` answer, the same bytes; ``cmgraph://symbols/{path}`` is ``cm-graph symbols PATH
 --json``'s object, compact (the path repository-relative, its ``/`` as written or escaped as
 RFC 6570's ``{path}`` expands it). What cannot be read (no such resource, a path with no
@@ -22,6 +23,7 @@ from ..evidence.filesymbols import file_definitions
 from ..query.targets import path_spelling
 from .answers import graph_status_answer
 from .authority import Caller, approved_workspace
+from .replyschemas import whole_schema
 
 SCHEME = "cmgraph://"
 JSON = "application/json"
@@ -59,10 +61,17 @@ def status(caller: Caller, _: str) -> dict[str, Any]:
     return graph_status_answer(caller, {})
 
 
+def reply_schema(_: Caller, name: str) -> dict[str, Any]:
+    """A reply schema in full: the program's, so no connection is read (it names nothing of a checkout)."""
+    return whole_schema(unquote(name))
+
+
 RESOURCES: tuple[Resource, ...] = (
     Resource("status", SCHEME + "status", "Can the graph answer now: the graph_status tool's answer.", status),
     Resource("symbols", SCHEME + "symbols/{path}",
              "A file's definitions by line (cm-graph symbols PATH), e.g. cmgraph://symbols/pkg/mod.py.", symbols),
+    Resource("schemas", SCHEME + "schemas/{schema}",
+             "A reply schema in full (JSON Schema 2020-12), e.g. cmgraph://schemas/cm_graph.changes.v1.", reply_schema),
 )
 
 

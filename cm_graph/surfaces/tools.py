@@ -2,7 +2,8 @@
 
 A tool is a name agents can rely on, a JSON Schema for its arguments (checked before the
 adapter runs, on every surface alike), its output schema (the one reply envelope every tool
-answers in, ``base/envelope.py``), whether it only reads, its REST route, and the adapter
+answers in, ``base/envelope.py``, naming the whole schema of each of its replies:
+``replyschemas.py``), whether it only reads, its REST route, and the adapter
 (``answers.py``) that computes the whole answer. A new capability is one
 entry here plus one adapter function; nothing in the MCP server or the REST app changes.
 
@@ -41,6 +42,7 @@ from .authority import Caller
 from .feedbackanswer import graph_feedback_answer
 from .fleetanswers import cross_repo_usages_answer
 from .limits import HARD_CAP_CHARS
+from .replyschemas import answered_in
 
 Adapter = Callable[[Caller, dict[str, Any]], dict[str, Any]]
 # An agent's target: at most 256 characters, within the CLI's (``query.questions.MAX_TARGET_CHARS``,
@@ -96,14 +98,14 @@ TOOLS: tuple[Tool, ...] = (
          "max_chars": REPLY_CHARS,
          "max_items": described(SECTION_ITEMS, "per section", 20),
          "cursor": described({"type": "string", "maxLength": 128}, "a page action's", "callers.50.8000.50.ab12")},
-        ("target",), output_schema(), code_context_answer,
+        ("target",), output_schema(*answered_in("code_context")), code_context_answer,
     ),
     Tool(
         "prime",
         "Task start: the code it names, callers, callees, tests.",
         True, "POST", "/graph/analyze/prime",
         {"task": described({"type": "string", "maxLength": MAX_TASK_CHARS}, "as written", "Fix `Session.send`")},
-        ("task",), output_schema(), prime_answer,
+        ("task",), output_schema(*answered_in("prime")), prime_answer,
     ),
     Tool(
         "ask",
@@ -113,7 +115,7 @@ TOOLS: tuple[Tool, ...] = (
          "target": described(TARGET, "symbol or path", "Config.load"),
          "depth": described(DEPTH, "hops", 3), "node_budget": described(NODE_BUDGET, "nodes", 80),
          "max_chars": REPLY_CHARS},
-        ("question", "target"), output_schema(), ask_answer,
+        ("question", "target"), output_schema(*answered_in("ask")), ask_answer,
     ),
     Tool(
         "changes",
@@ -122,7 +124,7 @@ TOOLS: tuple[Tool, ...] = (
         {"diff": described({"enum": list(MODES)}, "which (worktree)", "staged"),
          "ref": described({"type": "string", "maxLength": 256}, "for base/commit/range", "main"),
          "max_items": described(SECTION_ITEMS, "per list", 20), "max_chars": REPLY_CHARS},
-        (), output_schema(), changes_answer,
+        (), output_schema(*answered_in("changes")), changes_answer,
     ),
     Tool(
         "cross_repo_usages",
@@ -132,13 +134,13 @@ TOOLS: tuple[Tool, ...] = (
                              "bare or dotted", "lib.Client"),
          "fleet": described(FLEET, "another fleet", "deps"),
          "max_chars": described({**MAX_CHARS_ARGUMENT, "minimum": fleet_usages.MIN_CHARS}, "size", 16_000)},
-        ("symbol",), output_schema(), cross_repo_usages_answer,
+        ("symbol",), output_schema(*answered_in("cross_repo_usages")), cross_repo_usages_answer,
     ),
     Tool(
         "graph_status",
         "Is the graph ready (state, index, HEAD)?",
         True, "GET", "/graph/status", {"fleet": described(FLEET, "a fleet", "deps")},
-        (), output_schema(), graph_status_answer,
+        (), output_schema(*answered_in("graph_status")), graph_status_answer,
     ),
     Tool(
         "graph_feedback",
@@ -154,7 +156,8 @@ TOOLS: tuple[Tool, ...] = (
          "target": described(TARGET, ASKED, ".load()"), "max_chars": described(INTEGER, ASKED, 16_000),
          "max_items": described(INTEGER, ASKED, 20), "depth": described(INTEGER, ASKED, 3),
          "node_budget": described(INTEGER, ASKED, 80)},
-        ("capability_id", "answer_id", "reads_avoided", "files_read", "correct"), output_schema(),
+        ("capability_id", "answer_id", "reads_avoided", "files_read", "correct"),
+        output_schema(*answered_in("graph_feedback")),
         graph_feedback_answer,
     ),
 )

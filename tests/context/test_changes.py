@@ -14,6 +14,7 @@ import pytest
 
 from ..support.cli import invoke, where
 from ..support.helpers import commit_all, edit, git, make_repo, write_files
+from ..support.wholeschemas import checked
 
 pytestmark = [pytest.mark.provider]
 
@@ -51,7 +52,7 @@ def built(tmp_path: Path, files: dict[str, str | bytes] | None = None) -> tuple[
 def changes(repo: Path, state: Path, *args: str) -> dict[str, Any]:
     done = invoke("changes", *args, "--json", *where(repo, state))
     assert done.exit_code == 0, done.stderr
-    return dict(json.loads(done.stdout))
+    return checked(dict(json.loads(done.stdout)))
 
 
 def changed(document: dict[str, Any]) -> set[tuple[str, str]]:

@@ -13,6 +13,7 @@ import pytest
 
 from ..support.cli import invoke, where
 from ..support.helpers import edit, make_repo
+from ..support.wholeschemas import checked
 
 pytestmark = [pytest.mark.provider]
 
@@ -111,7 +112,7 @@ def test_one_item():
 def changes_tests(repo: Path, state: Path) -> dict[str, Any]:
     done = invoke("changes", "--json", "--max-items", "500", *where(repo, state))
     assert done.exit_code == 0, done.stderr
-    return dict(json.loads(done.stdout))
+    return checked(dict(json.loads(done.stdout)))
 
 
 def built(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Path]:

@@ -13,6 +13,7 @@ import pytest
 
 from ..support.cli import invoke, where
 from ..support.helpers import edit, make_repo
+from ..support.wholeschemas import checked
 
 pytestmark = [pytest.mark.provider]
 
@@ -76,7 +77,7 @@ def built(tmp_path: Path) -> tuple[Path, Path]:
 def changes_json(repo: Path, state: Path) -> dict[str, Any]:
     done = invoke("changes", "--json", *where(repo, state))
     assert done.exit_code == 0, done.stderr
-    return dict(json.loads(done.stdout))
+    return checked(dict(json.loads(done.stdout)))
 
 
 def test_a_changed_helper_lists_the_tests_reaching_it_ranked_with_why(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from cm_graph.index.ensure import ensure_index
 
 from .g0 import g0_graph, make_g0_repo
 from .helpers import CM_GRAPH, git, publish
+from .wholeschemas import whole_schema_problems  # noqa: F401  (the surface tests import it from here)
 
 CONNECTION = "local-graph"
 RECIPIENT = "claude:builder"
@@ -202,3 +203,4 @@ def raw_http(address: Path | tuple[str, int], request: bytes, *, read: bool = Tr
         while read and (chunk := connection.recv(65536)):
             received += chunk
     return received
+

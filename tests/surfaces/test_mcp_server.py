@@ -42,6 +42,7 @@ from ..support.surfacekit import (  # noqa: E402
     free_port,
     http_server,
     tcp_door_ready,
+    whole_schema_problems,
 )
 
 pytestmark = pytest.mark.anyio
@@ -54,11 +55,14 @@ def stdio(served: Served, recipient: str = "claude:builder") -> Client:
 
 
 def structured(result: Any) -> dict[str, Any]:
-    """The structured object, checked to be exactly the compact JSON of the one text block."""
+    """The structured object, checked to be exactly the compact JSON of the one text block and
+    valid under the whole schema of its own ``schema`` (every test that reads a reply checks it)."""
     assert len(result.content) == 1 and result.content[0].type == "text"
     assert json.loads(result.content[0].text) == result.structured_content
     assert result.content[0].text == json.dumps(result.structured_content, ensure_ascii=False,
                                                 separators=(",", ":"))
+    problems = whole_schema_problems(result.structured_content)
+    assert problems == [], (result.structured_content.get("schema"), result.structured_content.get("status"), problems)
     return dict(result.structured_content)
 
 

@@ -7,8 +7,9 @@ fit. One session of the installed ``cm-graph mcp`` is driven by the SDK's client
 states a graph and its connection go through (index missing, current with an ambiguous and an
 unresolved target, nothing to cite, in a fleet, stale, refreshed, corrupt, removed, recipients
 edited, disconnected); in each, every tool is called with good and with rejected arguments, and
-every reply is validated with jsonschema against the schema ``tools/list`` gave and against the
-envelope in full: its keys in the envelope's order, a known reason, and each next action's tool
+every reply is validated with jsonschema against the schema ``tools/list`` gave, against the
+whole schema of its own ``schema`` (``cmgraph://schemas/<schema>``) and against the envelope in
+full: its keys in the envelope's order, a known reason, and each next action's tool
 call one that tool takes (its arguments valid under the tool's ``inputSchema``). The Inspector's own command line, from
 npm, is then asked for the refusals (skipped, with the reason, when the npm registry cannot be
 reached).
@@ -37,7 +38,7 @@ from cm_graph.index.ensure import ensure_index  # noqa: E402
 
 from ..support.g0 import g0_with_two_loads  # noqa: E402
 from ..support.helpers import CM_GRAPH, commit_all, numbered_lines, publish, run_installed, write_files  # noqa: E402
-from ..support.surfacekit import CONNECTION, RECIPIENT, Served, connected  # noqa: E402
+from ..support.surfacekit import CONNECTION, RECIPIENT, Served, connected, whole_schema_problems  # noqa: E402
 from .test_mcp_server import stdio, structured  # noqa: E402
 
 pytestmark = pytest.mark.anyio
@@ -112,6 +113,7 @@ class Replies:
         where = (state, name, arguments, result.is_error, reply)
         problems = [error.message for error in self.validators[name].iter_errors(reply)]
         problems += [f"envelope: {error.message}" for error in ENVELOPE.iter_errors(reply)]
+        problems += [f"whole: {problem}" for problem in whole_schema_problems(reply)]
         assert problems == [], (*where, problems)
         keys = list(reply)
         assert keys[:3] == list(ENVELOPE_HEAD) and keys[-len(ENVELOPE_TAIL):] == list(ENVELOPE_TAIL), (*where, keys)

@@ -22,6 +22,8 @@ pytest.importorskip("mcp", reason="the optional extra mcp is not installed (pip 
 import jsonschema  # noqa: E402
 from mcp import MCPError  # noqa: E402
 
+from cm_graph.surfaces.replyschemas import whole_schema  # noqa: E402
+
 from ..support.helpers import CM_GRAPH, run_installed  # noqa: E402
 from ..support.surfacekit import RECIPIENT, connected  # noqa: E402
 from .test_mcp_server import stdio, structured  # noqa: E402
@@ -74,7 +76,7 @@ async def test_status_and_a_files_definitions_are_resources(tmp_path: Path) -> N
         resources = {r.uri: r for r in (await client.list_resources()).resources}
         assert set(resources) == {"cmgraph://status"} and resources["cmgraph://status"].mime_type == "application/json"
         templates = {t.uri_template: t for t in (await client.list_resource_templates()).resource_templates}
-        assert set(templates) == {"cmgraph://symbols/{path}"}
+        assert set(templates) == {"cmgraph://symbols/{path}", "cmgraph://schemas/{schema}"}
         assert templates["cmgraph://symbols/{path}"].mime_type == "application/json"
         # A file's definitions: exactly what `cm-graph symbols PATH --json` says, the path with
         # its slashes as written or escaped (RFC 6570's {path} escapes them).
@@ -126,7 +128,12 @@ def test_the_mcp_inspector_lists_and_reads_the_resources_and_sees_every_descript
     assert listed.returncode == 0, listed.stderr[-2000:]
     assert [r["uri"] for r in json.loads(listed.stdout)["resources"]] == ["cmgraph://status"]
     templates = inspector_run(inspector, served, "--method", "resources/templates/list")
-    assert [t["uriTemplate"] for t in json.loads(templates.stdout)["resourceTemplates"]] == ["cmgraph://symbols/{path}"]
+    assert [t["uriTemplate"] for t in json.loads(templates.stdout)["resourceTemplates"]] == [
+        "cmgraph://symbols/{path}", "cmgraph://schemas/{schema}"]
+    # A reply schema in full, as docs/mcp.md reads it: the package's data file.
+    changes = inspector_run(inspector, served, "--method", "resources/read", "--uri", "cmgraph://schemas/cm_graph.changes.v1")
+    assert changes.returncode == 0, changes.stderr[-2000:]
+    assert json.loads(json.loads(changes.stdout)["contents"][0]["text"]) == whole_schema("cm_graph.changes.v1")
     read = inspector_run(inspector, served, "--method", "resources/read", "--uri", "cmgraph://symbols/example_pkg/config.py")
     assert read.returncode == 0, read.stderr[-2000:]
     assert json.loads(json.loads(read.stdout)["contents"][0]["text"]) == json.loads(cli.stdout)
