@@ -43,8 +43,8 @@ class ReplySchema:
 
 ALL_TOOLS = ("code_context", "prime", "ask", "changes", "cross_repo_usages", "graph_status", "graph_feedback")
 REPLY_SCHEMAS: tuple[ReplySchema, ...] = (
-    ReplySchema("cm_graph.codeContext.v2", ("code_context",)),
-    ReplySchema("cm_graph.prime.v1", ("prime",)),
+    ReplySchema("cm_graph.codeContext.v3", ("code_context",)),
+    ReplySchema("cm_graph.prime.v2", ("prime",)),
     ReplySchema("cm_graph.askAnswer.v1", ("ask",)),
     ReplySchema("cm_graph.changes.v1", ("changes",)),
     ReplySchema("cm_graph.crossRepoUsages.v1", ("cross_repo_usages",)),

@@ -16,6 +16,7 @@ from cm_graph.context.test_selection import KnownTests, within_share
 
 from ..support.cli import invoke, where
 from ..support.helpers import edit, make_repo
+from ..support.wholeschemas import checked
 
 PRICE_TESTS = 30
 OTHER_TESTS = 70
@@ -86,7 +87,7 @@ def test_the_json_answer_keeps_every_test_and_says_which_ones_fit_the_share(shop
     repo, state = shop
     done = invoke("changes", "--json", *where(repo, state))
     assert done.exit_code == 0, done.stderr
-    answer = json.loads(done.stdout)
+    answer = checked(json.loads(done.stdout))  # the cut selection is what the whole schema describes
     tests = answer["tests"]
     assert answer["answer"].endswith(" The nearest 25 of them (25 tests) fit the first 25 of the 100 tests the index "
                                      "knows; `--format pytest-args` prints those (`tests.selection`).")

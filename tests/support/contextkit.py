@@ -21,7 +21,7 @@ from .wholeschemas import checked
 def ask_context(workspace: Workspace, intent: str, target: str, *, wire: bool = False, **options: Any
                 ) -> dict[str, Any]:
     """The answer read back (``readable``); ``wire``: the bytes' document as it is sent (valid under
-    its whole schema, ``cmgraph://schemas/cm_graph.codeContext.v2``, either way)."""
+    its whole schema, ``cmgraph://schemas/cm_graph.codeContext.v3``, either way)."""
     document = checked(code_context(workspace, intent, target, **options))
     return document if wire else readable(document)
 

@@ -100,13 +100,25 @@ def broken(reply: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         item = copy.deepcopy(reply)
         item["tests"]["items"][0]["path"] = 7
         spoiled.append(("a test's path a number", item))
-    if reply["schema"] == "cm_graph.codeContext.v2" and reply["status"] == "answered":
+    if reply["schema"] == "cm_graph.codeContext.v3" and reply["status"] == "answered":
         item = copy.deepcopy(reply)
         item["sections"][next(iter(reply["sections"]))]["status"] = "fine"
         spoiled.append(("a section status no section has", item))
         item = copy.deepcopy(reply)
         item["citations"]["c1"] = 12
-        spoiled.append(("a citation a number", item))
+        spoiled.append(("a file's citations a number", item))
+        item = copy.deepcopy(reply)
+        path = next(iter(reply["citations"]))
+        item["citations"][path] = {"x1": 3}
+        spoiled.append(("a citation id not c<N>", item))
+        item = copy.deepcopy(reply)
+        item["citations"][path] = {next(iter(reply["citations"][path])): "12"}
+        spoiled.append(("a citation's line a string", item))
+        tabled = next((name for name, section in reply["sections"].items() if "rows" in section), None)
+        if tabled is not None:
+            item = copy.deepcopy(reply)
+            item["sections"][tabled]["except"] = {"kind": {"first": "symbol"}}
+            spoiled.append(("an except keyed by no row index", item))
     return spoiled
 
 
@@ -153,8 +165,8 @@ async def test_every_reply_is_valid_under_its_whole_schema_and_a_spoiled_one_is_
             assert not validator.is_valid(spoiled), (name, arguments, how)
     # Every schema was seen, in each of the states this repository gives.
     assert {row.name for row in REPLY_SCHEMAS} == {schema for schema, _ in seen}
-    assert {("cm_graph.codeContext.v2", "answered"), ("cm_graph.codeContext.v2", "unresolved"),
-            ("cm_graph.prime.v1", "answered"), ("cm_graph.prime.v1", "unresolved"),
+    assert {("cm_graph.codeContext.v3", "answered"), ("cm_graph.codeContext.v3", "unresolved"),
+            ("cm_graph.prime.v2", "answered"), ("cm_graph.prime.v2", "unresolved"),
             ("cm_graph.askAnswer.v1", "answered"), ("cm_graph.askAnswer.v1", "unavailable"),
             ("cm_graph.changes.v1", "answered"), ("cm_graph.crossRepoUsages.v1", "ok"),
             ("cm_graph.crossRepoUsages.v1", "unavailable"), ("cm_graph.surfaceStatus.v1", "ready"),
