@@ -37,7 +37,9 @@ from cm_graph.context.wire import cited, location
 #   site: the cited use (a call site, a mention's line); def: the item's definition; credited: the
 #   definition a mention's label names; test: the test(s) it stands for.
 CLAIM_SECTIONS: dict[str, dict[str, str]] = {
-    "signature_change": {"callers": "site", "resolved_callers": "site", "mentions": "site", "overrides": "def"},
+    # (references: a decorator `@curry` and a use the provider infers, `uses`, apply the anchor too)
+    "signature_change": {"callers": "site", "resolved_callers": "site", "references": "site", "mentions": "site",
+                         "overrides": "def"},
     "rename": {"callers": "site", "resolved_callers": "site", "references": "site", "mentions": "site",
                "tests": "site", "resolved_tests": "site", "test_mentions": "site", "overrides": "def",
                "raises": "site", "catches": "site", "dynamic_uses": "site"},
@@ -211,7 +213,7 @@ def score(expected: Expected, claims: set[Any]) -> dict[str, Any]:
 # The sections whose page an agent follows for a task kind, in the order it prefers them: the ones
 # the task is about (a raise/catch task pages raises and catches, not the callers).
 PAGED_SECTIONS: dict[str, tuple[str, ...]] = {
-    "signature_change": ("callers", "resolved_callers", "mentions", "overrides"),
+    "signature_change": ("callers", "resolved_callers", "mentions", "references", "overrides"),
     "rename": ("mentions", "callers", "resolved_callers", "references", "overrides"),
     "raise_catch": ("raises", "catches"),
     "dead_code": ("mentions", "callers", "resolved_callers", "references"),
