@@ -21,7 +21,15 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
+from ..base.envelope import REFUSED_SCHEMA
 from ..base.errors import Refusal
+from ..context.changes import CHANGES_SCHEMA
+from ..context.prime import PRIME_SCHEMA
+from ..context.shape import CODE_CONTEXT_SCHEMA
+from ..feedback.record import RECORD_SCHEMA
+from ..fleet.usages import USAGES_SCHEMA
+from .answers import ASK_ANSWER_SCHEMA, SURFACE_STATUS_SCHEMA
+from .fleetanswers import FLEET_STATUS_SCHEMA
 
 SCHEMAS_URI = "cmgraph://schemas/"
 
@@ -42,16 +50,16 @@ class ReplySchema:
 
 
 ALL_TOOLS = ("code_context", "prime", "ask", "changes", "cross_repo_usages", "graph_status", "graph_feedback")
-REPLY_SCHEMAS: tuple[ReplySchema, ...] = (
-    ReplySchema("cm_graph.codeContext.v3", ("code_context",)),
-    ReplySchema("cm_graph.prime.v2", ("prime",)),
-    ReplySchema("cm_graph.askAnswer.v1", ("ask",)),
-    ReplySchema("cm_graph.changes.v1", ("changes",)),
-    ReplySchema("cm_graph.crossRepoUsages.v1", ("cross_repo_usages",)),
-    ReplySchema("cm_graph.surfaceStatus.v1", ("graph_status",)),
-    ReplySchema("cm_graph.surfaceFleetStatus.v1", ("graph_status",)),
-    ReplySchema("cm_graph.feedbackRecord.v1", ("graph_feedback",)),
-    ReplySchema("cm_graph.surfaceRefusal.v1", ALL_TOOLS),  # every tool's refusal (base/envelope.py REFUSED_SCHEMA)
+REPLY_SCHEMAS: tuple[ReplySchema, ...] = (  # each name the constant its answer is stamped with
+    ReplySchema(CODE_CONTEXT_SCHEMA, ("code_context",)),
+    ReplySchema(PRIME_SCHEMA, ("prime",)),
+    ReplySchema(ASK_ANSWER_SCHEMA, ("ask",)),
+    ReplySchema(CHANGES_SCHEMA, ("changes",)),
+    ReplySchema(USAGES_SCHEMA, ("cross_repo_usages",)),
+    ReplySchema(SURFACE_STATUS_SCHEMA, ("graph_status",)),
+    ReplySchema(FLEET_STATUS_SCHEMA, ("graph_status",)),
+    ReplySchema(RECORD_SCHEMA, ("graph_feedback",)),
+    ReplySchema(REFUSED_SCHEMA, ALL_TOOLS),  # every tool's refusal
 )
 BY_SCHEMA = {row.name: row for row in REPLY_SCHEMAS}
 
