@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .jsscope import MODULE_EXPORTS, FileFacts, JsDefinition, Scope, language_of, scan_file
-from .resolved import DefinitionRow, ReferenceRow, ResolvedLayer
+from .resolved import ResolvedLayer, numbered_rows
 
 MAX_HOPS = 20  # re-exports and bases followed at most this far (a cycle is "no information")
 
@@ -175,23 +175,8 @@ def resolve_javascript(blobs: Iterable[tuple[str, bytes | int]]) -> ResolvedLaye
     known = frozenset(paths)
     scanned = [scan_file(path, contents.pop(path), known) for path in paths]
     linker = _Linker(scanned)
-    numbers = {path: index for index, path in enumerate(paths, start=1)}
     every = [definition for facts in scanned for definition in facts.definitions]
-    every.sort(key=lambda d: (d.path, d.start, -d.end, d.column, d.line, d.kind, d.qualname))  # outer first
-    for number, definition in enumerate(every, start=1):
-        definition.number = number
-    definitions: list[DefinitionRow] = [
-        (d.number, numbers[d.path], d.parent.number if d.parent is not None else None, d.kind, d.name, d.qualname,
-         d.start, d.line, d.end, 0)
-        for d in every
-    ]
-    references: set[tuple[int, int, int, str, int, str, int]] = {
-        (numbers[path], line, column, role, target.number if target is not None else 0, name, enclosing.number)
-        for path, line, column, role, target, name, enclosing in linker.references()
-    }
-    ordered: list[ReferenceRow] = [
-        row if row[4] else (row[0], row[1], row[2], row[3], None, row[5], row[6]) for row in sorted(references)
-    ]
+    definitions, ordered = numbered_rows(paths, every, linker.references, lambda _: 0)
     files = [(facts.path, language_of(facts.path), facts.module_def.qualname if facts.module_def else "",
               facts.status) for facts in scanned]
     return ResolvedLayer(files, definitions, ordered)

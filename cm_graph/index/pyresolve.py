@@ -18,7 +18,7 @@ from ..base.git import BlobReader, CensusEntry, count_lines
 from .pylink import Linker
 from .pymodules import ModuleMap
 from .pyscope import MAX_RESOLVED_BYTES, OVERLOAD, Definition, scan_file
-from .resolved import DefinitionRow, ReferenceRow, ResolvedLayer
+from .resolved import ResolvedLayer, numbered_rows
 
 LANGUAGE = "python"
 
@@ -33,25 +33,9 @@ def resolve_python(blobs: Iterable[tuple[str, bytes | int]]) -> ResolvedLayer:
     for path in paths:
         scanned.append(scan_file(path, contents.pop(path), modules))
     linker = Linker(scanned, modules)
-    numbers = {path: index for index, path in enumerate(paths, start=1)}
     every: list[Definition] = [definition for facts in scanned for definition in facts.definitions]
-    every.sort(key=lambda d: (d.path, d.start, -d.end, d.column, d.line, d.kind, d.qualname))  # outer first
-    for number, definition in enumerate(every, start=1):
-        definition.number = number
-    definitions: list[DefinitionRow] = [
-        (d.number, numbers[d.path], d.parent.number if d.parent is not None else None, d.kind, d.name, d.qualname,
-         d.start, d.line, d.end, 1 if d.flags & OVERLOAD else 0)
-        for d in every
-    ]
-    # Unbound is 0 while the rows are deduplicated and sorted (numbers start at 1, so the order is
-    # the rank's, None first), which lets the tuples compare themselves: no key per row.
-    references: set[tuple[int, int, int, str, int, str, int]] = {
-        (numbers[path], line, column, role, target.number if target is not None else 0, name, enclosing.number)
-        for path, line, column, role, target, name, enclosing in linker.references()
-    }
-    ordered: list[ReferenceRow] = [
-        row if row[4] else (row[0], row[1], row[2], row[3], None, row[5], row[6]) for row in sorted(references)
-    ]
+    definitions, ordered = numbered_rows(paths, every, linker.references,
+                                         lambda d: 1 if d.flags & OVERLOAD else 0)
     files = [(facts.path, LANGUAGE, facts.module.qualified, facts.status) for facts in scanned]
     return ResolvedLayer(files, definitions, ordered)
 

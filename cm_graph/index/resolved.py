@@ -16,7 +16,9 @@ own thread make the same rows.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 FileRow = tuple[str, str, str, str]  # (path, language, module, status)
 # (definition, file, parent, kind, name, qualname, start_line, line, end_line, overload)
@@ -24,6 +26,36 @@ DefinitionRow = tuple[int, int, int | None, str, str, str, int, int, int, int]
 # (file, line, column, role, definition or None, name, enclosing)
 ReferenceRow = tuple[int, int, int, str, int | None, str, int]
 
+
+
+def numbered_rows(
+    paths: list[str], every: list[Any], references: Callable[[], Iterable[tuple[Any, ...]]],
+    overload: Callable[[Any], int],
+) -> tuple[list[DefinitionRow], list[ReferenceRow]]:
+    """A resolver's definitions and references as rows, numbered by rank, the same for every
+    language: files by path, definitions outer first within a file (each definition's
+    ``number`` is set here), references deduplicated and sorted; ``overload`` is a definition's
+    overload flag (0 or 1). ``references()``, called once the definitions are numbered, yields
+    (path, line, column, role, target or None, name, enclosing)."""
+    numbers = {path: index for index, path in enumerate(paths, start=1)}
+    every.sort(key=lambda d: (d.path, d.start, -d.end, d.column, d.line, d.kind, d.qualname))  # outer first
+    for number, definition in enumerate(every, start=1):
+        definition.number = number
+    definitions: list[DefinitionRow] = [
+        (d.number, numbers[d.path], d.parent.number if d.parent is not None else None, d.kind, d.name, d.qualname,
+         d.start, d.line, d.end, overload(d))
+        for d in every
+    ]
+    # Unbound is 0 while the rows are deduplicated and sorted (numbers start at 1, so the order is
+    # the rank's, None first), which lets the tuples compare themselves: no key per row.
+    rows: set[tuple[int, int, int, str, int, str, int]] = {
+        (numbers[path], line, column, role, target.number if target is not None else 0, name, enclosing.number)
+        for path, line, column, role, target, name, enclosing in references()
+    }
+    ordered: list[ReferenceRow] = [
+        row if row[4] else (row[0], row[1], row[2], row[3], None, row[5], row[6]) for row in sorted(rows)
+    ]
+    return definitions, ordered
 
 @dataclass
 class ResolvedLayer:
