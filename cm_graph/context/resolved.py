@@ -139,6 +139,19 @@ def _resolved_hop(
             for used, enclosing, node, path, line, role, *_ in rows]
 
 
+def uses_of(connection: apsw.Connection, used: int, roles: tuple[str, ...],
+            reads: HopReads | None = None) -> dict[int, Step]:
+    """Each key's first resolved use of ``used`` in ``roles`` other than an import, as a one-hop
+    step (its role and site): a key the graph reached by an import may also use what it imports
+    (a JS test file's ``it(...)`` callbacks are its top level)."""
+    uses: dict[int, Step] = {}
+    for origin, reached, evidence, relation, confidence, path, line in _resolved_hop(
+            connection, [used], roles, MAX_READ, reads):
+        if relation != "import" and reached not in uses:
+            uses[reached] = Step(1, reached, origin, evidence, relation, confidence, path, line)
+    return uses
+
+
 def describe_keys(connection: apsw.Connection, keys: list[int]) -> dict[int, dict[str, Any]]:
     """Each key as an item's head (label, kind, path, line): a node as the graph describes it, a
     definition the provider lacks from the resolver (``graph_node: false``), its label written as

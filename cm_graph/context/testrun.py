@@ -37,6 +37,7 @@ from typing import Any
 
 import apsw
 
+from ..base.records import replaced
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
 from ..index.graphmodel import is_test_path
@@ -73,7 +74,8 @@ def tests_to_run(
     and hop stay on the observed item as ``static``. ``reads``: the answer's hop reads
     (``walks.hop_rows``), shared with its other walks."""
     found: dict[str, dict[str, Any]] = {}
-    facts: dict[str, Any] = {"read_limited": [], "common_names": [], "unwalked": [], "far": []}
+    facts: dict[str, Any] = {"read_limited": [], "common_names": [], "unwalked": [], "far": [],
+                             "imported_only": []}
     for anchor in anchors:
         start = anchor.get("node") or (-anchor["definition"] if anchor.get("definition") else None)
         if start is None:
@@ -170,6 +172,7 @@ def _walk_from(
     by_key = {step.reached: step for step in reach.steps}
     heads = resolved.describe_keys(connection, [start, *by_key])
     candidates = [s for s in reach.steps if s.reached != start and _test_like(heads.get(s.reached))]
+    uses: dict[int, dict[int, resolved.Step]] = {}  # an import-reached test file's own uses, by origin
     ids = _ids(connection, [s.reached for s in candidates], heads)
     for step in candidates:
         named = ids.get(step.reached)
@@ -179,7 +182,15 @@ def _walk_from(
         if heads[step.reached]["kind"] != "test" and whole_file:
             continue
         if whole_file and step.relation in IMPORTS:
-            continue  # a test module importing it runs nothing of it by that
+            if step.origin not in uses:
+                uses[step.origin] = resolved.uses_of(connection, step.origin, resolved.RUN_ROLES, reads)
+            use = uses[step.origin].get(step.reached)
+            if use is None:  # a test module importing it runs nothing of it by that
+                if heads[step.reached]["path"] not in facts["imported_only"]:
+                    facts["imported_only"].append(heads[step.reached]["path"])
+                continue
+            step = replaced(step, evidence=use.evidence, relation=use.relation, confidence=use.confidence,
+                           site_path=use.site_path, site_line=use.site_line)  # its top level runs it
         chain = chain_back(step, by_key, depth)
         why = [{"from": heads[link.reached]["label"], "relation": link.relation, "evidence": link.evidence,
                 "to": heads[link.origin]["label"],
@@ -275,10 +286,22 @@ def ranked_section(reading: Reading, row: Section) -> Found:
     header, far = facts["observed"], facts["far"]
 
     def shape(keep: list[dict[str, Any]], total: int, cut: str | None) -> dict[str, Any]:
-        return {**filled(row, keep, total, cut), "observed": header, **({"far": far} if far else {})}
+        section = {**filled(row, keep, total, cut), "observed": header, **({"far": far} if far else {})}
+        if section["status"] == "empty" and facts["imported_only"]:
+            section["detail"] += " " + imported_only_sentence(facts["imported_only"])
+        return section
 
     return Found([_shown(item) for item in items[:reading.limit]], len(items), bool(facts["read_limited"]),
                  shape=shape)
+
+
+def imported_only_sentence(paths: list[str], shown: int = 5) -> str:
+    """Why a test file the graph reaches by its import is no test to run: the import runs none of
+    the definition (the ``tests`` section lists such a file; this keeps the two from reading as a
+    contradiction)."""
+    more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
+    return (f"{len(paths)} test file(s) only import it ({', '.join(paths[:shown])}{more}): an import runs none of "
+            "it, and no use of it there is resolved.")
 
 
 def observed_section(reading: Reading, row: Section) -> Found:
@@ -372,8 +395,8 @@ def _ids(
     connection: apsw.Connection, keys: list[int], heads: dict[int, dict[str, Any]]
 ) -> dict[int, tuple[str, str]]:
     """Each key's (id, runner): a pytest node id from its resolved definition, its test file when
-    the resolver does not read the file; keys of neither (a helper pytest does not collect) are
-    left out."""
+    it is not Python (the resolver may read it, pytest never runs it); keys of neither (a helper
+    pytest does not collect) are left out."""
     definition_of: dict[int, int] = {}
     nodes = [key for key in keys if key > 0]
     if nodes:
@@ -387,11 +410,11 @@ def _ids(
     ids: dict[int, tuple[str, str]] = {}
     for key in keys:
         own = definition_of.get(key)
-        if own is not None:
+        path = heads[key]["path"]
+        if own is not None and (own in named or is_python_path(path)):
             if own in named:
                 ids[key] = named[own]
             continue
-        path = heads[key]["path"]
         if not is_python_path(path):
             if is_test_path(path):
                 ids[key] = (path, "file")

@@ -205,3 +205,56 @@ def test_a_test_reaching_two_changed_definitions_is_one_item_at_its_nearest_hop(
     first = items[0]
     assert first["id"] == "tests/test_core.py::test_compute" and first["hop"] == 1
     assert first["reaches"] == ["compute", "helper"] and len(first["why"]) == 1
+
+
+CART_TS = '''export class Cart {
+  total(): number {
+    return 1;
+  }
+}
+
+export function makeCart(): Cart {
+  return new Cart();
+}
+
+export function unused(): number {
+  return 2;
+}
+'''
+CART_TEST_TS = '''import { makeCart, unused } from '../src/cart';
+
+describe('cart', () => {
+  it('totals', () => {
+    expect(makeCart().total()).toBe(1);
+  });
+});
+'''
+
+
+def test_a_typescript_test_file_calling_it_in_its_callbacks_is_a_test_to_run_and_an_import_alone_is_not(
+    tmp_path: Path,
+) -> None:
+    """A JS/TS test's body is an anonymous callback (``it('...', () => ...)``), so its calls belong
+    to the test file's top level; the graph reaches the file first by its import, and the file is
+    a test to run (by its runner, the file) because the resolver has its call there. ``unused``,
+    imported and never called, is not: the answer says the import alone runs nothing of it."""
+    repo = make_repo(tmp_path / "repo", {"src/cart.ts": CART_TS, "tests/cart.test.ts": CART_TEST_TS})
+    state = tmp_path / "state"
+    done = invoke("build", *where(repo, state))
+    assert done.exit_code == 0, done.stderr
+    answer = invoke("context", "tests", "makeCart", "--json", *where(repo, state))
+    assert answer.exit_code == 0, answer.stderr
+    from cm_graph.context.wire import section_items
+
+    document = checked(dict(json.loads(answer.stdout)))
+    section = document["sections"]["tests_to_run"]
+    assert section["status"] == "ok", section
+    items = section_items(section, document["citations"])
+    assert [(item["id"], item["runner"]) for item in items] == [("tests/cart.test.ts", "file")]
+    assert items[0]["why"] == ["cart.test.ts call (resolved) makeCart()"]
+    assert (items[0]["site"]["path"], items[0]["site"]["line"]) == ("tests/cart.test.ts", 5)  # the call, not the import
+    assert "No test reaches it" not in document["answer"]
+    imported = checked(dict(json.loads(invoke("context", "tests", "unused", "--json", *where(repo, state)).stdout)))
+    assert imported["sections"]["tests_to_run"]["status"] == "empty"
+    assert "only import" in imported["sections"]["tests_to_run"]["detail"], imported["sections"]["tests_to_run"]
+    assert "cart.test.ts" in imported["sections"]["tests_to_run"]["detail"]
