@@ -21,6 +21,7 @@ import tree_sitter_javascript
 import tree_sitter_typescript
 
 from .pyscope import MAX_RESOLVED_BYTES
+from .tsrepair import separated_signatures
 
 JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts")
 # Declaration files carry types, no bodies: nothing runs there.
@@ -681,6 +682,23 @@ def _is_value_child(parent: Any, node: Any) -> bool:
     return True
 
 
+def _parsed(grammar: str, content: bytes) -> Any:
+    """The tree's root; for TypeScript with errors, the repaired text's (``tsrepair``) when that
+    has fewer erroneous bytes."""
+    root = _parser(grammar).parse(content).root_node
+    if not root.has_error or grammar == "javascript":
+        return root
+    repaired = separated_signatures(content)
+    if repaired == content:
+        return root
+    again = _parser(grammar).parse(repaired).root_node
+    return again if _error_bytes(again) < _error_bytes(root) else root
+
+
+def _error_bytes(root: Any) -> int:
+    return sum(child.end_byte - child.start_byte for child in root.children if child.has_error)
+
+
 def scan_file(path: str, content: bytes | int, paths: frozenset[str]) -> FileFacts:
     """One file's facts (``content`` an int: the line count of a blob too large to parse)."""
     module = module_name(path)
@@ -692,8 +710,7 @@ def scan_file(path: str, content: bytes | int, paths: frozenset[str]) -> FileFac
         facts.module_def = JsDefinition(path, "module", name, module, 1, 1, max(1, lines), 1, None)
         facts.definitions.append(facts.module_def)
         return facts
-    tree = _parser(_grammar(path)).parse(content)
-    root = tree.root_node
+    root = _parsed(_grammar(path), content)
     end = max(1, root.end_point.row + (1 if root.end_point.column else 0))
     facts = FileFacts(path, "resolved")
     facts.module_def = JsDefinition(path, "module", name, module, 1, 1, end, 1, None)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cm_graph.generation.layout import Workspace
 
@@ -295,3 +297,80 @@ def test_an_index_from_before_the_javascript_resolver_is_derived_again(tmp_path:
     callers = document["sections"]["resolved_callers"]
     assert callers["status"] == "ok" and callers["items"], callers
     assert any(d[2] == "src.util.format" for d in definitions(index))
+
+
+FACTORY = (
+    "export interface Factory extends Base, Other {\n"          # 1
+    "    // nameless\n"
+    "    <T extends Function | undefined | null>(fn: T): T\n"   # 3 generic call signatures, no `;`:
+    "    // named\n"
+    "    <T extends Function | undefined | null>(name: string, fn: T): T\n"  # 5 read as `T < T ...`
+    "\n"
+    "    // a decorator\n"
+    "    (customName: string): Base &\n"                         # 8
+    "        Other\n"
+    "    bound: Base & Other\n"                                  # 10
+    "}\n"                                                        # 11
+    "\n"
+    "function createFactory(auto: boolean): Factory {\n"        # 13
+    "    const res: Factory = function action(arg1, arg2?): any {\n"
+    "        if (check(arg1)) {\n"
+    "            return make(arg1, auto)\n"
+    "        }\n"
+    "    } as Factory\n"
+    "    return res\n"
+    "}\n"                                                        # 20
+    "\n"
+    "export const action: Factory = createFactory(false)\n"     # 22
+    "\n"
+    "export function isAction(thing: any) {\n"                  # 24
+    "    return thing === action\n"
+    "}\n"                                                        # 26
+)
+BARREL = "export * from './action'\n"
+AUTORUN = (
+    "import { isAction } from './internal'\n"                  # 1 through a barrel's `export *`
+    "\n"
+    "export function autorun(view: any) {\n"                    # 3
+    "    if (isAction(view)) {\n"                               # 4
+    "        return 1\n"
+    "    }\n"
+    "}\n"
+)
+
+
+def test_generic_call_signatures_on_lines_of_their_own_do_not_hide_the_rest_of_the_file() -> None:
+    """tree-sitter's TypeScript grammar reads a generic call signature that follows another on
+    its own line (``<T>(...)``, no ``;``) as a comparison, and its error recovery loses the
+    declarations after it (mobx's ``action.ts``: ``isAction`` was no export, so every
+    ``isAction(...)`` through mobx's barrel bound to nothing). The file is read again with those
+    signatures separated, so what follows is defined, exported and bound, at its own lines."""
+    from cm_graph.index.resolvers import resolve_blobs
+
+    layer = resolve_blobs([("src/action.ts", FACTORY.encode()), ("src/internal.ts", BARREL.encode()),
+                           ("src/autorun.ts", AUTORUN.encode())])
+    qualnames = {row[0]: row[5] for row in layer.definitions}
+    ranges = {row[5]: (row[6], row[8]) for row in layer.definitions}
+    assert ranges["src.action.createFactory"] == (13, 20) and ranges["src.action.isAction"] == (24, 26)
+    calls = {(row[1], qualnames[row[4]]) for row in layer.references if row[3] == "call" and row[4] is not None}
+    assert (4, "src.action.isAction") in calls and (22, "src.action.createFactory") in calls
+    assert "isAction(" in AUTORUN.splitlines()[3] and "createFactory(" in FACTORY.splitlines()[21]
+
+
+@given(st.lists(st.sampled_from(["export interface A extends B {", "interface C<T> {", "  <T>(fn: T): T",
+                                 "  (name: string): X", "  // a comment", "  bound: Y", "}", "", "  x: Map<K,",
+                                 "    V>", "f(a)", "(b)", "  <U>(x: U) =>", "  y: { z: 1 }", "/* c */"]),
+                min_size=1, max_size=30))
+def test_the_typescript_repair_only_appends_a_semicolon_at_a_line_end(lines: list[str]) -> None:
+    """Line numbers and every column of the original text are unchanged: the repair only ever
+    appends ``;`` to a line's code, and only inside an interface."""
+    from cm_graph.index.tsrepair import separated_signatures
+
+    text = "\n".join(lines).encode()
+    repaired = separated_signatures(text).split(b"\n")
+    assert len(repaired) == len(lines)
+    inside_any = any("interface" in line for line in lines)
+    for before, after in zip(lines, repaired, strict=True):
+        original = before.encode()
+        code = original.rstrip()
+        assert after == original or (inside_any and after == code + b";" + original[len(code):])
