@@ -214,9 +214,12 @@ def score(expected: Expected, claims: set[Any]) -> dict[str, Any]:
 # the task is about (a raise/catch task pages raises and catches, not the callers).
 PAGED_SECTIONS: dict[str, tuple[str, ...]] = {
     "signature_change": ("callers", "resolved_callers", "mentions", "references", "overrides"),
-    "rename": ("mentions", "callers", "resolved_callers", "references", "overrides"),
+    # (a rename edits every line naming it: the exports, strings and tests' lines too; not the tests
+    # that reach it through callers, which name it nowhere)
+    "rename": ("mentions", "callers", "resolved_callers", "references", "overrides", "dynamic_uses",
+               "test_mentions", "raises", "catches"),
     "raise_catch": ("raises", "catches"),
-    "dead_code": ("mentions", "callers", "resolved_callers", "references"),
+    "dead_code": ("mentions", "callers", "resolved_callers", "references", "dynamic_uses", "test_mentions"),
     "overrides": ("overrides",),
     "impact": ("callers_by_hop", "resolved_by_hop"),
     "how": ("calls", "resolved_calls"),

@@ -90,7 +90,15 @@ def _items(document: dict[str, Any]) -> list[Item]:
             found.append(head)
             # the other lines this user uses the anchor on: each a site the agent was shown
             found.extend(replace(head, site=(more["path"], int(more["line"]))) for more in item.get("also") or [])
+        # the imports a resolved section folds are named by file and line in its detail: the agent reads them
+        folded = FOLDED.search(str(section.get("detail") or ""))
+        for path, line in FOLDED_PLACE.findall(folded.group(1) if folded else ""):
+            found.append(Item(name, "resolved", path, int(line), (path, int(line)), "import", "import", None, None))
     return found
+
+
+FOLDED = re.compile(r"not listed as items: (.*?)\.(?: |$)")
+FOLDED_PLACE = re.compile(r"([^\s,]+) L(\d+)")
 
 
 def _cited(document: dict[str, Any]) -> set[tuple[str, int]]:
