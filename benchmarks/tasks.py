@@ -76,6 +76,7 @@ def run_task(task: Task, adapter: Any, cm: CmGraph, grep: Grep) -> dict[str, Any
     if cm_score["recall"] is None:  # the correct answer is "no use": a claim is then the error
         incomplete = False
     missed = sorted(expected.truth - claims["all"])
+    wrong = sorted(claims["all"] - expected.neutral - expected.truth)
     return {
         "package": task.package, "kind": task.kind, "target": task.target, "definition": list(task.definition),
         "why": task.why, "unit": expected.unit, "truth": len(expected.truth), "neutral": len(expected.neutral),
@@ -85,7 +86,8 @@ def run_task(task: Task, adapter: Any, cm: CmGraph, grep: Grep) -> dict[str, Any
                      "lines_read": len(answer.cited | edit), "cited_lines": len(answer.cited),
                      "incomplete": incomplete, "said_incomplete": said if incomplete else None,
                      "signals": signals, "seconds": round(cm_seconds, 2),
-                     "missed_sample": [f"{u[0]}:{u[1]}" for u in missed[:8]]},
+                     "missed_sample": [f"{u[0]}:{u[1]}" for u in missed[:8]],
+                     "wrong_sample": [":".join(str(part) for part in u) for u in wrong[:8]]},
         "grep": {**grep_score, "searched": found.searched, "hits": len(found.hits),
                  "lines_read": len(grep_read | edit), "seconds": round(grep_seconds, 2)},
         "dead_code_verdict": _verdict(expected, levels["all"], grep_score) if task.kind == "dead_code" else None,
