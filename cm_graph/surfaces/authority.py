@@ -19,7 +19,7 @@ from ..base.errors import ConnectionRefusal, NoConnection
 from ..base.git import resolve_revision
 from ..connections.store import ConnectionStore, authorize_judged
 from ..evidence.authorization import POLICY_SCHEMA, Authorization, parse_policy
-from ..fleet.members import MemberAccess, member_authorizes, state_root
+from ..fleet.members import Member, MemberAccess, member_authorizes, state_root
 from ..generation.layout import Workspace
 from ..generation.status import GraphStatus
 
@@ -100,9 +100,17 @@ def fleet_access(caller: Caller) -> MemberAccess:
     """The caller's rule for fleet evidence, ``member_authorizes`` for its recipient (each call
     reads the member connections again): ``cross_repo_usages`` and a fleet's ``graph_status``
     refuse a call on a member it refuses; ``code_context``, and the re-ask ``graph_feedback``
-    makes of it, leave that member's evidence out and list it ``unauthorized``."""
-    store = ConnectionStore(state_root(caller.state_root))
-    return lambda member: member_authorizes(store, member, caller.recipient)
+    makes of it, leave that member's evidence out and list it ``unauthorized``. The fleet's store
+    is resolved when the first member is asked about, not on every call of a checkout with no
+    fleet."""
+    stores: list[ConnectionStore] = []
+
+    def access(member: Member) -> bool:
+        if not stores:  # resolved at the first member asked about: most answers ask about none
+            stores.append(ConnectionStore(state_root(caller.state_root)))
+        return member_authorizes(stores[0], member, caller.recipient)
+
+    return access
 
 
 def head_commit(workspace: Workspace) -> str:

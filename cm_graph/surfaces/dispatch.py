@@ -10,6 +10,7 @@ a refusal too, is in the one envelope (``base/envelope.py``).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,9 +45,28 @@ def wire_bytes(payload: dict[str, Any]) -> bytes:
 
 
 def argument_error(tool: Tool, arguments: Any) -> str | None:
-    """One sentence naming the first argument the schema rejects, or None."""
+    """One sentence naming the first argument the schema rejects, or None.
+
+    The verdict is a pure function of the tool and the arguments (every argument a tool takes is
+    a scalar): a call's arguments and its next actions' repeat from call to call, so the verdict
+    on arguments of scalars only is kept, under their JSON text in their own key order (which the
+    first error named may depend on; ``true`` and ``1``, ``1`` and ``1.0`` stay apart), bounded
+    by ``MAX_VERDICTS``, rather than the schema walked again for each."""
     if not isinstance(arguments, dict):
         return "The arguments must be a JSON object."
+    if not all(type(name) is str and type(value) in SCALARS for name, value in arguments.items()):
+        return _argument_error(tool, arguments)
+    key = (tool.name, json.dumps(arguments, ensure_ascii=True))
+    verdict = _VERDICTS.get(key, _UNJUDGED)
+    if verdict is _UNJUDGED:
+        verdict = _argument_error(tool, arguments)
+        if len(_VERDICTS) >= MAX_VERDICTS:
+            _VERDICTS.clear()
+        _VERDICTS[key] = verdict
+    return verdict  # type: ignore[return-value]
+
+
+def _argument_error(tool: Tool, arguments: dict[str, Any]) -> str | None:
     error = jsonschema.exceptions.best_match(_validator(tool).iter_errors(arguments))
     if error is None:
         return None
@@ -55,6 +75,10 @@ def argument_error(tool: Tool, arguments: Any) -> str | None:
 
 
 _VALIDATORS: dict[str, jsonschema.Draft202012Validator] = {}
+MAX_VERDICTS = 1024
+SCALARS = (str, int, float, bool, type(None))
+_UNJUDGED = object()
+_VERDICTS: dict[tuple[str, str], object] = {}
 
 
 def _validator(tool: Tool) -> jsonschema.Draft202012Validator:

@@ -26,7 +26,7 @@ from .authority import Caller
 from .dispatch import answered, call_tool, wire_bytes
 from .prompts import PROMPTS, prompt_reply
 from .resources import JSON, RESOURCES, read
-from .stdio_wire import INVALID_REQUEST, REPEATED_REQUEST_KEY, JudgedLines, claimed_stdin
+from .stdio_wire import INVALID_REQUEST, REPEATED_REQUEST_KEY, JudgedLines, claimed_stdin, claimed_stdout
 from .tools import BY_NAME, TOOLS, Tool
 
 SERVER_NAME = "cm-graph"
@@ -118,18 +118,24 @@ def build_server(caller: Caller) -> Server[Any]:
     async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         return await anyio.to_thread.run_sync(prompt_result, caller, params.name, params.arguments)
 
-    return Server(
+    server: Server[Any] = Server(
         SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
         on_list_tools=list_tools, on_call_tool=run_tool, on_list_resources=list_resources,
         on_list_resource_templates=list_templates, on_read_resource=read_resource,
         on_list_prompts=list_prompts, on_get_prompt=get_prompt,
         get_tool_input_schema=lambda name: BY_NAME[name].input_schema if name in BY_NAME else None,
     )
+    # The SDK's one default middleware opens an OpenTelemetry span per message, a no-op without an
+    # exporter, which this offline server never installs; dropping it is the SDK's documented
+    # opt-out (``Server.middleware``), and saves its per-request work.
+    server.middleware = []
+    return server
 
 
 def serve_stdio(caller: Caller) -> None:
-    """Serve one client on stdin/stdout until it closes the stream: the SDK owns stdout, and reads
-    stdin's lines after ``stdio_wire`` has judged them."""
+    """Serve one client on stdin/stdout until it closes the stream: the SDK reads stdin's lines
+    after ``stdio_wire`` has judged them, and writes its replies to stdout (``stdio_wire`` claims
+    both, on the event loop when they are pipes or sockets)."""
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
 
@@ -145,7 +151,10 @@ def serve_stdio(caller: Caller) -> None:
             await replies[0].send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request, error=error)))
 
         with claimed_stdin() as wire:
-            async with stdio_server(stdin=JudgedLines(wire, refuse)) as (read_stream, write_stream):  # type: ignore[arg-type]
+            async with (
+                claimed_stdout() as out,
+                stdio_server(stdin=JudgedLines(wire, refuse), stdout=out) as (read_stream, write_stream),  # type: ignore[arg-type]
+            ):
                 replies.append(write_stream)
                 ready.set()
                 await server.run(read_stream, write_stream, server.create_initialization_options())
