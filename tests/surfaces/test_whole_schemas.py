@@ -100,6 +100,9 @@ def broken(reply: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         item = copy.deepcopy(reply)
         item["tests"]["items"][0]["path"] = 7
         spoiled.append(("a test's path a number", item))
+        item = copy.deepcopy(reply)
+        del item["tests"]["selection"]
+        spoiled.append(("the tests without their selection", item))
     if reply["schema"] == "cm_graph.codeContext.v3" and reply["status"] == "answered":
         item = copy.deepcopy(reply)
         item["sections"][next(iter(reply["sections"]))]["status"] = "fine"
