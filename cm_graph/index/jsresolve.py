@@ -6,8 +6,10 @@ exports, pending references), then here across files: a name is bound through it
 import or a ``require`` of a relative path to the file it names (``./x`` → ``x.ts``, ``x.js``,
 ``x/index.ts``...), an export to what it exports (re-exports and ``export *`` followed, bounded),
 ``this.m()`` in a class to the method of that class or its bases, ``new C()`` to the class (and
-its ``constructor``). What is not certain is never guessed: a call on a value of unknown type is
-kept unbound by its name when some definition has that name, like Python's.
+its ``constructor``), a method of what a call returns (``make().m()``, ``const x = make(); x.m()``)
+to the class the function declares it returns (``make(): C``). What is not certain is never
+guessed: a call on a value of unknown type is kept unbound by its name when some definition has
+that name, like Python's.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ class _Linker:
             elif kind in ("new", "typed"):  # an instance of the class it names
                 cls = self.bound(binding[1], binding[2])
                 return ("instance", cls) if cls is not None and cls.kind == "class" else None
+            elif kind == "called":  # what the function called declares it returns
+                return self.returned(self.bound(binding[1], binding[2]))
             elif kind == "require":  # what module.exports holds, else the module's exports
                 facts = self.files.get(binding[1])
                 if facts is None:
@@ -112,6 +116,13 @@ class _Linker:
             cls = self.base(cls)
         return None
 
+    def returned(self, function: JsDefinition | None) -> tuple[Any, ...] | None:
+        """An instance of the class ``function`` declares it returns (``(): Cart``), or None."""
+        if function is None or function.kind not in ("function", "method") or function.returns is None:
+            return None
+        cls = self.bound(function.returns, function.scope)
+        return ("instance", cls) if cls is not None and cls.kind == "class" else None
+
     def base(self, cls: JsDefinition) -> JsDefinition | None:
         if cls.base is None:
             return None
@@ -140,6 +151,8 @@ class _Linker:
             return self.class_member(self.base(expression[2]), expression[1])
         if kind == "thisattr":
             return self.member(self.field(expression[3], expression[1]), expression[2])
+        if kind == "ret":
+            return self.member(self.returned(self.bound(expression[1], scope)), expression[2])
         if kind in ("module", "export", "require"):  # an import's own binding
             value = self.value(expression)
             if value is None or value[0] == "object":  # of an object, or nothing certain: the file

@@ -82,7 +82,7 @@ class JsDefinition:
     and base."""
 
     __slots__ = ("path", "kind", "name", "qualname", "start", "line", "end", "column", "parent", "number",
-                 "members", "base", "scope", "fields")
+                 "members", "base", "scope", "fields", "returns")
 
     def __init__(self, path: str, kind: str, name: str, qualname: str, start: int, line: int, end: int,
                  column: int, parent: JsDefinition | None) -> None:
@@ -95,6 +95,8 @@ class JsDefinition:
         # A class's instance fields whose type is written or constructed (``store: Store``,
         # ``constructor(private store: Store)``, ``this.store = new Store()``): their bindings.
         self.fields: dict[str, list[tuple[Any, ...]]] = {}
+        # A function's or method's declared return type (``(): Cart``), read in ``scope``.
+        self.returns: tuple[Any, ...] | None = None
 
 
 class Scope:
@@ -114,7 +116,8 @@ class Scope:
 # expression}, scope) | ("new", class expression, scope) / ("typed", type expression, scope) (an
 # instance of that class) | ("local",) (a value of unknown type). An expression: ("n", name) |
 # ("attr", object name, name) | ("this", name, class) | ("super", name, class) | ("thisattr",
-# field, name, class) (``this.field.name``) | ("u", name) (on anything else: bound by name only).
+# field, name, class) (``this.field.name``) | ("ret", callee expression, name) (``make().name``) |
+# ("u", name) (on anything else: bound by name only).
 Pending = tuple[int, int, str, tuple[Any, ...], Scope, JsDefinition, str]
 
 
@@ -256,6 +259,7 @@ class _Scanner:
                     named = self._value_definition(node, scope, enclosing, this_class)
                 if named is not None:
                     named.scope = children_scope
+                    named.returns = _type_expression(node.child_by_field_name("return_type"))
                     children_enclosing = named
                 parameters = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
                 if parameters is not None:
@@ -587,7 +591,9 @@ def _type_expression(annotation: Any) -> tuple[Any, ...] | None:
 
 
 def _instance_binding(value: Any, annotation: Any, scope: Scope) -> tuple[Any, ...] | None:
-    """What a name holds when its type is certain: a written type, else ``new C(...)``."""
+    """What a name holds when its type is certain: a written type, else ``new C(...)``, else
+    the call of a function (``("called", ...)``: an instance when the function declares its
+    return type a class)."""
     typed = _type_expression(annotation)
     if typed is not None:
         return ("typed", typed, scope)
@@ -595,6 +601,10 @@ def _instance_binding(value: Any, annotation: Any, scope: Scope) -> tuple[Any, .
         constructed = _expression(value.child_by_field_name("constructor"), None)
         if constructed is not None and constructed[0] in ("n", "attr"):
             return ("new", constructed, scope)
+    if value is not None and value.type == "call_expression" and _require_spec(value) is None:
+        called = _expression(value.child_by_field_name("function"), None)
+        if called is not None and called[0] in ("n", "attr"):
+            return ("called", called, scope)
     return None
 
 
@@ -630,6 +640,10 @@ def _expression(node: Any, this_class: JsDefinition | None) -> tuple[Any, ...] |
             return ("super", name, this_class) if this_class is not None else ("u", name)
         if obj is not None and obj.type == "identifier":
             return ("attr", _text(obj), name)
+        if obj is not None and obj.type == "call_expression":
+            called = _expression(obj.child_by_field_name("function"), this_class)
+            if called is not None and called[0] in ("n", "attr", "this"):
+                return ("ret", called, name)  # ``make().name``: a method of what the call returns
         if obj is not None and obj.type == "member_expression" and this_class is not None:
             inner, field = obj.child_by_field_name("object"), obj.child_by_field_name("property")
             if inner is not None and inner.type == "this" and field is not None:

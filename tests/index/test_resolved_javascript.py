@@ -374,3 +374,36 @@ def test_the_typescript_repair_only_appends_a_semicolon_at_a_line_end(lines: lis
         original = before.encode()
         code = original.rstrip()
         assert after == original or (inside_any and after == code + b";" + original[len(code):])
+
+
+RETURNS = (
+    "export class Cart {\n"                                     # 1
+    "  total(): number { return 1; }\n"                         # 2
+    "}\n"
+    "export function makeCart(): Cart {\n"                      # 4 a declared return type
+    "  return new Cart();\n"
+    "}\n"
+    "function untyped() {\n"                                    # 7 none declared
+    "  return new Cart();\n"
+    "}\n"
+    "export function use() {\n"                                 # 10
+    "  const cart = makeCart();\n"                              # 11
+    "  cart.total();\n"                                         # 12 a local holding a declared return
+    "  makeCart().total();\n"                                   # 13 a call's result's method
+    "  const other = untyped();\n"                              # 14
+    "  other.total();\n"                                        # 15 unknown: by name only
+    "  const { x } = require('./missing');\n"                   # 16
+    "}\n"
+)
+
+
+def test_a_functions_declared_return_type_types_what_its_call_gives() -> None:
+    """``const cart = makeCart()`` and ``makeCart().total()`` bind ``total`` to ``Cart.total``
+    when ``makeCart`` declares ``: Cart``; a function that declares nothing gives a value of
+    unknown type, whose calls are kept by name only."""
+    from cm_graph.index.resolvers import resolve_blobs
+
+    layer = resolve_blobs([("src/cart.ts", RETURNS.encode())])
+    qualnames = {row[0]: row[5] for row in layer.definitions}
+    totals = [(row[1], qualnames.get(row[4])) for row in layer.references if row[3] == "call" and row[5] == "total"]
+    assert totals == [(12, "src.cart.Cart.total"), (13, "src.cart.Cart.total"), (15, None)]
