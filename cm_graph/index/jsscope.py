@@ -21,7 +21,7 @@ import tree_sitter_javascript
 import tree_sitter_typescript
 
 from .pyscope import MAX_RESOLVED_BYTES
-from .tsrepair import separated_signatures
+from .tsrepair import repaired
 
 JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts")
 # Declaration files carry types, no bodies: nothing runs there.
@@ -702,10 +702,10 @@ def _parsed(grammar: str, content: bytes) -> Any:
     root = _parser(grammar).parse(content).root_node
     if not root.has_error or grammar == "javascript":
         return root
-    repaired = separated_signatures(content)
-    if repaired == content:
+    text = repaired(content)
+    if text == content:
         return root
-    again = _parser(grammar).parse(repaired).root_node
+    again = _parser(grammar).parse(text).root_node
     return again if _error_bytes(again) < _error_bytes(root) else root
 
 
