@@ -188,7 +188,19 @@ def to_run(section: dict[str, Any]) -> str:
     observed = (section.get("observed") or {}).get("detail")
     far = " ".join(far_sentence(entry) for entry in section.get("far") or ())
     return (f"Tests to run, nearest first ({count(section)}, every evidence kind): {listing(section, parts)}; "
-            "`--format pytest-args` prints them." + (f" {far}" if far else "") + (f" {observed}" if observed else ""))
+            + _how_to_run(section["items"]) + (f" {far}" if far else "") + (f" {observed}" if observed else ""))
+
+
+def _how_to_run(items: list[dict[str, Any]]) -> str:
+    """What runs the listed tests: pytest's node ids print for ``--format pytest-args``; a test
+    file of another language (``runner: file``) is the project's own test runner's to run."""
+    files = sum(1 for item in items if item.get("runner") == "file")
+    if not files:
+        return "`--format pytest-args` prints them."
+    if files == len(items):
+        return "each is a test file for the project's own test runner (`runner: file`; pytest runs none of them)."
+    return (f"`--format pytest-args` prints the pytest ones; {files} are test files for the project's own test "
+            "runner (`runner: file`).")
 
 
 def far_sentence(far: dict[str, Any]) -> str:

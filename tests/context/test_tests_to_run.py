@@ -254,6 +254,7 @@ def test_a_typescript_test_file_calling_it_in_its_callbacks_is_a_test_to_run_and
     assert items[0]["why"] == ["cart.test.ts call (resolved) makeCart()"]
     assert (items[0]["site"]["path"], items[0]["site"]["line"]) == ("tests/cart.test.ts", 5)  # the call, not the import
     assert "No test reaches it" not in document["answer"]
+    assert "project's own test runner" in document["answer"] and "pytest-args` prints" not in document["answer"]
     imported = checked(dict(json.loads(invoke("context", "tests", "unused", "--json", *where(repo, state)).stdout)))
     assert imported["sections"]["tests_to_run"]["status"] == "empty"
     assert "only import" in imported["sections"]["tests_to_run"]["detail"], imported["sections"]["tests_to_run"]
