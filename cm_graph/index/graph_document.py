@@ -349,7 +349,9 @@ class _RecordReader:
                 "and it holds a node type this reader does not know.",
                 remediation=_remediation(self.provider),
             )
-        provider_id = bounded_text(record["id"], "A node id", 512, Unreadable)
+        if not is_bounded_text(record["id"], 512):
+            raise Unreadable(_bad_node_id(record))
+        provider_id: str = record["id"]
         if file_type != graphmodel.CODE:
             self.sink.add_exclusion(provider_id, file_type)
             if file_type == RATIONALE:
@@ -422,6 +424,23 @@ class _RecordReader:
             site_error,
             site_uncitable,
         ))
+
+
+def _bad_node_id(record: dict[str, Any]) -> str:
+    """The sentence for a node id past the bound: the node's file and line when it names them (the
+    provider can make an id of thousands of characters from a type it misreads) and the
+    ``--exclude`` that builds without that file; never the id itself."""
+    import shlex  # only a refusal needs it
+
+    sentence = "A node id must be non-empty single-line text of at most 512 characters"
+    value, path = record["id"], record.get("source_file")
+    if not isinstance(path, str) or not 0 < len(path) <= 1024 or path_refused(path):
+        return sentence + "."
+    location = record.get("source_location")
+    where = f"{path} {location}" if is_bounded_text(location, 32) else path
+    size = f" has one of {len(value):,} characters" if isinstance(value, str) else " has none"
+    return (f"{sentence}: the provider's node for {where}{size}; `cm-graph build --exclude "
+            f"{shlex.quote(path)}` builds the rest without that file.")
 
 
 def _record_path(value: Any, what: str) -> str:

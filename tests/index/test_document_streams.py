@@ -229,3 +229,18 @@ def test_the_stream_refuses_exactly_the_objects_a_strict_decoder_refuses(
         assert repeated and str(error) == "graph.json repeats a key inside an object."
         return
     assert not repeated and decoded[1] == [dict(pairs) for pairs in records]
+
+
+def test_an_overlong_node_id_names_its_file_and_line_and_the_exclusion_that_builds(repo: Path, state_dir: Path) -> None:
+    """The provider can make a node id of thousands of characters from a type it misreads
+    (effect 3.10.0's ``src/internal/stream.ts`` L1350: 9,097). The graph is still refused, as the
+    seed's bound says, but the sentence names the node's file and line, never the id itself, and
+    the ``--exclude`` that builds the rest; a file name is escaped and quoted for the shell."""
+    graph = g0_graph()
+    graph["nodes"].append(node("k" * 9097, "{ [K in E]: X }", "src/config.py", "L3"))
+    refusal = refuse_graph(repo, state_dir, graph)
+    assert "k" * 100 not in refusal.message and "9,097 characters" in refusal.message
+    assert "src/config.py L3" in refusal.message and "--exclude src/config.py" in refusal.message
+    graph["nodes"][-1]["source_file"] = "src/we ird\x1b.py"
+    refusal = refuse_graph(repo, state_dir, graph)
+    assert "\x1b" not in refusal.message and "--exclude 'src/we ird\\x1b.py'" in refusal.message, refusal.message
