@@ -27,6 +27,7 @@ class _Linker:
     def __init__(self, scanned: list[FileFacts]) -> None:
         self.files = {facts.path: facts for facts in scanned}
         self.named: set[str] = {d.name for facts in scanned for d in facts.definitions if d.kind != "module"}
+        self.evaluating: set[int] = set()  # the bindings whose value is being evaluated (cycles)
 
     def lookup(self, name: str, scope: Scope | None) -> tuple[Any, ...] | None:
         while scope is not None:
@@ -47,11 +48,8 @@ class _Linker:
                 binding = self.lookup(binding[1], binding[2])
             elif kind == "local":
                 return None
-            elif kind in ("new", "typed"):  # an instance of the class it names
-                cls = self.bound(binding[1], binding[2])
-                return ("instance", cls) if cls is not None and cls.kind == "class" else None
-            elif kind == "called":  # what the function called declares it returns
-                return self.returned(self.bound(binding[1], binding[2]))
+            elif kind in ("new", "typed", "called"):
+                return self.instance(binding)
             elif kind == "require":  # what module.exports holds, else the module's exports
                 facts = self.files.get(binding[1])
                 if facts is None:
@@ -62,6 +60,23 @@ class _Linker:
             else:
                 return binding
         return None
+
+    def instance(self, binding: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """What a ``new``/``typed`` binding holds (an instance of the class it names) or a
+        ``called`` one (of the class its function declares it returns). A binding met again while
+        it is being evaluated is a cycle (``const Foo: Foo = ...``, a value and a type of one
+        name): no information, as for the other cycles."""
+        key = id(binding)
+        if key in self.evaluating:
+            return None
+        self.evaluating.add(key)
+        try:
+            if binding[0] == "called":
+                return self.returned(self.bound(binding[1], binding[2]))
+            cls = self.bound(binding[1], binding[2])
+            return ("instance", cls) if cls is not None and cls.kind == "class" else None
+        finally:
+            self.evaluating.discard(key)
 
     def export(self, path: str, name: str, hops: int) -> tuple[Any, ...] | None:
         facts = self.files.get(path)

@@ -467,3 +467,30 @@ def test_a_functions_declared_return_type_types_what_its_call_gives() -> None:
     qualnames = {row[0]: row[5] for row in layer.definitions}
     totals = [(row[1], qualnames.get(row[4])) for row in layer.references if row[3] == "call" and row[5] == "total"]
     assert totals == [(12, "src.cart.Cart.total"), (13, "src.cart.Cart.total"), (15, None)]
+
+
+CYCLE = (
+    "export interface Clock { now(): number }\n"                # 1
+    "export const Clock: Clock = makeClock()\n"                 # 2 a value and a type of one name
+    "function makeClock(): Clock {\n"                           # 3
+    "  return { now: () => 1 }\n"
+    "}\n"
+    "export const a: b = 1\n"                                    # 6 a cycle through two names
+    "export const b: a = 2\n"
+    "export function tick() {\n"                                # 8
+    "  return Clock.now() + a.x() + b.y()\n"                    # 9
+    "}\n"
+)
+
+
+def test_a_value_typed_by_its_own_name_is_no_information_not_a_crash() -> None:
+    """``const Clock: Clock = ...`` (effect writes a value and its type under one name) made the
+    resolver follow the binding into itself until Python's recursion limit, and the whole JS/TS
+    layer of effect was ``failed``. A cycle is no information: the calls on it are kept by name."""
+    from cm_graph.index.resolvers import resolve_blobs
+
+    layer = resolve_blobs([("src/clock.ts", CYCLE.encode())])
+    statuses = [row[3] for row in layer.files]
+    assert statuses == ["resolved"]
+    calls = sorted((row[1], row[5], row[4]) for row in layer.references if row[3] == "call")
+    assert (9, "now", None) in calls
