@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -85,8 +84,7 @@ async def claimed_stdout() -> AsyncIterator[Any]:
         diversion = os.dup(2)
     except OSError:
         diversion = os.open(os.devnull, os.O_WRONLY)
-    sys.stdout.flush()
-    os.dup2(diversion, 1)
+    os.dup2(diversion, 1)  # what a print had buffered goes to stderr when flushed, never the wire
     os.close(diversion)
     writer = PipeWriter(wire)
     try:
