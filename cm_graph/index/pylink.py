@@ -11,7 +11,11 @@ A value is what an expression evaluates to, as far as the tree shows without run
 - ``("super", c)`` ``super()`` inside class ``c``,
 - ``("cont", element)`` a container or iterator of ``element`` values, ``("map", key, value)`` a
   mapping (from annotations: ``list[X]``, ``Iterator[X]``, ``dict[K, V]``), and ``("bm", result)``
-  one of their methods whose call gives ``result`` (``d.get(k)``, ``d.values()``, ``xs.pop()``),
+  one of their methods whose call gives ``result`` (``d.get(k)``, ``d.values()``, ``xs.pop()``,
+  ``queue.popleft()``),
+- ``("tup", member, ...)`` a tuple whose members are known by position (a ``Tuple[A, B]``
+  annotation, a literal ``(a, b)``; ``()`` has no member, so iterating it gives nothing that
+  could disagree),
 - ``EXTERNAL`` something from outside the tree (an installed module, a builtin's result),
 - ``None``: unknown. A call on an unknown receiver is never guessed: it is kept unbound, with its
   name, when some definition of the tree has that name.
@@ -25,7 +29,16 @@ this tree defines); a class with a base from outside the tree answers ``EXTERNAL
 classes lack. Instance attributes are what ``self.x = ...`` (or ``self.x: T``) assigns in any method,
 and a class body's annotations. A call returns an instance of the class called, or the function's
 declared return type, or what all its ``return`` statements agree on. A ``for`` target or a
-comprehension's is an element of what it iterates; a subscript is an item. A pytest fixture parameter
+comprehension's is an element of what it iterates; a subscript is an item; ``a, b = value`` (a
+flat target of names, in an assignment, a ``for`` or a comprehension) gives each name the
+member at its position of a tuple whose length matches, or an element of a container (a starred
+or nested target is unknown). ``x or y``, ``x and y`` and ``x if c else y`` are what their
+operands agree on. The builtins (a name no scope binds): ``next(it[, default])`` is ``it``'s
+``__next__`` result for an instance, else an element (or the default), ``iter(xs)`` an iterator
+of ``xs``' elements (an instance's ``__iter__`` result), ``enumerate(xs)`` pairs of a number and
+an element. ``cast(T, v)`` is an instance of ``T`` when ``cast`` is typing's (imported from
+``typing``, or an attribute of a name only ``import typing`` binds); ``type["X"]`` is the class
+``X`` as ``type[X]`` is. A pytest fixture parameter
 is the fixture of that name nearest to the test (its class, its module, then each ``conftest.py``
 up to the top), and its value is the fixture's declared return (``Iterator[X]`` for one that
 yields) or what it returns or yields.
@@ -167,6 +180,21 @@ class Linker:
                 return self.each(self.value(expression[1], scope, line), _item)
             if tag == "lit":
                 return ("cont", _agree(self.value(element, scope, line) for element in expression[1:]))
+            if tag == "tlit":
+                return ("tup", *(self.value(element, scope, line) for element in expression[1:]))
+            if tag == "or":
+                return _agree(self.value(operand, scope, line) for operand in expression[1:])
+            if tag == "ix":
+                position, count = expression[2], expression[3]
+                return self.each(self.value(expression[1], scope, line), lambda base: _member(base, position, count))
+            if tag == "el":
+                return self.each(self.value(expression[1], scope, line), self.element)
+            if tag == "bi":
+                return self.builtin_call(expression, scope, line)
+            if tag == "cast":
+                if self.is_typing(expression[1], scope):
+                    return self.type_value(expression[2], scope)
+                return self.each(self.value(expression[1], scope, line), self.call_result)
             if tag == "super":
                 return self.super_value(scope, expression, line)
             if tag == "none":
@@ -174,6 +202,51 @@ class Linker:
             return None
         finally:
             self._depth -= 1
+
+    def builtin_call(self, expression: Expr, scope: Scope, line: float | None) -> Value:
+        """``next(it[, default])``: an element of ``it`` (or the default); ``iter(xs)``: an iterator
+        of ``xs``' elements; ``enumerate(xs)``: pairs of a number and an element. Only when the
+        name is the builtin (no scope binds it); else an ordinary call of what it is bound to."""
+        name = expression[1]
+        callee = self.name_value(scope, name, line)
+        if callee is not BUILTIN:
+            return self.each(callee, self.call_result)
+        given = self.value(expression[2], scope, line)
+        if name == "next":
+            default = self.value(expression[3], scope, line) if len(expression) > 3 else NONE_VALUE
+            return _agree((self.each(given, lambda value: self.special_result(value, "__next__")), default))
+        if name == "iter":
+            return self.each(given, lambda value: self.special_result(value, "__iter__"))
+        return ("cont", ("tup", EXTERNAL, self.each(given, self.element)))
+
+    def special_result(self, value: Value, method: str) -> Value:
+        """``next(value)`` (``method`` ``__next__``) or ``iter(value)`` (``__iter__``): an instance's
+        own method's result, else an element of the container (an iterator of them for ``iter``)."""
+        if value is not None and value[0] == "inst":
+            found = self.class_attribute(value[1], method, True)
+            if found is not None and found[0] == "def":
+                return self.returns(found[1])
+            if method == "__next__":
+                return None
+        elements = self.element(value)
+        return ("cont", elements) if method == "__iter__" else elements
+
+    @staticmethod
+    def is_typing(callee: Expr, scope: Scope) -> bool:
+        """Whether ``callee`` names ``typing.cast``: ``cast`` imported from ``typing``, or ``cast``
+        of a name every binding of which imports the module ``typing``."""
+        wanted: Any
+        if callee[0] == "n":
+            name, wanted = callee[1], ("typing", "cast")
+            kinds = (FROM,)
+        elif callee[0] == "a" and callee[1][0] == "n":
+            name, wanted = callee[1][1], "typing"
+            kinds = (IMPORT,)
+        else:
+            return False
+        target = _binding_scope(scope, name)
+        bindings = target.bindings.get(name, ()) if target is not None else ()
+        return bool(bindings) and all(binding[0] in kinds and binding[1] == wanted for binding in bindings)
 
     @staticmethod
     def each(value: Value, operation: Any) -> Value:
@@ -280,6 +353,8 @@ class Linker:
             return _agree(self.type_value(member, scope) for member in declared[1:])
         if tag == "e":
             return ("cont", self.type_value(declared[1], scope))
+        if tag == "tu":
+            return ("tup", *(self.type_value(member, scope) for member in declared[1:]))
         if tag == "m":
             return ("map", self.type_value(declared[1], scope), self.type_value(declared[2], scope))
         if tag == "none":
@@ -295,6 +370,8 @@ class Linker:
             return iterated[1]  # type: ignore[no-any-return]
         if iterated[0] == "map":
             return iterated[1]  # type: ignore[no-any-return]
+        if iterated[0] == "tup":
+            return _agree(iterated[1:])
         if iterated[0] == "inst":
             method = self.class_attribute(iterated[1], "__iter__", True)
             if method is not None and method[0] == "def":
@@ -363,7 +440,7 @@ class Linker:
             return self.class_attribute(base[1], name, True, skip_first=True)
         if tag in ("cont", "map"):
             return _container_method(base, name)
-        if base is EXTERNAL or base is BUILTIN:
+        if base is EXTERNAL or tag == "tup" or base is BUILTIN:
             return EXTERNAL
         return None
 
@@ -603,7 +680,8 @@ class Linker:
                 if method is not None and method[0] == "def":
                     return [(*site, "call", method[1], name, enclosing)]
                 return []
-            if value is EXTERNAL or value is BUILTIN or tag in ("mod", "inst", "super", "none", "cont", "map", "bm"):
+            if value is EXTERNAL or value is BUILTIN or tag in ("mod", "inst", "super", "none", "cont", "map", "bm",
+                                                                   "tup"):
                 return []
             if tag == "any":  # the union's members bind it differently: "may be one of N"
                 return [(*site, "call", None, name, enclosing)] if role == CALL and name in self.callable_names else []
@@ -623,7 +701,7 @@ class Linker:
         return None
 
 
-_ITEM_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+_ITEM_METHODS = frozenset({"get", "pop", "popleft", "setdefault", "__getitem__"})
 
 
 def _container_method(container: tuple[Any, ...], name: str) -> Value:
@@ -634,7 +712,7 @@ def _container_method(container: tuple[Any, ...], name: str) -> Value:
         if found is None and name in _ITEM_METHODS:
             found = value
     else:
-        found = container[1] if name in ("pop", "__getitem__") else container if name == "copy" else None
+        found = container[1] if name in ("pop", "popleft", "__getitem__") else container if name == "copy" else None
     return ("bm", found) if found is not None or name in _ITEM_METHODS else EXTERNAL
 
 
@@ -646,7 +724,21 @@ def _item(container: Value) -> Value:
         return container[1]  # type: ignore[no-any-return]
     if container[0] == "map":
         return container[2]  # type: ignore[no-any-return]
+    if container[0] == "tup":  # which position is not followed: what the members agree on
+        return _agree(container[1:])
     return EXTERNAL if container is EXTERNAL else None
+
+
+def _member(value: Value, position: int, count: int) -> Value:
+    """Position ``position`` of ``value`` unpacked into ``count`` names: a tuple's member when the
+    counts match, a container's element (unknown otherwise)."""
+    if value is None:
+        return None
+    if value[0] == "tup":
+        return value[1 + position] if len(value) - 1 == count else None  # type: ignore[no-any-return]
+    if value[0] == "cont":
+        return value[1]  # type: ignore[no-any-return]
+    return EXTERNAL if value is EXTERNAL else None
 
 
 def _is_cls(method: Definition) -> bool:

@@ -16,8 +16,14 @@ instance of the class ``expr`` names, ``("tc", expr)``: the class itself (``type
 ``("u", type, ...)``: a union, ``("e", type)``: a container, iterator or generator of ``type``
 (``list[X]``, ``Iterator[X]``, ``tuple[X, ...]``), ``("m", key, value)``: a mapping, ``("g", type,
 argument)``: a generic class of the repository's with one type argument (``Registry[Processor]``),
-and ``SELF_TYPE``. ``("i", base)`` is an
-item of ``base`` (a subscript), ``("lit", element, ...)`` a literal tuple, list or set.
+``("tu", type, ...)``: a tuple of those members by position (``Tuple[A, B]``) and ``SELF_TYPE``.
+``("i", base)`` is an item of ``base`` (a subscript), ``("lit", element, ...)`` a literal list or set
+(or a tuple with a starred member), ``("tlit", element, ...)`` a literal tuple, by position;
+``("or", operand, ...)`` one of the operands of ``or``/``and`` or a conditional expression;
+``("bi", name, argument, ...)`` a call of ``next``/``iter``/``enumerate`` (the builtin's meaning
+when no scope binds the name) and ``("cast", callee, type)`` of a ``cast(T, v)`` (typing's when
+its binding says so); ``("ix", value, position, count)`` one name of ``a, b = value`` and
+``("el", value)`` an element of what a ``for`` iterates.
 
 Bounds that keep the walk deterministic whatever a file holds: expressions are walked with an
 explicit stack (a deep ``a + a + ...`` costs no recursion), statements nest at most as deep as
@@ -149,6 +155,9 @@ def compact(node: Any, shadow: frozenset[str] = frozenset()) -> Expr:
                 args = node.args
                 base: Expr = ("super", compact(args[0], shadow)) if args else ("super",)
                 return _relink(base, links)
+            special = _special_call(node, func, shadow)
+            if special is not None:
+                return _relink(special, links)
             links.append(("c", ""))
             node = func
         elif kind is ast.Name:
@@ -156,11 +165,42 @@ def compact(node: Any, shadow: frozenset[str] = frozenset()) -> Expr:
             return OTHER if name in shadow else _relink(("n", name), links)
         elif kind is ast.Constant and node.value is None:
             return NONE if not links else OTHER
+        elif kind is ast.Tuple and not node.elts:  # (): immutable, it has no element
+            return _relink(("tlit",), links)
         elif kind in (ast.Tuple, ast.List, ast.Set) and 0 < len(node.elts) <= _MAX_UNION:
-            return _relink(("lit", *(compact(element, shadow) for element in node.elts)), links)
+            elements = [compact(element, shadow) for element in node.elts]
+            positional = kind is ast.Tuple and not any(type(element) is ast.Starred for element in node.elts)
+            return _relink(("tlit" if positional else "lit", *elements), links)
+        elif kind is ast.BoolOp and len(node.values) <= _MAX_UNION:  # the value is one of the operands
+            return _relink(("or", *(compact(operand, shadow) for operand in node.values)), links)
+        elif kind is ast.IfExp:
+            return _relink(("or", compact(node.body, shadow), compact(node.orelse, shadow)), links)
         else:
             return OTHER
     return OTHER
+
+
+_BUILTIN_CALLS = frozenset({"next", "iter", "enumerate"})
+
+
+def _special_call(node: ast.Call, func: Any, shadow: frozenset[str]) -> Expr | None:
+    """A call whose result its arguments decide: ``next(it[, default])``, ``iter(xs)``,
+    ``enumerate(xs)`` as ``("bi", name, argument, ...)`` (``pylink`` checks the name is the
+    builtin's), and ``cast(T, value)`` as ``("cast", callee, type)`` (checked to be typing's)."""
+    args = node.args
+    if node.keywords or any(type(argument) is ast.Starred for argument in args):
+        return None
+    if type(func) is ast.Name and func.id in _BUILTIN_CALLS and func.id not in shadow:
+        wanted = (1, 2) if func.id == "next" else (1,)
+        if len(args) in wanted:
+            return ("bi", func.id, *(compact(argument, shadow) for argument in args))
+        return None
+    name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else ""
+    if name == "cast" and len(args) == 2:
+        callee = compact(func, shadow)
+        declared = compact_type(args[0])
+        return ("cast", callee, declared) if callee is not OTHER and declared is not OTHER else None
+    return None
 
 
 def _relink(base: Expr, links: list[tuple[str, str]]) -> Expr:
@@ -203,14 +243,16 @@ def compact_type(node: Any, depth: int = 0) -> Expr:
             return compact_type(elements[0], depth + 1)
         if name == "Union":
             return _union(elements, depth)
-        if name in _CLASS_TYPES:
-            expression = compact(elements[0])
-            return OTHER if expression is OTHER else ("tc", expression)
+        if name in _CLASS_TYPES:  # type[X], type["X"]: the class itself
+            named = compact_type(elements[0], depth + 1)
+            return ("tc", named[1]) if named[0] == "t" else OTHER
         if name in _CONTAINERS:
             return ("e", compact_type(elements[0], depth + 1))
         if name in ("Tuple", "tuple") and len(elements) == 2 and type(elements[1]) is ast.Constant \
                 and elements[1].value is Ellipsis:
             return ("e", compact_type(elements[0], depth + 1))
+        if name in ("Tuple", "tuple") and 0 < len(elements) <= _MAX_UNION:  # members by position
+            return ("tu", *(compact_type(element, depth + 1) for element in elements))
         if name in _MAPPINGS and len(elements) == 2:
             return ("m", compact_type(elements[0], depth + 1), compact_type(elements[1], depth + 1))
         if name in ("ContextManager", "AbstractContextManager", "AsyncContextManager"):
@@ -237,6 +279,17 @@ def _flattened(node: Any) -> Iterator[Any]:
             stack.append(item.value)
         else:
             yield item
+
+
+def _unpacked(target: Any, value: Expr) -> list[tuple[ast.Name, Expr]] | None:
+    """``a, b = value`` as each name and ``("ix", value, position, count)``: only for a flat
+    target of plain names (a starred or nested one shifts positions: None)."""
+    if type(target) not in (ast.Tuple, ast.List) or value is OTHER or value == ("el", OTHER):
+        return None
+    names = target.elts
+    if not names or not all(type(name) is ast.Name for name in names):
+        return None
+    return [(name, ("ix", value, position, len(names))) for position, name in enumerate(names)]
 
 
 def _decorator_name(node: Any) -> str:
@@ -364,7 +417,7 @@ class _Walker:
             if type(node.target) is ast.Name:
                 self.bind(scope, node.target.id, (ITER, compact(node.iter), scope, node.lineno, self.fallback))
             else:
-                self.assign(node.target, OTHER, scope, node.lineno, None)
+                self.assign(node.target, ("el", compact(node.iter)), scope, node.lineno, None)
             self.body(node.body, scope)
             self.body(node.orelse, scope)
         elif kind in (ast.With, ast.AsyncWith):
@@ -452,6 +505,11 @@ class _Walker:
                 owner.instance_attrs.setdefault(target.attr, []).append(
                     (binding_kind, value, scope, line, self.fallback))
         elif kind in (ast.Tuple, ast.List, ast.Starred):
+            members = _unpacked(target, value)
+            if members is not None:  # a, b = ...: each name one position of the value
+                for element, member in members:
+                    self.bind(scope, element.id, (VALUE, member, scope, line, self.fallback))
+                return
             for element in _flattened(target):
                 self.assign(element, OTHER, scope, line, None)
         else:  # a subscript target: its parts are uses
@@ -609,8 +667,12 @@ class _Walker:
                     source = here if index == 0 else inner  # the first iterable is evaluated outside
                     stack.append((generator.iter, LOAD, shadow, source))
                     target = generator.target
+                    members = _unpacked(target, ("el", compact(generator.iter, shadow)))
                     if type(target) is ast.Name:
                         inner.bind(target.id, (ITER, compact(generator.iter, shadow), source, node.lineno, 0))
+                    elif members is not None:
+                        for unpacked, member in members:
+                            inner.bind(unpacked.id, (VALUE, member, source, node.lineno, 0))
                     else:
                         for element in ast.walk(target):
                             if type(element) is ast.Name:
