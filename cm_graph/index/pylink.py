@@ -22,7 +22,9 @@ A value is what an expression evaluates to, as far as the tree shows without run
 
 How a name's bindings become one value: in a module or class body the use sees the last binding
 before its line (a function body sees the scope's final state); bindings inside an ``except``
-handler are fallbacks, used only when there is no other; an ``@overload`` stub or a property's
+handler are fallbacks, used only when there is no other (but the handler's own ``as`` name is,
+inside that handler, an instance of what it catches, and inside ``if isinstance(x, C):`` ``x``
+is a ``C``: ``pyscope`` reads those uses as the block's own binding); an ``@overload`` stub or a property's
 setter gives way to the definition beside it; ``None`` never disagrees; and the rest must agree on
 one value, else the value is unknown. Attribute lookups follow the class's MRO (C3 over the bases
 this tree defines); a class with a base from outside the tree answers ``EXTERNAL`` for what its own
@@ -191,6 +193,8 @@ class Linker:
                 return self.each(self.value(expression[1], scope, line), self.element)
             if tag == "bi":
                 return self.builtin_call(expression, scope, line)
+            if tag == "narrow":
+                return self.narrow(expression, scope, line)
             if tag == "cast":
                 if self.is_typing(expression[1], scope):
                     return self.type_value(expression[2], scope)
@@ -218,6 +222,19 @@ class Linker:
         if name == "iter":
             return self.each(given, lambda value: self.special_result(value, "__iter__"))
         return ("cont", ("tup", EXTERNAL, self.each(given, self.element)))
+
+    def narrow(self, expression: Expr, scope: Scope, line: float | None) -> Value:
+        """A name inside ``if isinstance(name, C):``: an instance of ``C`` (of one of them for a
+        tuple), or what it was when that is already an instance of a subclass of ``C``; only when
+        ``isinstance`` is the builtin."""
+        before = self.value(expression[1], scope, line)
+        if self.name_value(scope, "isinstance", line) is not BUILTIN:
+            return before
+        declared = self.type_value(expression[2], scope)
+        if (before is not None and before[0] == "inst" and declared is not None and declared[0] == "inst"
+                and declared[1] in self.mro(before[1])[0]):
+            return before
+        return declared
 
     def special_result(self, value: Value, method: str) -> Value:
         """``next(value)`` (``method`` ``__next__``) or ``iter(value)`` (``__iter__``): an instance's
@@ -326,8 +343,7 @@ class Linker:
             iterated = self.value(payload, scope, binding[3] if scope.kind in _FLOWING else None)
             return self.each(iterated, self.element)
         if kind == EXCEPT:
-            raised = self.value(payload, scope)
-            return self.call_result(raised) if raised is not None and raised[0] == "def" else None
+            return self.each(self.value(payload, scope), _caught)
         return None
 
     def type_value(self, declared: Expr, scope: Scope) -> Value:
@@ -708,7 +724,8 @@ def _container_method(container: tuple[Any, ...], name: str) -> Value:
     """A method of a container or mapping value, as ``("bm", what calling it gives)``."""
     if container[0] == "map":
         key, value = container[1], container[2]
-        found = {"values": ("cont", value), "keys": ("cont", key), "copy": container}.get(name)
+        found = {"values": ("cont", value), "keys": ("cont", key), "items": ("cont", ("tup", key, value)),
+                 "copy": container}.get(name)
         if found is None and name in _ITEM_METHODS:
             found = value
     else:
@@ -729,16 +746,29 @@ def _item(container: Value) -> Value:
     return EXTERNAL if container is EXTERNAL else None
 
 
+def _caught(raised: Value) -> Value:
+    """What ``except raised as e`` binds: an instance of the class (of each, for a tuple of them);
+    a builtin exception is from outside."""
+    if raised is None:
+        return None
+    if raised[0] == "def" and raised[1].kind == "class":
+        return ("inst", raised[1])
+    if raised[0] == "cont":  # except (A, B): the literal's members
+        return Linker.each(raised[1], _caught)
+    return EXTERNAL if raised is EXTERNAL or raised is BUILTIN else None
+
+
 def _member(value: Value, position: int, count: int) -> Value:
     """Position ``position`` of ``value`` unpacked into ``count`` names: a tuple's member when the
-    counts match, a container's element (unknown otherwise)."""
+    counts match, a container's element (a mapping's ``items()`` are (key, value) tuples), else
+    unknown."""
     if value is None:
         return None
     if value[0] == "tup":
         return value[1 + position] if len(value) - 1 == count else None  # type: ignore[no-any-return]
     if value[0] == "cont":
         return value[1]  # type: ignore[no-any-return]
-    return EXTERNAL if value is EXTERNAL else None
+    return None  # an outside value's members may be this tree's (``zip(xs, ys)``): unknown
 
 
 def _is_cls(method: Definition) -> bool:

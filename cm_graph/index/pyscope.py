@@ -25,6 +25,10 @@ when no scope binds the name) and ``("cast", callee, type)`` of a ``cast(T, v)``
 its binding says so); ``("ix", value, position, count)`` one name of ``a, b = value`` and
 ``("el", value)`` an element of what a ``for`` iterates.
 
+A block that narrows a name (``except E as e:``, ``if isinstance(x, C):``) binds it once more
+under a name no source can spell (``e@12``), and the uses of the name inside the block (not in a
+function, class or lambda defined there, and not when the block rebinds it) read that one.
+
 Bounds that keep the walk deterministic whatever a file holds: expressions are walked with an
 explicit stack (a deep ``a + a + ...`` costs no recursion), statements nest at most as deep as
 Python's parser allows (100 levels of indentation), and a compact expression stops at 64 links.
@@ -281,6 +285,53 @@ def _flattened(node: Any) -> Iterator[Any]:
             yield item
 
 
+_IN_LAMBDA = "<lambda>"  # in a walk's shadowed names: a lambda's body (no source name is spelled so)
+
+
+def _rename(expression: Any, renames: dict[str, str]) -> Any:
+    if type(expression) is not tuple:
+        return expression
+    if len(expression) == 2 and expression[0] == "n" and expression[1] in renames:
+        return ("n", renames[expression[1]])
+    return tuple(_rename(part, renames) for part in expression)
+
+
+def _isinstance_test(test: Any) -> tuple[str, Expr] | None:
+    """``isinstance(name, C)`` or ``isinstance(name, (C, D))`` as (name, the type it declares);
+    ``pylink`` checks ``isinstance`` is the builtin."""
+    if not (type(test) is ast.Call and type(test.func) is ast.Name and test.func.id == "isinstance"
+            and len(test.args) == 2 and not test.keywords and type(test.args[0]) is ast.Name):
+        return None
+    classes = test.args[1]
+    if type(classes) is ast.Tuple:
+        if not classes.elts or len(classes.elts) > _MAX_UNION:
+            return None
+        declared = _union(list(classes.elts), 0)
+    else:
+        declared = compact_type(classes)
+    return (test.args[0].id, declared) if declared is not OTHER else None
+
+
+def _rebinds(statements: list[ast.stmt], name: str) -> bool:
+    """Whether ``statements`` (nested blocks included) may bind ``name`` again."""
+    for statement in statements:
+        node: Any
+        for node in ast.walk(statement):
+            kind = type(node)
+            if kind is ast.Name and type(node.ctx) is not ast.Load and node.id == name:
+                return True
+            if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) and node.name == name:
+                return True
+            if kind in (ast.Import, ast.ImportFrom) and any(
+                    (alias.asname or alias.name.partition(".")[0]) == name for alias in node.names):
+                return True
+            if kind in (ast.Global, ast.Nonlocal) and name in node.names:
+                return True
+            if kind is ast.ExceptHandler and node.name == name:
+                return True
+    return False
+
+
 def _unpacked(target: Any, value: Expr) -> list[tuple[ast.Name, Expr]] | None:
     """``a, b = value`` as each name and ``("ix", value, position, count)``: only for a flat
     target of plain names (a starred or nested one shifts positions: None)."""
@@ -353,6 +404,31 @@ class _Walker:
         self.fallback = 0  # inside an except handler: bindings there are fallbacks
         self.names: list[Expr] = []  # pending name loads, filtered at the end
         self.all_unknown = False
+        # Names narrowed in the block being walked (``if isinstance(x, C):``, ``except E as x:``):
+        # a use there reads the block's own binding, under a name no source can spell.
+        self.renames: dict[str, str] = {}
+
+    def compact(self, node: Any, shadow: frozenset[str] = frozenset()) -> Expr:
+        """``compact(node)``, its narrowed names read as the block's bindings (not in a lambda's
+        body, which may run after the block)."""
+        expression = compact(node, shadow)
+        if self.renames and _IN_LAMBDA not in shadow:
+            return _rename(expression, self.renames)
+        return expression
+
+    def narrowed(self, statements: list[ast.stmt], scope: Scope, name: str, binding: Expr, line: int) -> None:
+        """Walk ``statements`` with ``name`` read as ``binding`` (unless they rebind it)."""
+        if _rebinds(statements, name):
+            self.body(statements, scope)
+            return
+        alias = f"{name}@{line}"
+        self.bind(scope, alias, binding)
+        saved = self.renames
+        self.renames = {**saved, name: alias}
+        try:
+            self.body(statements, scope)
+        finally:
+            self.renames = saved
 
     # -- definitions -------------------------------------------------------------------------
     def define(self, kind: str, name: str, node: Any, decorators: list[ast.expr], parent: Definition) -> Definition:
@@ -394,7 +470,7 @@ class _Walker:
                                            scope, enclosing, alias.name))
         elif kind is ast.Assign:
             self.expression(node.value, scope, enclosing)
-            value = compact(node.value)
+            value = self.compact(node.value)
             for target in node.targets:
                 self.assign(target, value, scope, node.lineno, node.value)
         elif kind is ast.AnnAssign:
@@ -415,9 +491,9 @@ class _Walker:
         elif kind in (ast.For, ast.AsyncFor):
             self.expression(node.iter, scope, enclosing)
             if type(node.target) is ast.Name:
-                self.bind(scope, node.target.id, (ITER, compact(node.iter), scope, node.lineno, self.fallback))
+                self.bind(scope, node.target.id, (ITER, self.compact(node.iter), scope, node.lineno, self.fallback))
             else:
-                self.assign(node.target, ("el", compact(node.iter)), scope, node.lineno, None)
+                self.assign(node.target, ("el", self.compact(node.iter)), scope, node.lineno, None)
             self.body(node.body, scope)
             self.body(node.orelse, scope)
         elif kind in (ast.With, ast.AsyncWith):
@@ -426,7 +502,7 @@ class _Walker:
                 if item.optional_vars is not None:
                     if type(item.optional_vars) is ast.Name:
                         self.bind(scope, item.optional_vars.id,
-                                  (ENTER, compact(item.context_expr), scope, node.lineno, self.fallback))
+                                  (ENTER, self.compact(item.context_expr), scope, node.lineno, self.fallback))
                     else:
                         self.assign(item.optional_vars, OTHER, scope, node.lineno, None)
             self.body(node.body, scope)
@@ -435,23 +511,34 @@ class _Walker:
             for handler in node.handlers:
                 if handler.type is not None:
                     self.expression(handler.type, scope, enclosing)
+                caught = self.compact(handler.type) if handler.type is not None else OTHER
                 if handler.name:
-                    self.bind(scope, handler.name,
-                              (EXCEPT, compact(handler.type), scope, handler.lineno, self.fallback))
+                    self.bind(scope, handler.name, (EXCEPT, caught, scope, handler.lineno, self.fallback))
                 self.fallback += 1
-                self.body(handler.body, scope)
+                if handler.name:  # the name is the handler's own: Python unbinds it at the end
+                    self.narrowed(handler.body, scope, handler.name,
+                                  (EXCEPT, caught, scope, handler.lineno, self.fallback), handler.lineno)
+                else:
+                    self.body(handler.body, scope)
                 self.fallback -= 1
             self.body(node.orelse, scope)
             self.body(node.finalbody, scope)
         elif kind in (ast.If, ast.While):
             self.expression(node.test, scope, enclosing)
-            self.body(node.body, scope)
+            narrowing = _isinstance_test(node.test) if kind is ast.If else None
+            if narrowing is not None:
+                name, declared = narrowing
+                self.narrowed(node.body, scope, name,
+                              (VALUE, ("narrow", self.compact(node.test.args[0]), declared), scope, node.lineno,
+                               self.fallback), node.lineno)
+            else:
+                self.body(node.body, scope)
             self.body(node.orelse, scope)
         elif kind is ast.Return:
             value = node.value
             if value is not None:
                 self.expression(value, scope, enclosing)
-            scope.returns.append(compact(value) if value is not None else NONE)
+            scope.returns.append(self.compact(value) if value is not None else NONE)
         elif kind is ast.Global:
             scope.globals.update(node.names)
         elif kind is ast.Nonlocal:
@@ -578,7 +665,9 @@ class _Walker:
         if in_class:
             inner.owner = scope
         self.parameters(inner, definition, positional, arguments, in_class, _parametrized(node.decorator_list))
+        saved, self.renames = self.renames, {}  # a nested body may run after the block: not narrowed
         self.body(node.body, inner)
+        self.renames = saved
         if inner.yields:
             definition.flags |= GENERATOR
 
@@ -622,7 +711,9 @@ class _Walker:
         for keyword in node.keywords:
             self.expression(keyword.value, scope, definition)
         self.bind(scope, node.name, (DEF, definition, scope, node.lineno, self.fallback))
+        saved, self.renames = self.renames, {}
         self.body(node.body, inner)
+        self.renames = saved
 
     # -- expressions -------------------------------------------------------------------------
     def expression(self, root: ast.expr, scope: Scope, enclosing: Definition, role: str = LOAD) -> None:
@@ -638,14 +729,15 @@ class _Walker:
             kind = type(node)
             if kind is ast.Name:
                 if type(node.ctx) is ast.Load and node.id not in shadow:
-                    self.names.append((node.lineno, node.col_offset + 1, role, ("n", node.id), here,
+                    read = self.renames.get(node.id, node.id) if _IN_LAMBDA not in shadow else node.id
+                    self.names.append((node.lineno, node.col_offset + 1, role, ("n", read), here,
                                        enclosing, node.id))
             elif kind is ast.Attribute:
                 attribute = node.attr
                 if type(node.ctx) is ast.Load:
                     line = node.end_lineno or node.lineno
                     column = (node.end_col_offset or 0) - len(attribute.encode("utf-8")) + 1
-                    pending.append((line, column, role, compact(node, shadow), here, enclosing, attribute))
+                    pending.append((line, column, role, self.compact(node, shadow), here, enclosing, attribute))
                 stack.append((node.value, LOAD, shadow, here))
             elif kind is ast.Call:
                 stack += [(argument, LOAD, shadow, here) for argument in node.args]
@@ -659,7 +751,7 @@ class _Walker:
                                          *(x for x in (arguments.vararg, arguments.kwarg) if x is not None)]}
                 stack.extend((d, LOAD, shadow, here) for d in [*arguments.defaults, *arguments.kw_defaults]
                              if d is not None)
-                stack.append((node.body, LOAD, shadow | names, here))
+                stack.append((node.body, LOAD, shadow | names | {_IN_LAMBDA}, here))
             elif kind in _COMPREHENSIONS:
                 inner = Scope("comprehension", here, here.definition, self.facts)
                 inner.owner = here.owner
@@ -667,9 +759,9 @@ class _Walker:
                     source = here if index == 0 else inner  # the first iterable is evaluated outside
                     stack.append((generator.iter, LOAD, shadow, source))
                     target = generator.target
-                    members = _unpacked(target, ("el", compact(generator.iter, shadow)))
+                    members = _unpacked(target, ("el", self.compact(generator.iter, shadow)))
                     if type(target) is ast.Name:
-                        inner.bind(target.id, (ITER, compact(generator.iter, shadow), source, node.lineno, 0))
+                        inner.bind(target.id, (ITER, self.compact(generator.iter, shadow), source, node.lineno, 0))
                     elif members is not None:
                         for unpacked, member in members:
                             inner.bind(unpacked.id, (VALUE, member, source, node.lineno, 0))
@@ -686,7 +778,7 @@ class _Walker:
             elif kind in (ast.Yield, ast.YieldFrom):
                 value = node.value
                 if kind is ast.Yield:
-                    here.yields.append(compact(value, shadow) if value is not None else NONE)
+                    here.yields.append(self.compact(value, shadow) if value is not None else NONE)
                 else:
                     here.yields.append(OTHER)
                 if value is not None:
@@ -697,7 +789,8 @@ class _Walker:
                     outer = here
                     while outer.kind == "comprehension" and outer.parent is not None:
                         outer = outer.parent
-                    self.bind(outer, target.id, (VALUE, compact(node.value, shadow), here, node.lineno, self.fallback))
+                    self.bind(outer, target.id,
+                              (VALUE, self.compact(node.value, shadow), here, node.lineno, self.fallback))
                 stack.append((node.value, LOAD, shadow, here))
             elif kind is not ast.Constant:
                 for field in _CHILD_FIELDS.get(kind) or _child_fields(kind):

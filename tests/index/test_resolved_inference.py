@@ -185,8 +185,9 @@ def test_a_tuple_is_unpacked_by_position(tmp_path: Path) -> None:
     """click's ``cmd_name, cmd, args = self.resolve_command(ctx, args)`` (declared
     ``Tuple[str, Command, List[str]]``) and ``for name, command in ...`` over an
     ``Iterator[Tuple[str, Command]]``; attrs' ``fmt_setter, fmt_with = _determine_setters(...)``
-    (a literal ``return a, b``); click's ``for idx, arg in enumerate(self._args)``. A target count
-    that does not match, or a starred target, is unknown."""
+    (a literal ``return a, b``); click's ``for idx, arg in enumerate(self._args)``; a mapping's
+    ``items()``. A target count that does not match, a starred target, or the members of an outside
+    value (``zip(...)``: they may be this tree's) are unknown, kept by name."""
     files = {
         "core.py": (
             "import typing as t\n"                                                     # 1
@@ -227,6 +228,13 @@ def test_a_tuple_is_unpacked_by_position(tmp_path: Path) -> None:
             "    rest.run()\n"                                                         # 36 starred: unknown
             "    one, two = resolve()\n"                                               # 37
             "    two.run()\n"                                                          # 38 wrong count: unknown
+            "\n"
+            "\n"
+            "def table(registry: t.Dict[str, Command], names, commands: t.List[Command]):\n"  # 41
+            "    for key, command in registry.items():\n"                              # 42
+            "        command.run()\n"                                                  # 43 (key, value): Command.run
+            "    for name, zipped in zip(names, commands):\n"                          # 44
+            "        zipped.run()\n"                                                   # 45 zip's: unknown, by name
         ),
     }
     index = resolved_repo(tmp_path, files)
@@ -237,6 +245,8 @@ def test_a_tuple_is_unpacked_by_position(tmp_path: Path) -> None:
         ("core.py", 34, "call", "core.Command.run", "run", "core.main"),
         ("core.py", 36, "call", None, "run", "core.main"),
         ("core.py", 38, "call", None, "run", "core.main"),
+        ("core.py", 43, "call", "core.Command.run", "run", "core.table"),
+        ("core.py", 45, "call", None, "run", "core.table"),
     ]
 
 
@@ -280,3 +290,63 @@ def test_an_index_from_before_these_inferences_is_derived_again(tmp_path: Path) 
     write_seal(current_generation(workspace), index)  # sealed, as that reader sealed what it wrote
     assert ensure_index(workspace).path == index
     assert bound in references(index)
+
+
+def test_a_name_narrowed_by_isinstance_or_bound_by_an_except_handler(tmp_path: Path) -> None:
+    """Inside ``if isinstance(x, C):`` a use of ``x`` is a ``C`` (jinja2's optimizer:
+    ``if isinstance(node, nodes.Expr): node.as_const(...)``), of one of them for a tuple of
+    classes; not when the body rebinds ``x``, nor in a function defined there (it may run later),
+    nor after the ``if``. An ``except E as e:`` name is an ``E`` in its handler only (Python
+    unbinds it at the handler's end), so several handlers of one function do not disagree (click's
+    ``except ClickException as e: e.show()`` beside ``except OSError as e``)."""
+    files = {
+        "narrow.py": (
+            "class Node:\n"                                         # 1
+            "    pass\n"                                            # 2
+            "\n"
+            "\n"
+            "class Expr(Node):\n"                                   # 5
+            "    def fold(self):\n"                                 # 6
+            "        return 1\n"                                    # 7
+            "\n"
+            "\n"
+            "class Const(Expr):\n"                                  # 10
+            "    pass\n"                                            # 11
+            "\n"
+            "\n"
+            "class Problem(Exception):\n"                           # 14
+            "    def show(self):\n"                                 # 15
+            "        return 1\n"                                    # 16
+            "\n"
+            "\n"
+            "def visit(node: Node, other):\n"                       # 19
+            "    if isinstance(node, Expr):\n"                      # 20
+            "        node.fold()\n"                                 # 21 an Expr
+            "        later = lambda: node.fold()\n"                 # 22 a lambda: by name
+            "    if isinstance(other, (Expr, Const)):\n"            # 23
+            "        other.fold()\n"                                # 24 both have Expr.fold
+            "    if isinstance(other, Expr):\n"                     # 25
+            "        other = make()\n"                              # 26 rebound in the body
+            "        other.fold()\n"                                # 27 unknown: by name
+            "    node.fold()\n"                                     # 28 after the if: a Node lacks it
+            "    try:\n"                                            # 29
+            "        return later\n"                                # 30
+            "    except Problem as error:\n"                        # 31
+            "        error.show()\n"                                # 32 a Problem
+            "    except OSError as error:\n"                        # 33
+            "        error.show()\n"                                # 34 outside: nothing
+            "\n"
+            "\n"
+            "def make():\n"                                         # 37
+            "    return other_thing()\n"                            # 38
+        ),
+    }
+    index = resolved_repo(tmp_path, files)
+    assert [row for row in references(index, roles=("call",)) if row[4] in ("fold", "show")] == [
+        ("narrow.py", 21, "call", "narrow.Expr.fold", "fold", "narrow.visit"),
+        ("narrow.py", 22, "call", None, "fold", "narrow.visit"),
+        ("narrow.py", 24, "call", "narrow.Expr.fold", "fold", "narrow.visit"),
+        ("narrow.py", 27, "call", None, "fold", "narrow.visit"),
+        ("narrow.py", 28, "call", None, "fold", "narrow.visit"),
+        ("narrow.py", 32, "call", "narrow.Problem.show", "show", "narrow.visit"),
+    ]
