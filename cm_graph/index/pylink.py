@@ -30,7 +30,9 @@ one value, else the value is unknown. Attribute lookups follow the class's MRO (
 this tree defines); a class with a base from outside the tree answers ``EXTERNAL`` for what its own
 classes lack. Instance attributes are what ``self.x = ...`` (or ``self.x: T``) assigns in any method,
 and a class body's annotations. A call returns an instance of the class called, or the function's
-declared return type, or what all its ``return`` statements agree on. A ``for`` target or a
+declared return type, or what all its ``return`` statements agree on; a function whose every
+``return`` is its first parameter (never bound again) returns the first argument it is called
+with (attrs' ``Factory = _add_hash(_add_repr(Factory))``). A ``for`` target or a
 comprehension's is an element of what it iterates; a subscript is an item; ``a, b = value`` (a
 flat target of names, in an assignment, a ``for`` or a comprehension) gives each name the
 member at its position of a tuple whose length matches, or an element of a container (a starred
@@ -168,8 +170,12 @@ class Linker:
             if tag == "a":
                 attribute = expression[2]
                 return self.each(self.value(expression[1], scope, line), lambda base: self.attribute(base, attribute))
-            if tag == "c":
+            if tag == "c" or tag == "ca":
                 callee = expression[1]
+                if tag == "ca":  # attrs' Factory = _add_hash(_add_repr(Factory)): the argument
+                    function = self.value(callee, scope, line)
+                    if function is not None and function[0] == "def" and _returns_first(function[1]):
+                        return self.value(expression[2], scope, line)
                 if callee[0] == "a":  # a method call: a method returning its receiver returns this one
                     receiver = self.value(callee[1], scope, line)
                     method = self.each(receiver, lambda base: self.attribute(base, callee[2]))
@@ -562,7 +568,7 @@ class Linker:
 
         def is_receiver(value: Expr) -> bool:
             if _is_cls(method):  # cls(...)
-                return value[0] == "c" and value[1][0] == "n" and value[1][1] in receivers
+                return value[0] in ("c", "ca") and value[1][0] == "n" and value[1][1] in receivers
             return value[0] == "n" and value[1] in receivers  # self
 
         return bool(returned) and all(is_receiver(value) for value in returned)
@@ -744,6 +750,19 @@ def _item(container: Value) -> Value:
     if container[0] == "tup":  # which position is not followed: what the members agree on
         return _agree(container[1:])
     return EXTERNAL if container is EXTERNAL else None
+
+
+def _returns_first(function: Definition) -> bool:
+    """Whether every ``return`` of an unannotated function (not a generator) is its first
+    positional parameter, which its body never binds again."""
+    scope = function.scope
+    name = function.first_parameter
+    if (function.kind != "function" or scope is None or not name or function.returns is not None
+            or function.flags & GENERATOR or not scope.returns):
+        return False
+    if len(scope.bindings.get(name, ())) != 1 or name in scope.nonlocals or name in scope.globals:
+        return False
+    return all(value == ("n", name) for value in scope.returns)
 
 
 def _caught(raised: Value) -> Value:

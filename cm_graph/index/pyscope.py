@@ -9,21 +9,23 @@ pending references once every file is scanned.
 
 Why compact expressions instead of the tree: a file's tree is discarded after its walk, so memory
 holds scopes and references, not every node of every file. A compact expression is a tuple:
-``("n", name)``, ``("a", base, attribute)``, ``("c", callee)`` (a call; its arguments do not
-matter to what it returns), ``("super",)`` / ``("super", class)``, ``NONE`` for ``None`` and
-``OTHER`` for anything the resolver does not follow. Types (annotations) are ``("t", expr)``: an
-instance of the class ``expr`` names, ``("tc", expr)``: the class itself (``type[X]``),
-``("u", type, ...)``: a union, ``("e", type)``: a container, iterator or generator of ``type``
-(``list[X]``, ``Iterator[X]``, ``tuple[X, ...]``), ``("m", key, value)``: a mapping, ``("g", type,
-argument)``: a generic class of the repository's with one type argument (``Registry[Processor]``),
-``("tu", type, ...)``: a tuple of those members by position (``Tuple[A, B]``) and ``SELF_TYPE``.
-``("i", base)`` is an item of ``base`` (a subscript), ``("lit", element, ...)`` a literal list or set
-(or a tuple with a starred member), ``("tlit", element, ...)`` a literal tuple, by position;
-``("or", operand, ...)`` one of the operands of ``or``/``and`` or a conditional expression;
-``("bi", name, argument, ...)`` a call of ``next``/``iter``/``enumerate`` (the builtin's meaning
-when no scope binds the name) and ``("cast", callee, type)`` of a ``cast(T, v)`` (typing's when
-its binding says so); ``("ix", value, position, count)`` one name of ``a, b = value`` and
-``("el", value)`` an element of what a ``for`` iterates.
+``("n", name)``, ``("a", base, attribute)``, ``("c", callee)`` (a call; its arguments do not matter
+to what it returns) or ``("ca", callee, first)`` (one whose first positional argument is ``first``:
+a function that returns its first parameter returns it), ``("super",)`` / ``("super", class)``,
+``NONE`` for ``None`` and ``OTHER`` for anything the resolver does not follow. Types (annotations)
+are ``("t", expr)``: an instance of the class ``expr`` names, ``("tc", expr)``: the class itself
+(``type[X]``), ``("u", type, ...)``: a union, ``("e", type)``: a container, iterator or generator of
+``type`` (``list[X]``, ``Iterator[X]``, ``tuple[X, ...]``), ``("m", key, value)``: a mapping,
+``("g", type, argument)``: a generic class of the repository's with one type argument
+(``Registry[Processor]``), ``("tu", type, ...)``: a tuple of those members by position
+(``Tuple[A, B]``) and ``SELF_TYPE``. ``("i", base)`` is an item of ``base`` (a subscript),
+``("lit", element, ...)`` a literal list or set (or a tuple with a starred member),
+``("tlit", element, ...)`` a literal tuple, by position; ``("or", operand, ...)`` one of the
+operands of ``or``/``and`` or a conditional expression; ``("bi", name, argument, ...)`` a call of
+``next``/``iter``/``enumerate`` (the builtin's meaning when no scope binds the name) and
+``("cast", callee, type)`` of a ``cast(T, v)`` (typing's when its binding says so);
+``("ix", value, position, count)`` one name of ``a, b = value`` and ``("el", value)`` an element of
+what a ``for`` iterates.
 
 A block that narrows a name (``except E as e:``, ``if isinstance(x, C):``) binds it once more
 under a name no source can spell (``e@12``), and the uses of the name inside the block (not in a
@@ -80,7 +82,7 @@ class Definition:
     """A module, class or function (a method when directly in a class body) of one file."""
 
     __slots__ = ("path", "kind", "name", "qualname", "start", "line", "end", "column", "parent", "flags",
-                 "scope", "returns", "fixture_name", "number")
+                 "scope", "returns", "fixture_name", "number", "first_parameter")
 
     def __init__(self, path: str, kind: str, name: str, qualname: str, start: int, line: int, end: int,
                  column: int, parent: Definition | None) -> None:
@@ -98,6 +100,7 @@ class Definition:
         self.returns: Expr | None = None  # the return annotation, as a compact type
         self.fixture_name = ""
         self.number = 0  # its place in the resolved layer, given by pylink
+        self.first_parameter = ""  # a function's first positional parameter (``return it`` passes it on)
 
 
 class Scope:
@@ -142,9 +145,12 @@ class FileFacts:
         self.all_names: tuple[str, ...] | None = None  # a literal __all__
 
 
-def compact(node: Any, shadow: frozenset[str] = frozenset()) -> Expr:
+_MAX_ARGUMENT_DEPTH = 4  # calls nested in a call's first argument that are followed
+
+
+def compact(node: Any, shadow: frozenset[str] = frozenset(), depth: int = 0) -> Expr:
     """The compact expression of ``node`` (see the module docstring)."""
-    links: list[tuple[str, str]] = []
+    links: list[tuple[str, Any]] = []
     while node is not None and len(links) < _MAX_LINKS:
         kind = type(node)
         if kind is ast.Attribute:
@@ -162,7 +168,12 @@ def compact(node: Any, shadow: frozenset[str] = frozenset()) -> Expr:
             special = _special_call(node, func, shadow)
             if special is not None:
                 return _relink(special, links)
-            links.append(("c", ""))
+            first = node.args[0] if node.args else None
+            if first is not None and type(first) is not ast.Starred and depth < _MAX_ARGUMENT_DEPTH:
+                passed = compact(first, shadow, depth + 1)
+                links.append(("ca", passed) if passed is not OTHER else ("c", ""))
+            else:
+                links.append(("c", ""))
             node = func
         elif kind is ast.Name:
             name = node.id
@@ -207,10 +218,10 @@ def _special_call(node: ast.Call, func: Any, shadow: frozenset[str]) -> Expr | N
     return None
 
 
-def _relink(base: Expr, links: list[tuple[str, str]]) -> Expr:
+def _relink(base: Expr, links: list[tuple[str, Any]]) -> Expr:
     expression = base
-    for kind, attribute in reversed(links):
-        expression = ("a", expression, attribute) if kind == "a" else (kind, expression)
+    for kind, attribute in reversed(links):  # an attribute's name, a call's first argument
+        expression = (kind, expression, attribute) if kind in ("a", "ca") else (kind, expression)
     return expression
 
 
@@ -680,6 +691,8 @@ class _Walker:
         first_is_receiver = in_class and not flags & STATIC and bool(positional)
         with_default = len(positional) - len(arguments.defaults)
         line = definition.line
+        if positional and not first_is_receiver:
+            definition.first_parameter = positional[0].arg
         for position, argument in enumerate(positional):
             name = argument.arg
             if position == 0 and first_is_receiver:

@@ -350,3 +350,53 @@ def test_a_name_narrowed_by_isinstance_or_bound_by_an_except_handler(tmp_path: P
         ("narrow.py", 28, "call", None, "fold", "narrow.visit"),
         ("narrow.py", 32, "call", "narrow.Problem.show", "show", "narrow.visit"),
     ]
+
+
+def test_a_function_returning_its_first_argument_gives_that_argument(tmp_path: Path) -> None:
+    """attrs' ``Factory = _add_hash(_add_eq(_add_repr(Factory, attrs=_f), attrs=_f), attrs=_f)``:
+    each helper's every ``return`` is its first parameter, never rebound, so the name is still the
+    class and ``Factory(...)`` instantiates it. A helper that returns anything else, or rebinds
+    the parameter first, gives what it gives (here unknown)."""
+    files = {
+        "make.py": (
+            "class Factory:\n"                                   # 1
+            "    def __init__(self, factory):\n"                 # 2
+            "        self.factory = factory\n"                   # 3
+            "\n"
+            "\n"
+            "def _add_repr(cls, attrs=None):\n"                  # 6
+            "    cls.__repr__ = lambda self: ''\n"              # 7
+            "    if attrs:\n"                                    # 8
+            "        return cls\n"                               # 9
+            "    return cls\n"                                   # 10
+            "\n"
+            "\n"
+            "def _rebound(cls):\n"                               # 13
+            "    cls = wrap(cls)\n"                              # 14
+            "    return cls\n"                                   # 15
+            "\n"
+            "\n"
+            "def _maybe(cls):\n"                                 # 18
+            "    if cls:\n"                                      # 19
+            "        return cls\n"                               # 20
+            "    return wrap(cls)\n"                             # 21
+            "\n"
+            "\n"
+            "Factory = _add_repr(_add_repr(Factory), attrs=[])\n"  # 24
+            "Rebound = _rebound(Factory)\n"                      # 25
+            "Maybe = _maybe(Factory)\n"                          # 26
+            "\n"
+            "\n"
+            "def use():\n"                                       # 29
+            "    Factory(list).factory\n"                        # 30 the class: instantiated
+            "    Rebound(list).__init__()\n"                     # 31 unknown: by name
+            "    Maybe(list).__init__()\n"                       # 32 unknown: by name
+        ),
+    }
+    index = resolved_repo(tmp_path, files)
+    assert [row for row in references(index) if row[5] == "make.use"] == [
+        ("make.py", 30, "call", "make.Factory.__init__", "Factory", "make.use"),
+        ("make.py", 30, "instantiate", "make.Factory", "Factory", "make.use"),
+        ("make.py", 31, "call", None, "__init__", "make.use"),
+        ("make.py", 32, "call", None, "__init__", "make.use"),
+    ]
