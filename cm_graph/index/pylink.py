@@ -40,10 +40,11 @@ or nested target is unknown). ``x or y``, ``x and y`` and ``x if c else y`` are 
 operands agree on. The builtins (a name no scope binds): ``next(it[, default])`` is ``it``'s
 ``__next__`` result for an instance, else an element (or the default), ``iter(xs)`` an iterator
 of ``xs``' elements (an instance's ``__iter__`` result), ``enumerate(xs)`` pairs of a number and
-an element. ``cast(T, v)`` is an instance of ``T`` when ``cast`` is typing's (imported from
-``typing``, or an attribute of a name only ``import typing`` binds); ``type["X"]`` is the class
-``X`` as ``type[X]`` is. A pytest fixture parameter
-is the fixture of that name nearest to the test (its class, its module, then each ``conftest.py``
+an element, ``list(xs)``, ``tuple(xs)``, ``set(xs)``, ``frozenset(xs)``, ``sorted(xs)``,
+``reversed(xs)`` and collections' ``deque(xs)`` a container of ``xs``' elements. ``cast(T, v)``
+is an instance of ``T`` when ``cast`` is typing's (imported from ``typing``, or an attribute of a
+name only ``import typing`` binds); ``type["X"]`` is the class ``X`` as ``type[X]`` is. A pytest
+fixture parameter is the fixture of that name nearest to the test (its class, its module, then each ``conftest.py``
 up to the top), and its value is the fixture's declared return (``Iterator[X]`` for one that
 yields) or what it returns or yields.
 
@@ -201,8 +202,12 @@ class Linker:
                 return self.builtin_call(expression, scope, line)
             if tag == "narrow":
                 return self.narrow(expression, scope, line)
+            if tag == "deque":
+                if self.is_imported(expression[1], scope, "collections", "deque"):
+                    return ("cont", self.each(self.value(expression[2], scope, line), self.element))
+                return self.each(self.value(expression[1], scope, line), self.call_result)
             if tag == "cast":
-                if self.is_typing(expression[1], scope):
+                if self.is_imported(expression[1], scope, "typing", "cast"):
                     return self.type_value(expression[2], scope)
                 return self.each(self.value(expression[1], scope, line), self.call_result)
             if tag == "super":
@@ -219,7 +224,7 @@ class Linker:
         name is the builtin (no scope binds it); else an ordinary call of what it is bound to."""
         name = expression[1]
         callee = self.name_value(scope, name, line)
-        if callee is not BUILTIN:
+        if callee is not BUILTIN:  # the name is bound: an ordinary call
             return self.each(callee, self.call_result)
         given = self.value(expression[2], scope, line)
         if name == "next":
@@ -227,7 +232,9 @@ class Linker:
             return _agree((self.each(given, lambda value: self.special_result(value, "__next__")), default))
         if name == "iter":
             return self.each(given, lambda value: self.special_result(value, "__iter__"))
-        return ("cont", ("tup", EXTERNAL, self.each(given, self.element)))
+        if name == "enumerate":
+            return ("cont", ("tup", EXTERNAL, self.each(given, self.element)))
+        return ("cont", self.each(given, self.element))  # list(xs), sorted(xs), ...
 
     def narrow(self, expression: Expr, scope: Scope, line: float | None) -> Value:
         """A name inside ``if isinstance(name, C):``: an instance of ``C`` (of one of them for a
@@ -255,15 +262,16 @@ class Linker:
         return ("cont", elements) if method == "__iter__" else elements
 
     @staticmethod
-    def is_typing(callee: Expr, scope: Scope) -> bool:
-        """Whether ``callee`` names ``typing.cast``: ``cast`` imported from ``typing``, or ``cast``
-        of a name every binding of which imports the module ``typing``."""
+    def is_imported(callee: Expr, scope: Scope, module: str, attribute: str) -> bool:
+        """Whether ``callee`` names ``module.attribute`` (``typing.cast``, ``collections.deque``):
+        the attribute imported from the module, or the attribute of a name every binding of which
+        imports the module."""
         wanted: Any
         if callee[0] == "n":
-            name, wanted = callee[1], ("typing", "cast")
+            name, wanted = callee[1], (module, attribute)
             kinds = (FROM,)
-        elif callee[0] == "a" and callee[1][0] == "n":
-            name, wanted = callee[1][1], "typing"
+        elif callee[0] == "a" and callee[1][0] == "n" and callee[2] == attribute:
+            name, wanted = callee[1][1], module
             kinds = (IMPORT,)
         else:
             return False

@@ -196,21 +196,33 @@ def compact(node: Any, shadow: frozenset[str] = frozenset(), depth: int = 0) -> 
 
 
 _BUILTIN_CALLS = frozenset({"next", "iter", "enumerate"})
+# Builtins whose result holds the elements of their one iterable argument.
+_COPYING_CALLS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed"})
 
 
 def _special_call(node: ast.Call, func: Any, shadow: frozenset[str]) -> Expr | None:
     """A call whose result its arguments decide: ``next(it[, default])``, ``iter(xs)``,
-    ``enumerate(xs)`` as ``("bi", name, argument, ...)`` (``pylink`` checks the name is the
-    builtin's), and ``cast(T, value)`` as ``("cast", callee, type)`` (checked to be typing's)."""
+    ``enumerate(xs)``, ``list(xs)`` (and ``tuple``, ``set``, ``frozenset``, ``sorted``,
+    ``reversed``) as ``("bi", name, argument, ...)`` (``pylink`` checks the name is the
+    builtin's), ``deque(xs)`` as ``("deque", callee, argument)`` (checked to be collections'),
+    and ``cast(T, value)`` as ``("cast", callee, type)`` (checked to be typing's)."""
     args = node.args
-    if node.keywords or any(type(argument) is ast.Starred for argument in args):
+    if any(type(argument) is ast.Starred for argument in args):
+        return None
+    name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else ""
+    if len(args) == 1 and (not node.keywords or name == "sorted"):
+        if type(func) is ast.Name and name in _COPYING_CALLS and name not in shadow:
+            return ("bi", name, compact(args[0], shadow))
+        if name == "deque":
+            callee = compact(func, shadow)
+            return ("deque", callee, compact(args[0], shadow)) if callee is not OTHER else None
+    if node.keywords:
         return None
     if type(func) is ast.Name and func.id in _BUILTIN_CALLS and func.id not in shadow:
         wanted = (1, 2) if func.id == "next" else (1,)
         if len(args) in wanted:
             return ("bi", func.id, *(compact(argument, shadow) for argument in args))
         return None
-    name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else ""
     if name == "cast" and len(args) == 2:
         callee = compact(func, shadow)
         declared = compact_type(args[0])

@@ -400,3 +400,54 @@ def test_a_function_returning_its_first_argument_gives_that_argument(tmp_path: P
         ("make.py", 31, "call", None, "__init__", "make.use"),
         ("make.py", 32, "call", None, "__init__", "make.use"),
     ]
+
+
+def test_a_container_made_from_another_holds_its_elements(tmp_path: Path) -> None:
+    """jinja2's ``todo = deque([self]); node = todo.popleft(); node.iter_child_nodes()``: ``list``,
+    ``tuple``, ``set``, ``frozenset``, ``sorted`` and ``reversed`` of an iterable (the builtins, no
+    scope rebinding them) and ``collections.deque`` of one hold its elements; a ``deque`` that is
+    not collections' is an ordinary call."""
+    files = {
+        "walk.py": (
+            "import collections\n"                                        # 1
+            "import typing as t\n"                                        # 2
+            "from collections import deque\n"                             # 3
+            "\n"
+            "\n"
+            "class Node:\n"                                               # 6
+            "    def children(self) -> t.Iterator['Node']:\n"            # 7
+            "        return iter([])\n"                                   # 8
+            "\n"
+            "    def walk(self):\n"                                       # 10
+            "        todo = deque([self])\n"                              # 11
+            "        while todo:\n"                                       # 12
+            "            node = todo.popleft()\n"                         # 13
+            "            todo.extend(node.children())\n"                  # 14 Node.children
+            "\n"
+            "\n"
+            "def ordered(nodes: t.List[Node]):\n"                         # 17
+            "    for each in sorted(nodes, key=id):\n"                    # 18
+            "        each.children()\n"                                   # 19 Node.children
+            "    list(reversed(nodes))[0].children()\n"                   # 20 Node.children
+            "    collections.deque(nodes).pop().children()\n"             # 21 Node.children
+        ),
+        "other.py": (
+            "from walk import Node\n"                                     # 1
+            "\n"
+            "\n"
+            "def deque(items):\n"                                         # 4 not collections'
+            "    return items.copy()\n"                                   # 5 what it gives: unknown
+            "\n"
+            "\n"
+            "def use(nodes):\n"                                           # 8
+            "    deque([Node()]).pop().children()\n"                      # 9 unknown: by name
+        ),
+    }
+    index = resolved_repo(tmp_path, files)
+    assert [row for row in references(index, roles=("call",)) if row[4] == "children"] == [
+        ("other.py", 9, "call", None, "children", "other.use"),
+        ("walk.py", 14, "call", "walk.Node.children", "children", "walk.Node.walk"),
+        ("walk.py", 19, "call", "walk.Node.children", "children", "walk.ordered"),
+        ("walk.py", 20, "call", "walk.Node.children", "children", "walk.ordered"),
+        ("walk.py", 21, "call", "walk.Node.children", "children", "walk.ordered"),
+    ]
