@@ -11,22 +11,40 @@ A value is what an expression evaluates to, as far as the tree shows without run
 - ``("super", c)`` ``super()`` inside class ``c``,
 - ``("cont", element)`` a container or iterator of ``element`` values, ``("map", key, value)`` a
   mapping (from annotations: ``list[X]``, ``Iterator[X]``, ``dict[K, V]``), and ``("bm", result)``
-  one of their methods whose call gives ``result`` (``d.get(k)``, ``d.values()``, ``xs.pop()``),
+  one of their methods whose call gives ``result`` (``d.get(k)``, ``d.values()``, ``xs.pop()``,
+  ``queue.popleft()``),
+- ``("tup", member, ...)`` a tuple whose members are known by position (a ``Tuple[A, B]``
+  annotation, a literal ``(a, b)``; ``()`` has no member, so iterating it gives nothing that
+  could disagree),
 - ``EXTERNAL`` something from outside the tree (an installed module, a builtin's result),
 - ``None``: unknown. A call on an unknown receiver is never guessed: it is kept unbound, with its
   name, when some definition of the tree has that name.
 
 How a name's bindings become one value: in a module or class body the use sees the last binding
 before its line (a function body sees the scope's final state); bindings inside an ``except``
-handler are fallbacks, used only when there is no other; an ``@overload`` stub or a property's
+handler are fallbacks, used only when there is no other (but the handler's own ``as`` name is,
+inside that handler, an instance of what it catches, and inside ``if isinstance(x, C):`` ``x``
+is a ``C``: ``pyscope`` reads those uses as the block's own binding); an ``@overload`` stub or a property's
 setter gives way to the definition beside it; ``None`` never disagrees; and the rest must agree on
 one value, else the value is unknown. Attribute lookups follow the class's MRO (C3 over the bases
 this tree defines); a class with a base from outside the tree answers ``EXTERNAL`` for what its own
 classes lack. Instance attributes are what ``self.x = ...`` (or ``self.x: T``) assigns in any method,
 and a class body's annotations. A call returns an instance of the class called, or the function's
-declared return type, or what all its ``return`` statements agree on. A ``for`` target or a
-comprehension's is an element of what it iterates; a subscript is an item. A pytest fixture parameter
-is the fixture of that name nearest to the test (its class, its module, then each ``conftest.py``
+declared return type, or what all its ``return`` statements agree on; a function whose every
+``return`` is its first parameter (never bound again) returns the first argument it is called
+with (attrs' ``Factory = _add_hash(_add_repr(Factory))``). A ``for`` target or a
+comprehension's is an element of what it iterates; a subscript is an item; ``a, b = value`` (a
+flat target of names, in an assignment, a ``for`` or a comprehension) gives each name the
+member at its position of a tuple whose length matches, or an element of a container (a starred
+or nested target is unknown). ``x or y``, ``x and y`` and ``x if c else y`` are what their
+operands agree on. The builtins (a name no scope binds): ``next(it[, default])`` is ``it``'s
+``__next__`` result for an instance, else an element (or the default), ``iter(xs)`` an iterator
+of ``xs``' elements (an instance's ``__iter__`` result), ``enumerate(xs)`` pairs of a number and
+an element, ``list(xs)``, ``tuple(xs)``, ``set(xs)``, ``frozenset(xs)``, ``sorted(xs)``,
+``reversed(xs)`` and collections' ``deque(xs)`` a container of ``xs``' elements. ``cast(T, v)``
+is an instance of ``T`` when ``cast`` is typing's (imported from ``typing``, or an attribute of a
+name only ``import typing`` binds); ``type["X"]`` is the class ``X`` as ``type[X]`` is. A pytest
+fixture parameter is the fixture of that name nearest to the test (its class, its module, then each ``conftest.py``
 up to the top), and its value is the fixture's declared return (``Iterator[X]`` for one that
 yields) or what it returns or yields.
 
@@ -153,8 +171,12 @@ class Linker:
             if tag == "a":
                 attribute = expression[2]
                 return self.each(self.value(expression[1], scope, line), lambda base: self.attribute(base, attribute))
-            if tag == "c":
+            if tag == "c" or tag == "ca":
                 callee = expression[1]
+                if tag == "ca":  # attrs' Factory = _add_hash(_add_repr(Factory)): the argument
+                    function = self.value(callee, scope, line)
+                    if function is not None and function[0] == "def" and _returns_first(function[1]):
+                        return self.value(expression[2], scope, line)
                 if callee[0] == "a":  # a method call: a method returning its receiver returns this one
                     receiver = self.value(callee[1], scope, line)
                     method = self.each(receiver, lambda base: self.attribute(base, callee[2]))
@@ -167,6 +189,27 @@ class Linker:
                 return self.each(self.value(expression[1], scope, line), _item)
             if tag == "lit":
                 return ("cont", _agree(self.value(element, scope, line) for element in expression[1:]))
+            if tag == "tlit":
+                return ("tup", *(self.value(element, scope, line) for element in expression[1:]))
+            if tag == "or":
+                return _agree(self.value(operand, scope, line) for operand in expression[1:])
+            if tag == "ix":
+                position, count = expression[2], expression[3]
+                return self.each(self.value(expression[1], scope, line), lambda base: _member(base, position, count))
+            if tag == "el":
+                return self.each(self.value(expression[1], scope, line), self.element)
+            if tag == "bi":
+                return self.builtin_call(expression, scope, line)
+            if tag == "narrow":
+                return self.narrow(expression, scope, line)
+            if tag == "deque":
+                if self.is_imported(expression[1], scope, "collections", "deque"):
+                    return ("cont", self.each(self.value(expression[2], scope, line), self.element))
+                return self.each(self.value(expression[1], scope, line), self.call_result)
+            if tag == "cast":
+                if self.is_imported(expression[1], scope, "typing", "cast"):
+                    return self.type_value(expression[2], scope)
+                return self.each(self.value(expression[1], scope, line), self.call_result)
             if tag == "super":
                 return self.super_value(scope, expression, line)
             if tag == "none":
@@ -174,6 +217,67 @@ class Linker:
             return None
         finally:
             self._depth -= 1
+
+    def builtin_call(self, expression: Expr, scope: Scope, line: float | None) -> Value:
+        """``next(it[, default])``: an element of ``it`` (or the default); ``iter(xs)``: an iterator
+        of ``xs``' elements; ``enumerate(xs)``: pairs of a number and an element. Only when the
+        name is the builtin (no scope binds it); else an ordinary call of what it is bound to."""
+        name = expression[1]
+        callee = self.name_value(scope, name, line)
+        if callee is not BUILTIN:  # the name is bound: an ordinary call
+            return self.each(callee, self.call_result)
+        given = self.value(expression[2], scope, line)
+        if name == "next":
+            default = self.value(expression[3], scope, line) if len(expression) > 3 else NONE_VALUE
+            return _agree((self.each(given, lambda value: self.special_result(value, "__next__")), default))
+        if name == "iter":
+            return self.each(given, lambda value: self.special_result(value, "__iter__"))
+        if name == "enumerate":
+            return ("cont", ("tup", EXTERNAL, self.each(given, self.element)))
+        return ("cont", self.each(given, self.element))  # list(xs), sorted(xs), ...
+
+    def narrow(self, expression: Expr, scope: Scope, line: float | None) -> Value:
+        """A name inside ``if isinstance(name, C):``: an instance of ``C`` (of one of them for a
+        tuple), or what it was when that is already an instance of a subclass of ``C``; only when
+        ``isinstance`` is the builtin."""
+        before = self.value(expression[1], scope, line)
+        if self.name_value(scope, "isinstance", line) is not BUILTIN:
+            return before
+        declared = self.type_value(expression[2], scope)
+        if (before is not None and before[0] == "inst" and declared is not None and declared[0] == "inst"
+                and declared[1] in self.mro(before[1])[0]):
+            return before
+        return declared
+
+    def special_result(self, value: Value, method: str) -> Value:
+        """``next(value)`` (``method`` ``__next__``) or ``iter(value)`` (``__iter__``): an instance's
+        own method's result, else an element of the container (an iterator of them for ``iter``)."""
+        if value is not None and value[0] == "inst":
+            found = self.class_attribute(value[1], method, True)
+            if found is not None and found[0] == "def":
+                return self.returns(found[1])
+            if method == "__next__":
+                return None
+        elements = self.element(value)
+        return ("cont", elements) if method == "__iter__" else elements
+
+    @staticmethod
+    def is_imported(callee: Expr, scope: Scope, module: str, attribute: str) -> bool:
+        """Whether ``callee`` names ``module.attribute`` (``typing.cast``, ``collections.deque``):
+        the attribute imported from the module, or the attribute of a name every binding of which
+        imports the module."""
+        wanted: Any
+        if callee[0] == "n":
+            name, wanted = callee[1], (module, attribute)
+            kinds = (FROM,)
+        elif callee[0] == "a" and callee[1][0] == "n" and callee[2] == attribute:
+            name, wanted = callee[1][1], module
+            kinds = (IMPORT,)
+        else:
+            return False
+        target = _binding_scope(scope, name)
+        bindings = target.bindings.get(name, ()) if target is not None else ()
+        return bool(bindings) and all(binding[0] in kinds and binding[1] == wanted for binding in bindings)
 
     @staticmethod
     def each(value: Value, operation: Any) -> Value:
@@ -253,8 +357,7 @@ class Linker:
             iterated = self.value(payload, scope, binding[3] if scope.kind in _FLOWING else None)
             return self.each(iterated, self.element)
         if kind == EXCEPT:
-            raised = self.value(payload, scope)
-            return self.call_result(raised) if raised is not None and raised[0] == "def" else None
+            return self.each(self.value(payload, scope), _caught)
         return None
 
     def type_value(self, declared: Expr, scope: Scope) -> Value:
@@ -280,6 +383,8 @@ class Linker:
             return _agree(self.type_value(member, scope) for member in declared[1:])
         if tag == "e":
             return ("cont", self.type_value(declared[1], scope))
+        if tag == "tu":
+            return ("tup", *(self.type_value(member, scope) for member in declared[1:]))
         if tag == "m":
             return ("map", self.type_value(declared[1], scope), self.type_value(declared[2], scope))
         if tag == "none":
@@ -295,6 +400,8 @@ class Linker:
             return iterated[1]  # type: ignore[no-any-return]
         if iterated[0] == "map":
             return iterated[1]  # type: ignore[no-any-return]
+        if iterated[0] == "tup":
+            return _agree(iterated[1:])
         if iterated[0] == "inst":
             method = self.class_attribute(iterated[1], "__iter__", True)
             if method is not None and method[0] == "def":
@@ -363,7 +470,7 @@ class Linker:
             return self.class_attribute(base[1], name, True, skip_first=True)
         if tag in ("cont", "map"):
             return _container_method(base, name)
-        if base is EXTERNAL or base is BUILTIN:
+        if base is EXTERNAL or tag == "tup" or base is BUILTIN:
             return EXTERNAL
         return None
 
@@ -469,7 +576,7 @@ class Linker:
 
         def is_receiver(value: Expr) -> bool:
             if _is_cls(method):  # cls(...)
-                return value[0] == "c" and value[1][0] == "n" and value[1][1] in receivers
+                return value[0] in ("c", "ca") and value[1][0] == "n" and value[1][1] in receivers
             return value[0] == "n" and value[1] in receivers  # self
 
         return bool(returned) and all(is_receiver(value) for value in returned)
@@ -603,7 +710,8 @@ class Linker:
                 if method is not None and method[0] == "def":
                     return [(*site, "call", method[1], name, enclosing)]
                 return []
-            if value is EXTERNAL or value is BUILTIN or tag in ("mod", "inst", "super", "none", "cont", "map", "bm"):
+            if value is EXTERNAL or value is BUILTIN or tag in ("mod", "inst", "super", "none", "cont", "map", "bm",
+                                                                   "tup"):
                 return []
             if tag == "any":  # the union's members bind it differently: "may be one of N"
                 return [(*site, "call", None, name, enclosing)] if role == CALL and name in self.callable_names else []
@@ -623,18 +731,19 @@ class Linker:
         return None
 
 
-_ITEM_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+_ITEM_METHODS = frozenset({"get", "pop", "popleft", "setdefault", "__getitem__"})
 
 
 def _container_method(container: tuple[Any, ...], name: str) -> Value:
     """A method of a container or mapping value, as ``("bm", what calling it gives)``."""
     if container[0] == "map":
         key, value = container[1], container[2]
-        found = {"values": ("cont", value), "keys": ("cont", key), "copy": container}.get(name)
+        found = {"values": ("cont", value), "keys": ("cont", key), "items": ("cont", ("tup", key, value)),
+                 "copy": container}.get(name)
         if found is None and name in _ITEM_METHODS:
             found = value
     else:
-        found = container[1] if name in ("pop", "__getitem__") else container if name == "copy" else None
+        found = container[1] if name in ("pop", "popleft", "__getitem__") else container if name == "copy" else None
     return ("bm", found) if found is not None or name in _ITEM_METHODS else EXTERNAL
 
 
@@ -646,7 +755,47 @@ def _item(container: Value) -> Value:
         return container[1]  # type: ignore[no-any-return]
     if container[0] == "map":
         return container[2]  # type: ignore[no-any-return]
+    if container[0] == "tup":  # which position is not followed: what the members agree on
+        return _agree(container[1:])
     return EXTERNAL if container is EXTERNAL else None
+
+
+def _returns_first(function: Definition) -> bool:
+    """Whether every ``return`` of an unannotated function (not a generator) is its first
+    positional parameter, which its body never binds again."""
+    scope = function.scope
+    name = function.first_parameter
+    if (function.kind != "function" or scope is None or not name or function.returns is not None
+            or function.flags & GENERATOR or not scope.returns):
+        return False
+    if len(scope.bindings.get(name, ())) != 1 or name in scope.nonlocals or name in scope.globals:
+        return False
+    return all(value == ("n", name) for value in scope.returns)
+
+
+def _caught(raised: Value) -> Value:
+    """What ``except raised as e`` binds: an instance of the class (of each, for a tuple of them);
+    a builtin exception is from outside."""
+    if raised is None:
+        return None
+    if raised[0] == "def" and raised[1].kind == "class":
+        return ("inst", raised[1])
+    if raised[0] == "cont":  # except (A, B): the literal's members
+        return Linker.each(raised[1], _caught)
+    return EXTERNAL if raised is EXTERNAL or raised is BUILTIN else None
+
+
+def _member(value: Value, position: int, count: int) -> Value:
+    """Position ``position`` of ``value`` unpacked into ``count`` names: a tuple's member when the
+    counts match, a container's element (a mapping's ``items()`` are (key, value) tuples), else
+    unknown."""
+    if value is None:
+        return None
+    if value[0] == "tup":
+        return value[1 + position] if len(value) - 1 == count else None  # type: ignore[no-any-return]
+    if value[0] == "cont":
+        return value[1]  # type: ignore[no-any-return]
+    return None  # an outside value's members may be this tree's (``zip(xs, ys)``): unknown
 
 
 def _is_cls(method: Definition) -> bool:

@@ -9,15 +9,27 @@ pending references once every file is scanned.
 
 Why compact expressions instead of the tree: a file's tree is discarded after its walk, so memory
 holds scopes and references, not every node of every file. A compact expression is a tuple:
-``("n", name)``, ``("a", base, attribute)``, ``("c", callee)`` (a call; its arguments do not
-matter to what it returns), ``("super",)`` / ``("super", class)``, ``NONE`` for ``None`` and
-``OTHER`` for anything the resolver does not follow. Types (annotations) are ``("t", expr)``: an
-instance of the class ``expr`` names, ``("tc", expr)``: the class itself (``type[X]``),
-``("u", type, ...)``: a union, ``("e", type)``: a container, iterator or generator of ``type``
-(``list[X]``, ``Iterator[X]``, ``tuple[X, ...]``), ``("m", key, value)``: a mapping, ``("g", type,
-argument)``: a generic class of the repository's with one type argument (``Registry[Processor]``),
-and ``SELF_TYPE``. ``("i", base)`` is an
-item of ``base`` (a subscript), ``("lit", element, ...)`` a literal tuple, list or set.
+``("n", name)``, ``("a", base, attribute)``, ``("c", callee)`` (a call; its arguments do not matter
+to what it returns) or ``("ca", callee, first)`` (one whose first positional argument is ``first``:
+a function that returns its first parameter returns it), ``("super",)`` / ``("super", class)``,
+``NONE`` for ``None`` and ``OTHER`` for anything the resolver does not follow. Types (annotations)
+are ``("t", expr)``: an instance of the class ``expr`` names, ``("tc", expr)``: the class itself
+(``type[X]``), ``("u", type, ...)``: a union, ``("e", type)``: a container, iterator or generator of
+``type`` (``list[X]``, ``Iterator[X]``, ``tuple[X, ...]``), ``("m", key, value)``: a mapping,
+``("g", type, argument)``: a generic class of the repository's with one type argument
+(``Registry[Processor]``), ``("tu", type, ...)``: a tuple of those members by position
+(``Tuple[A, B]``) and ``SELF_TYPE``. ``("i", base)`` is an item of ``base`` (a subscript),
+``("lit", element, ...)`` a literal list or set (or a tuple with a starred member),
+``("tlit", element, ...)`` a literal tuple, by position; ``("or", operand, ...)`` one of the
+operands of ``or``/``and`` or a conditional expression; ``("bi", name, argument, ...)`` a call of
+``next``/``iter``/``enumerate`` (the builtin's meaning when no scope binds the name) and
+``("cast", callee, type)`` of a ``cast(T, v)`` (typing's when its binding says so);
+``("ix", value, position, count)`` one name of ``a, b = value`` and ``("el", value)`` an element of
+what a ``for`` iterates.
+
+A block that narrows a name (``except E as e:``, ``if isinstance(x, C):``) binds it once more
+under a name no source can spell (``e@12``), and the uses of the name inside the block (not in a
+function, class or lambda defined there, and not when the block rebinds it) read that one.
 
 Bounds that keep the walk deterministic whatever a file holds: expressions are walked with an
 explicit stack (a deep ``a + a + ...`` costs no recursion), statements nest at most as deep as
@@ -70,7 +82,7 @@ class Definition:
     """A module, class or function (a method when directly in a class body) of one file."""
 
     __slots__ = ("path", "kind", "name", "qualname", "start", "line", "end", "column", "parent", "flags",
-                 "scope", "returns", "fixture_name", "number")
+                 "scope", "returns", "fixture_name", "number", "first_parameter")
 
     def __init__(self, path: str, kind: str, name: str, qualname: str, start: int, line: int, end: int,
                  column: int, parent: Definition | None) -> None:
@@ -88,6 +100,7 @@ class Definition:
         self.returns: Expr | None = None  # the return annotation, as a compact type
         self.fixture_name = ""
         self.number = 0  # its place in the resolved layer, given by pylink
+        self.first_parameter = ""  # a function's first positional parameter (``return it`` passes it on)
 
 
 class Scope:
@@ -132,9 +145,12 @@ class FileFacts:
         self.all_names: tuple[str, ...] | None = None  # a literal __all__
 
 
-def compact(node: Any, shadow: frozenset[str] = frozenset()) -> Expr:
+_MAX_ARGUMENT_DEPTH = 4  # calls nested in a call's first argument that are followed
+
+
+def compact(node: Any, shadow: frozenset[str] = frozenset(), depth: int = 0) -> Expr:
     """The compact expression of ``node`` (see the module docstring)."""
-    links: list[tuple[str, str]] = []
+    links: list[tuple[str, Any]] = []
     while node is not None and len(links) < _MAX_LINKS:
         kind = type(node)
         if kind is ast.Attribute:
@@ -149,24 +165,75 @@ def compact(node: Any, shadow: frozenset[str] = frozenset()) -> Expr:
                 args = node.args
                 base: Expr = ("super", compact(args[0], shadow)) if args else ("super",)
                 return _relink(base, links)
-            links.append(("c", ""))
+            special = _special_call(node, func, shadow)
+            if special is not None:
+                return _relink(special, links)
+            first = node.args[0] if node.args else None
+            if first is not None and type(first) is not ast.Starred and depth < _MAX_ARGUMENT_DEPTH:
+                passed = compact(first, shadow, depth + 1)
+                links.append(("ca", passed) if passed is not OTHER else ("c", ""))
+            else:
+                links.append(("c", ""))
             node = func
         elif kind is ast.Name:
             name = node.id
             return OTHER if name in shadow else _relink(("n", name), links)
         elif kind is ast.Constant and node.value is None:
             return NONE if not links else OTHER
+        elif kind is ast.Tuple and not node.elts:  # (): immutable, it has no element
+            return _relink(("tlit",), links)
         elif kind in (ast.Tuple, ast.List, ast.Set) and 0 < len(node.elts) <= _MAX_UNION:
-            return _relink(("lit", *(compact(element, shadow) for element in node.elts)), links)
+            elements = [compact(element, shadow) for element in node.elts]
+            positional = kind is ast.Tuple and not any(type(element) is ast.Starred for element in node.elts)
+            return _relink(("tlit" if positional else "lit", *elements), links)
+        elif kind is ast.BoolOp and len(node.values) <= _MAX_UNION:  # the value is one of the operands
+            return _relink(("or", *(compact(operand, shadow) for operand in node.values)), links)
+        elif kind is ast.IfExp:
+            return _relink(("or", compact(node.body, shadow), compact(node.orelse, shadow)), links)
         else:
             return OTHER
     return OTHER
 
 
-def _relink(base: Expr, links: list[tuple[str, str]]) -> Expr:
+_BUILTIN_CALLS = frozenset({"next", "iter", "enumerate"})
+# Builtins whose result holds the elements of their one iterable argument.
+_COPYING_CALLS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed"})
+
+
+def _special_call(node: ast.Call, func: Any, shadow: frozenset[str]) -> Expr | None:
+    """A call whose result its arguments decide: ``next(it[, default])``, ``iter(xs)``,
+    ``enumerate(xs)``, ``list(xs)`` (and ``tuple``, ``set``, ``frozenset``, ``sorted``,
+    ``reversed``) as ``("bi", name, argument, ...)`` (``pylink`` checks the name is the
+    builtin's), ``deque(xs)`` as ``("deque", callee, argument)`` (checked to be collections'),
+    and ``cast(T, value)`` as ``("cast", callee, type)`` (checked to be typing's)."""
+    args = node.args
+    if any(type(argument) is ast.Starred for argument in args):
+        return None
+    name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else ""
+    if len(args) == 1 and (not node.keywords or name == "sorted"):
+        if type(func) is ast.Name and name in _COPYING_CALLS and name not in shadow:
+            return ("bi", name, compact(args[0], shadow))
+        if name == "deque":
+            callee = compact(func, shadow)
+            return ("deque", callee, compact(args[0], shadow)) if callee is not OTHER else None
+    if node.keywords:
+        return None
+    if type(func) is ast.Name and func.id in _BUILTIN_CALLS and func.id not in shadow:
+        wanted = (1, 2) if func.id == "next" else (1,)
+        if len(args) in wanted:
+            return ("bi", func.id, *(compact(argument, shadow) for argument in args))
+        return None
+    if name == "cast" and len(args) == 2:
+        callee = compact(func, shadow)
+        declared = compact_type(args[0])
+        return ("cast", callee, declared) if callee is not OTHER and declared is not OTHER else None
+    return None
+
+
+def _relink(base: Expr, links: list[tuple[str, Any]]) -> Expr:
     expression = base
-    for kind, attribute in reversed(links):
-        expression = ("a", expression, attribute) if kind == "a" else (kind, expression)
+    for kind, attribute in reversed(links):  # an attribute's name, a call's first argument
+        expression = (kind, expression, attribute) if kind in ("a", "ca") else (kind, expression)
     return expression
 
 
@@ -203,14 +270,16 @@ def compact_type(node: Any, depth: int = 0) -> Expr:
             return compact_type(elements[0], depth + 1)
         if name == "Union":
             return _union(elements, depth)
-        if name in _CLASS_TYPES:
-            expression = compact(elements[0])
-            return OTHER if expression is OTHER else ("tc", expression)
+        if name in _CLASS_TYPES:  # type[X], type["X"]: the class itself
+            named = compact_type(elements[0], depth + 1)
+            return ("tc", named[1]) if named[0] == "t" else OTHER
         if name in _CONTAINERS:
             return ("e", compact_type(elements[0], depth + 1))
         if name in ("Tuple", "tuple") and len(elements) == 2 and type(elements[1]) is ast.Constant \
                 and elements[1].value is Ellipsis:
             return ("e", compact_type(elements[0], depth + 1))
+        if name in ("Tuple", "tuple") and 0 < len(elements) <= _MAX_UNION:  # members by position
+            return ("tu", *(compact_type(element, depth + 1) for element in elements))
         if name in _MAPPINGS and len(elements) == 2:
             return ("m", compact_type(elements[0], depth + 1), compact_type(elements[1], depth + 1))
         if name in ("ContextManager", "AbstractContextManager", "AsyncContextManager"):
@@ -237,6 +306,64 @@ def _flattened(node: Any) -> Iterator[Any]:
             stack.append(item.value)
         else:
             yield item
+
+
+_IN_LAMBDA = "<lambda>"  # in a walk's shadowed names: a lambda's body (no source name is spelled so)
+
+
+def _rename(expression: Any, renames: dict[str, str]) -> Any:
+    if type(expression) is not tuple:
+        return expression
+    if len(expression) == 2 and expression[0] == "n" and expression[1] in renames:
+        return ("n", renames[expression[1]])
+    return tuple(_rename(part, renames) for part in expression)
+
+
+def _isinstance_test(test: Any) -> tuple[str, Expr] | None:
+    """``isinstance(name, C)`` or ``isinstance(name, (C, D))`` as (name, the type it declares);
+    ``pylink`` checks ``isinstance`` is the builtin."""
+    if not (type(test) is ast.Call and type(test.func) is ast.Name and test.func.id == "isinstance"
+            and len(test.args) == 2 and not test.keywords and type(test.args[0]) is ast.Name):
+        return None
+    classes = test.args[1]
+    if type(classes) is ast.Tuple:
+        if not classes.elts or len(classes.elts) > _MAX_UNION:
+            return None
+        declared = _union(list(classes.elts), 0)
+    else:
+        declared = compact_type(classes)
+    return (test.args[0].id, declared) if declared is not OTHER else None
+
+
+def _rebinds(statements: list[ast.stmt], name: str) -> bool:
+    """Whether ``statements`` (nested blocks included) may bind ``name`` again."""
+    for statement in statements:
+        node: Any
+        for node in ast.walk(statement):
+            kind = type(node)
+            if kind is ast.Name and type(node.ctx) is not ast.Load and node.id == name:
+                return True
+            if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) and node.name == name:
+                return True
+            if kind in (ast.Import, ast.ImportFrom) and any(
+                    (alias.asname or alias.name.partition(".")[0]) == name for alias in node.names):
+                return True
+            if kind in (ast.Global, ast.Nonlocal) and name in node.names:
+                return True
+            if kind is ast.ExceptHandler and node.name == name:
+                return True
+    return False
+
+
+def _unpacked(target: Any, value: Expr) -> list[tuple[ast.Name, Expr]] | None:
+    """``a, b = value`` as each name and ``("ix", value, position, count)``: only for a flat
+    target of plain names (a starred or nested one shifts positions: None)."""
+    if type(target) not in (ast.Tuple, ast.List) or value is OTHER or value == ("el", OTHER):
+        return None
+    names = target.elts
+    if not names or not all(type(name) is ast.Name for name in names):
+        return None
+    return [(name, ("ix", value, position, len(names))) for position, name in enumerate(names)]
 
 
 def _decorator_name(node: Any) -> str:
@@ -300,6 +427,31 @@ class _Walker:
         self.fallback = 0  # inside an except handler: bindings there are fallbacks
         self.names: list[Expr] = []  # pending name loads, filtered at the end
         self.all_unknown = False
+        # Names narrowed in the block being walked (``if isinstance(x, C):``, ``except E as x:``):
+        # a use there reads the block's own binding, under a name no source can spell.
+        self.renames: dict[str, str] = {}
+
+    def compact(self, node: Any, shadow: frozenset[str] = frozenset()) -> Expr:
+        """``compact(node)``, its narrowed names read as the block's bindings (not in a lambda's
+        body, which may run after the block)."""
+        expression = compact(node, shadow)
+        if self.renames and _IN_LAMBDA not in shadow:
+            return _rename(expression, self.renames)
+        return expression
+
+    def narrowed(self, statements: list[ast.stmt], scope: Scope, name: str, binding: Expr, line: int) -> None:
+        """Walk ``statements`` with ``name`` read as ``binding`` (unless they rebind it)."""
+        if _rebinds(statements, name):
+            self.body(statements, scope)
+            return
+        alias = f"{name}@{line}"
+        self.bind(scope, alias, binding)
+        saved = self.renames
+        self.renames = {**saved, name: alias}
+        try:
+            self.body(statements, scope)
+        finally:
+            self.renames = saved
 
     # -- definitions -------------------------------------------------------------------------
     def define(self, kind: str, name: str, node: Any, decorators: list[ast.expr], parent: Definition) -> Definition:
@@ -341,7 +493,7 @@ class _Walker:
                                            scope, enclosing, alias.name))
         elif kind is ast.Assign:
             self.expression(node.value, scope, enclosing)
-            value = compact(node.value)
+            value = self.compact(node.value)
             for target in node.targets:
                 self.assign(target, value, scope, node.lineno, node.value)
         elif kind is ast.AnnAssign:
@@ -362,9 +514,9 @@ class _Walker:
         elif kind in (ast.For, ast.AsyncFor):
             self.expression(node.iter, scope, enclosing)
             if type(node.target) is ast.Name:
-                self.bind(scope, node.target.id, (ITER, compact(node.iter), scope, node.lineno, self.fallback))
+                self.bind(scope, node.target.id, (ITER, self.compact(node.iter), scope, node.lineno, self.fallback))
             else:
-                self.assign(node.target, OTHER, scope, node.lineno, None)
+                self.assign(node.target, ("el", self.compact(node.iter)), scope, node.lineno, None)
             self.body(node.body, scope)
             self.body(node.orelse, scope)
         elif kind in (ast.With, ast.AsyncWith):
@@ -373,7 +525,7 @@ class _Walker:
                 if item.optional_vars is not None:
                     if type(item.optional_vars) is ast.Name:
                         self.bind(scope, item.optional_vars.id,
-                                  (ENTER, compact(item.context_expr), scope, node.lineno, self.fallback))
+                                  (ENTER, self.compact(item.context_expr), scope, node.lineno, self.fallback))
                     else:
                         self.assign(item.optional_vars, OTHER, scope, node.lineno, None)
             self.body(node.body, scope)
@@ -382,23 +534,34 @@ class _Walker:
             for handler in node.handlers:
                 if handler.type is not None:
                     self.expression(handler.type, scope, enclosing)
+                caught = self.compact(handler.type) if handler.type is not None else OTHER
                 if handler.name:
-                    self.bind(scope, handler.name,
-                              (EXCEPT, compact(handler.type), scope, handler.lineno, self.fallback))
+                    self.bind(scope, handler.name, (EXCEPT, caught, scope, handler.lineno, self.fallback))
                 self.fallback += 1
-                self.body(handler.body, scope)
+                if handler.name:  # the name is the handler's own: Python unbinds it at the end
+                    self.narrowed(handler.body, scope, handler.name,
+                                  (EXCEPT, caught, scope, handler.lineno, self.fallback), handler.lineno)
+                else:
+                    self.body(handler.body, scope)
                 self.fallback -= 1
             self.body(node.orelse, scope)
             self.body(node.finalbody, scope)
         elif kind in (ast.If, ast.While):
             self.expression(node.test, scope, enclosing)
-            self.body(node.body, scope)
+            narrowing = _isinstance_test(node.test) if kind is ast.If else None
+            if narrowing is not None:
+                name, declared = narrowing
+                self.narrowed(node.body, scope, name,
+                              (VALUE, ("narrow", self.compact(node.test.args[0]), declared), scope, node.lineno,
+                               self.fallback), node.lineno)
+            else:
+                self.body(node.body, scope)
             self.body(node.orelse, scope)
         elif kind is ast.Return:
             value = node.value
             if value is not None:
                 self.expression(value, scope, enclosing)
-            scope.returns.append(compact(value) if value is not None else NONE)
+            scope.returns.append(self.compact(value) if value is not None else NONE)
         elif kind is ast.Global:
             scope.globals.update(node.names)
         elif kind is ast.Nonlocal:
@@ -452,6 +615,11 @@ class _Walker:
                 owner.instance_attrs.setdefault(target.attr, []).append(
                     (binding_kind, value, scope, line, self.fallback))
         elif kind in (ast.Tuple, ast.List, ast.Starred):
+            members = _unpacked(target, value)
+            if members is not None:  # a, b = ...: each name one position of the value
+                for element, member in members:
+                    self.bind(scope, element.id, (VALUE, member, scope, line, self.fallback))
+                return
             for element in _flattened(target):
                 self.assign(element, OTHER, scope, line, None)
         else:  # a subscript target: its parts are uses
@@ -520,7 +688,9 @@ class _Walker:
         if in_class:
             inner.owner = scope
         self.parameters(inner, definition, positional, arguments, in_class, _parametrized(node.decorator_list))
+        saved, self.renames = self.renames, {}  # a nested body may run after the block: not narrowed
         self.body(node.body, inner)
+        self.renames = saved
         if inner.yields:
             definition.flags |= GENERATOR
 
@@ -533,6 +703,8 @@ class _Walker:
         first_is_receiver = in_class and not flags & STATIC and bool(positional)
         with_default = len(positional) - len(arguments.defaults)
         line = definition.line
+        if positional and not first_is_receiver:
+            definition.first_parameter = positional[0].arg
         for position, argument in enumerate(positional):
             name = argument.arg
             if position == 0 and first_is_receiver:
@@ -564,7 +736,9 @@ class _Walker:
         for keyword in node.keywords:
             self.expression(keyword.value, scope, definition)
         self.bind(scope, node.name, (DEF, definition, scope, node.lineno, self.fallback))
+        saved, self.renames = self.renames, {}
         self.body(node.body, inner)
+        self.renames = saved
 
     # -- expressions -------------------------------------------------------------------------
     def expression(self, root: ast.expr, scope: Scope, enclosing: Definition, role: str = LOAD) -> None:
@@ -580,14 +754,15 @@ class _Walker:
             kind = type(node)
             if kind is ast.Name:
                 if type(node.ctx) is ast.Load and node.id not in shadow:
-                    self.names.append((node.lineno, node.col_offset + 1, role, ("n", node.id), here,
+                    read = self.renames.get(node.id, node.id) if _IN_LAMBDA not in shadow else node.id
+                    self.names.append((node.lineno, node.col_offset + 1, role, ("n", read), here,
                                        enclosing, node.id))
             elif kind is ast.Attribute:
                 attribute = node.attr
                 if type(node.ctx) is ast.Load:
                     line = node.end_lineno or node.lineno
                     column = (node.end_col_offset or 0) - len(attribute.encode("utf-8")) + 1
-                    pending.append((line, column, role, compact(node, shadow), here, enclosing, attribute))
+                    pending.append((line, column, role, self.compact(node, shadow), here, enclosing, attribute))
                 stack.append((node.value, LOAD, shadow, here))
             elif kind is ast.Call:
                 stack += [(argument, LOAD, shadow, here) for argument in node.args]
@@ -601,7 +776,7 @@ class _Walker:
                                          *(x for x in (arguments.vararg, arguments.kwarg) if x is not None)]}
                 stack.extend((d, LOAD, shadow, here) for d in [*arguments.defaults, *arguments.kw_defaults]
                              if d is not None)
-                stack.append((node.body, LOAD, shadow | names, here))
+                stack.append((node.body, LOAD, shadow | names | {_IN_LAMBDA}, here))
             elif kind in _COMPREHENSIONS:
                 inner = Scope("comprehension", here, here.definition, self.facts)
                 inner.owner = here.owner
@@ -609,8 +784,12 @@ class _Walker:
                     source = here if index == 0 else inner  # the first iterable is evaluated outside
                     stack.append((generator.iter, LOAD, shadow, source))
                     target = generator.target
+                    members = _unpacked(target, ("el", self.compact(generator.iter, shadow)))
                     if type(target) is ast.Name:
-                        inner.bind(target.id, (ITER, compact(generator.iter, shadow), source, node.lineno, 0))
+                        inner.bind(target.id, (ITER, self.compact(generator.iter, shadow), source, node.lineno, 0))
+                    elif members is not None:
+                        for unpacked, member in members:
+                            inner.bind(unpacked.id, (VALUE, member, source, node.lineno, 0))
                     else:
                         for element in ast.walk(target):
                             if type(element) is ast.Name:
@@ -624,7 +803,7 @@ class _Walker:
             elif kind in (ast.Yield, ast.YieldFrom):
                 value = node.value
                 if kind is ast.Yield:
-                    here.yields.append(compact(value, shadow) if value is not None else NONE)
+                    here.yields.append(self.compact(value, shadow) if value is not None else NONE)
                 else:
                     here.yields.append(OTHER)
                 if value is not None:
@@ -635,7 +814,8 @@ class _Walker:
                     outer = here
                     while outer.kind == "comprehension" and outer.parent is not None:
                         outer = outer.parent
-                    self.bind(outer, target.id, (VALUE, compact(node.value, shadow), here, node.lineno, self.fallback))
+                    self.bind(outer, target.id,
+                              (VALUE, self.compact(node.value, shadow), here, node.lineno, self.fallback))
                 stack.append((node.value, LOAD, shadow, here))
             elif kind is not ast.Constant:
                 for field in _CHILD_FIELDS.get(kind) or _child_fields(kind):

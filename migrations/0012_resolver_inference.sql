@@ -1,0 +1,19 @@
+-- Migration 0012 (schema version 12): both resolvers bind more.
+--
+-- Python (index/pyscope.py, index/pylink.py): calls through a class named by a string in
+-- `type["X"]`, either operand of `or`/`and`/`x if c else y`, what `next()`/`iter()`/`enumerate()`
+-- give, `list()`/`sorted()`/`deque()`... of an iterable, `typing.cast(X, v)`, `except E as e` and
+-- `isinstance` narrowing, a function returning its first argument, and a tuple's members by
+-- position (`a, b = f()` of a `Tuple[A, B]` or a literal `return a, b`, `for i, x in
+-- enumerate(xs)`).
+--
+-- JavaScript/TypeScript (index/jsscope.py, index/jsresolve.py): a file the pinned grammar misreads
+-- (variance annotations `<out A>`, call signatures on lines of their own with no `;`) is parsed
+-- once more repaired (index/tsrepair.py) and the tree with fewer errors kept; a call's result is
+-- typed by the class its function declares it returns (`make(): C`, so `make().m()` binds); a
+-- binding that refers to itself (`const Clock: Clock = ...`) is no information, not a crash.
+--
+-- The tables keep their shape; a version 11 index holds the rows of the resolvers before these
+-- (those calls unbound or absent), so it is derived again rather than migrated in place; this
+-- step exists so the numbered steps still equal schema.sql.
+PRAGMA user_version = 12;            -- the schema version; see migrations/
