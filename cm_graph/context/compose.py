@@ -19,7 +19,7 @@ from typing import Any
 import apsw
 
 from ..base.envelope import next_action, remedy_actions, reply
-from ..base.printable import printable_prose
+from ..base.printable import PROSE_FIELDS, printable, printable_prose
 from ..base.records import record
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
@@ -179,7 +179,9 @@ def _answer(
                     "truncated": bool(omissions), "unverified_citations": book.unverified},
             capability_id=capability_id("code_context", intent, target), answer_id=ID_PLACEHOLDER,
         )
-        printable_prose(document)
+        _printable_but(document, "sections")  # the items were made printable once, before the fit
+        for section in document["sections"].values():
+            _printable_but(section, "items")
         encode(document)
         document["answer_id"] = answer_id(document)
         cursors = {name: cursor_for(name, sections[name]["shown"], max_chars, max_items, graph["generation"],
@@ -189,9 +191,24 @@ def _answer(
         printable_prose(document["next_actions"])  # the rest was made printable before the id
         return document
 
+    for found in raw.values():
+        if found is not None:
+            printable_prose(found.items)  # once: a build cites copies of them, which adds no prose
     shown = {row.name: min(len(found.items), max_items) if (found := raw[row.name]) is not None else 0
              for row in rows}
     return fit(shown, max_chars, build, FIRST_SECTION[intent])
+
+
+def _printable_but(mapping: dict[str, Any], skip: str) -> None:
+    """``printable_prose`` of ``mapping`` in place, but for its ``skip`` member (already printable)."""
+    for key, value in mapping.items():
+        if key == skip:
+            continue
+        if isinstance(value, str):
+            if key in PROSE_FIELDS:
+                mapping[key] = printable(value)
+        else:
+            printable_prose(value)
 
 
 def _found_none(ran: list[Section], sections: dict[str, Any]) -> list[Section]:

@@ -16,6 +16,7 @@ which every surface shares.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from ..base.jsonio import dumps_wire
@@ -138,7 +139,8 @@ def table(items: list[dict[str, Any]]) -> dict[str, Any]:
     rows share, when naming the few other rows' values in ``except``, by row index, is shorter
     than a column: sympy's callers are ``calls``/``extracted`` but for three ``indirect_call``
     rows), ``columns`` and ``rows`` (one list per item, in order); ``wire.section_items`` reads
-    it back."""
+    it back. Each value is spelt once (``spelled``): the budget's fit builds a hub's answer
+    several times, and spelling every value of every column again was a third of its work."""
     columns = list(dict.fromkeys(key for item in items for key in item))
     same: dict[str, Any] = {}
     unlike: dict[str, dict[str, Any]] = {}
@@ -147,12 +149,13 @@ def table(items: list[dict[str, Any]]) -> dict[str, Any]:
             if not all(key in item for item in items):
                 continue
             values = [item[key] for item in items]
-            common, others = _usual(values)
+            texts = [spelled(value) for value in values]
+            common, others = _usual(values, texts)
             if not others:
                 same[key] = common
                 continue
-            as_column = len(dumps_wire(key)) + 1 + sum(len(dumps_wire(value)) + 1 for value in values)
-            named = 2 * (len(dumps_wire(key)) + 2) + len(dumps_wire(common)) + len(dumps_wire(others))
+            as_column = len(spelled(key)) + 1 + sum(len(text) + 1 for text in texts)
+            named = 2 * (len(spelled(key)) + 2) + len(spelled(common)) + len(dumps_wire(others))
             if named < as_column:
                 same[key], unlike[key] = common, others
     columns = [key for key in columns if key not in same]
@@ -164,16 +167,35 @@ def table(items: list[dict[str, Any]]) -> dict[str, Any]:
     return wire
 
 
-def _usual(values: list[Any]) -> tuple[Any, dict[str, Any]]:
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def spelled(value: Any) -> str:
+    """``dumps_wire(value)``, a scalar's spelling remembered (a label, a path or a relation word
+    recurs in every row and every build of an answer); keyed by its type too, so ``1`` and
+    ``True`` stay apart."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return _spelled_scalar(kind.__name__, value)
+    return dumps_wire(value)
+
+
+@lru_cache(maxsize=16384)
+def _spelled_scalar(kind: str, value: Any) -> str:
+    return dumps_wire(value)
+
+
+def _usual(values: list[Any], texts: list[str]) -> tuple[Any, dict[str, Any]]:
     """The value most rows hold (the first such in row order on a tie) and, by row index, every
-    other row's value."""
-    spelled = [dumps_wire(value) for value in values]
+    other row's value; ``texts`` are the values spelt."""
     counts: dict[str, int] = {}
-    for text in spelled:
+    for text in texts:
         counts[text] = counts.get(text, 0) + 1
     best = max(counts, key=lambda text: counts[text])  # max keeps the first of equal counts
-    common = values[spelled.index(best)]
-    return common, {str(index): value for index, (value, text) in enumerate(zip(values, spelled, strict=True))
+    if counts[best] == len(texts):
+        return values[0], {}
+    common = values[texts.index(best)]
+    return common, {str(index): value for index, (value, text) in enumerate(zip(values, texts, strict=True))
                     if text != best}
 
 

@@ -90,3 +90,20 @@ def test_a_v2_answer_reads_back_as_a_v3_one() -> None:
             assert (item["path"], item["line"], item["site"]) == ("pkg/a.py", 3,
                                                                   {"path": "pkg/a.py", "line": 4, "cite": "c1"})
             assert [(more["path"], more["line"]) for more in item["also"]] == [("pkg/a.py", 6)]
+
+
+def test_a_column_keeps_values_that_python_calls_equal_but_json_spells_apart() -> None:
+    """``shape.spelled`` remembers a scalar's spelling across rows and builds: ``1``, ``True``,
+    ``0`` and ``False`` compare equal in Python, but the wire spells them apart: a column where
+    every row but one holds ``1`` still names the ``True`` row in ``except``, so each row reads back
+    with its own value and type."""
+    values: list[Any] = [1] * 30
+    values[5], values[20] = True, False
+    shown = [{"label": f"f{number}()", "cite": None, "path": "pkg/a.py", "line": number + 1, "mark": value}
+             for number, value in enumerate(values)]
+    document: dict[str, Any] = {"answer": "", "citations": [], "sections": {"s": {
+        "status": "ok", "reason": None, "detail": None, "shown": len(shown), "total": len(shown),
+        "items": [dict(item) for item in shown]}}}
+    encode(document)
+    back = section_items(document["sections"]["s"], document["citations"])
+    assert [(type(item["mark"]), item["mark"]) for item in back] == [(type(value), value) for value in values]
