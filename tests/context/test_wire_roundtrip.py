@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cm_graph.base.rules import citation_string
 from cm_graph.base.jsonio import dumps_wire
+from cm_graph.base.rules import citation_string
 from cm_graph.context.shape import AT_SITE, encode, table
 from cm_graph.context.wire import cited, header, section_items
 
