@@ -69,14 +69,18 @@ PROSE_FIELDS = frozenset({"answer", "detail", "next_action", "why", "command"})
 
 def printable_prose(value: Any) -> Any:
     """``value`` (a JSON-ready answer) with the string of every ``PROSE_FIELDS`` key, at any
-    depth, made ``printable`` in place; returned for chaining."""
+    depth, made ``printable`` in place; returned for chaining. Only containers are descended
+    into (an answer's rows are mostly scalars, and the budget's fit walks a hub's answer several
+    times)."""
     if isinstance(value, dict):
         for key, item in value.items():
-            if key in PROSE_FIELDS and isinstance(item, str):
-                value[key] = printable(item)
-            else:
+            if isinstance(item, str):
+                if key in PROSE_FIELDS:
+                    value[key] = printable(item)
+            elif isinstance(item, (dict, list)):
                 printable_prose(item)
     elif isinstance(value, list):
         for item in value:
-            printable_prose(item)
+            if isinstance(item, (dict, list)):
+                printable_prose(item)
     return value

@@ -19,7 +19,7 @@ from typing import Any
 import apsw
 
 from ..base.envelope import next_action, remedy_actions, reply
-from ..base.printable import printable_prose
+from ..base.printable import PROSE_FIELDS, printable, printable_prose
 from ..base.records import record
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
@@ -179,19 +179,53 @@ def _answer(
                     "truncated": bool(omissions), "unverified_citations": book.unverified},
             capability_id=capability_id("code_context", intent, target), answer_id=ID_PLACEHOLDER,
         )
-        printable_prose(document)
+        _printable_but(document, "sections")  # the items were made printable once, before the fit
+        for section in document["sections"].values():
+            _printable_but(section, "items")
         encode(document)
-        document["answer_id"] = answer_id(document)
-        cursors = {name: cursor_for(name, sections[name]["shown"], max_chars, max_items, graph["generation"],
-                                    document["answer_id"]) for name in pages}
-        navigated(document, cursors, _next_actions(intent, target, read.freshness, omissions, max_chars, max_items,
-                                                   cursors))
-        printable_prose(document["next_actions"])  # the rest was made printable before the id
+        # A try of the fit is sized with the placeholder id, as long as any id and spelt in the
+        # cursors alike, so its size is the answer's; only the answer kept is hashed (``stamp``).
+        cuts[id(document)] = {name: sections[name]["shown"] for name in pages}, omissions
+        _navigate(document, cuts[id(document)])
         return document
 
+    cuts: dict[int, tuple[dict[str, int], list[dict[str, Any]]]] = {}
+
+    def _navigate(document: dict[str, Any], cut: tuple[dict[str, int], list[dict[str, Any]]]) -> None:
+        shown, omissions = cut
+        cursors = {name: cursor_for(name, offset, max_chars, max_items, graph["generation"], document["answer_id"])
+                   for name, offset in shown.items()}
+        actions = _next_actions(intent, target, read.freshness, omissions, max_chars, max_items, cursors)
+        printable_prose(actions)  # the rest was made printable before the id
+        if "pages" in document:
+            document["pages"] = cursors
+            document["next_actions"] = actions
+        else:
+            navigated(document, cursors, actions)
+
+    def stamp(document: dict[str, Any]) -> dict[str, Any]:
+        document["answer_id"] = answer_id(document)  # pages and next actions are outside it
+        _navigate(document, cuts[id(document)])
+        return document
+
+    for found in raw.values():
+        if found is not None:
+            printable_prose(found.items)  # once: a build cites copies of them, which adds no prose
     shown = {row.name: min(len(found.items), max_items) if (found := raw[row.name]) is not None else 0
              for row in rows}
-    return fit(shown, max_chars, build, FIRST_SECTION[intent])
+    return stamp(fit(shown, max_chars, build, FIRST_SECTION[intent]))
+
+
+def _printable_but(mapping: dict[str, Any], skip: str) -> None:
+    """``printable_prose`` of ``mapping`` in place, but for its ``skip`` member (already printable)."""
+    for key, value in mapping.items():
+        if key == skip:
+            continue
+        if isinstance(value, str):
+            if key in PROSE_FIELDS:
+                mapping[key] = printable(value)
+        else:
+            printable_prose(value)
 
 
 def _found_none(ran: list[Section], sections: dict[str, Any]) -> list[Section]:

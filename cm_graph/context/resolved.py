@@ -20,6 +20,7 @@ a node it could not match) has no resolved evidence at all: its sections are ``u
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import apsw
@@ -80,38 +81,53 @@ def walk(connection: apsw.Connection, node: int, spec: WalkSpec, roles: tuple[st
     (``walks.hop_rows``), so a hop another walk of the answer read is not read again."""
     assert spec.direction == INCOMING, "the resolver records uses: a resolved walk goes against them"
     seen, frontier, steps, read, limited = {node}, [node], [], 0, False
+    new: Callable[..., Step] = tuple.__new__  # a Step built straight from its fields: a hub's walk makes 2,000
     for hop in range(1, spec.depth + 1):
         if not frontier:
             break
-        rows: list[tuple[int, int, str, str, str, str, int | None]] = []
+        graph_rows: list[tuple[int, int, int, str, str, str, int | None]] = []
         nodes = [key for key in frontier if key > 0]
         if nodes:
-            graph_rows: list[tuple[int, int, int, str, str, str, int | None]] = hop_rows(
+            graph_rows = hop_rows(
                 connection, "neighbours", {"frontier": json.dumps(nodes), "direction": INCOMING,
                                            "relations": json.dumps(list(spec.relations)),
                                            "limit": MAX_READ - read + 1}, reads)
-            for origin, reached, _, relation, confidence, path, line in graph_rows:
-                rows.append((origin, reached, GRAPH, relation, confidence, path, line))
-        budget = MAX_READ - read - len(rows) + 1
-        if budget > 0:
-            # A definition that imports the name and uses it is reached by its use, not its import
-            # (an import beside a use in the same file is folded, and would take the use with it).
-            rows += sorted(_resolved_hop(connection, frontier, roles, budget, reads),
-                           key=lambda row: row[3] == "import")
-        if len(rows) > MAX_READ - read:
-            rows, limited = rows[: MAX_READ - read], True
-        read += len(rows)
+        budget = MAX_READ - read - len(graph_rows) + 1
+        # A definition that imports the name and uses it is reached by its use, not its import
+        # (an import beside a use in the same file is folded, and would take the use with it).
+        resolved_rows = sorted(_resolved_hop(connection, frontier, roles, budget, reads),
+                               key=_imports_last) if budget > 0 else []
+        room = MAX_READ - read
+        if len(graph_rows) + len(resolved_rows) > room:
+            limited = True
+            graph_rows = graph_rows[:room]
+            resolved_rows = resolved_rows[:room - len(graph_rows)]
+        read += len(graph_rows) + len(resolved_rows)
         frontier = []
-        for origin, reached, evidence, relation, confidence, path, line in rows:
+        for origin, reached, _, relation, confidence, path, line in graph_rows:
             if reached in seen:
                 continue
             seen.add(reached)
             frontier.append(reached)
-            steps.append(Step(hop, reached, origin, evidence, relation, confidence, path, line))
+            steps.append(new(Step, (hop, reached, origin, GRAPH, relation, confidence, path, line)))
+        for origin, reached, evidence, relation, confidence, path, line in resolved_rows:
+            if reached in seen:
+                continue
+            seen.add(reached)
+            frontier.append(reached)
+            steps.append(new(Step, (hop, reached, origin, evidence, relation, confidence, path, line)))
         if limited:
             break
-    steps.sort(key=lambda s: (s.hop, s.evidence != GRAPH, s.reached))
+    steps.sort(key=_walk_order)
     return Reach(tuple(steps), limited)
+
+
+def _imports_last(row: tuple[int, int, str, str, str, str, int | None]) -> bool:
+    return row[3] == "import"
+
+
+def _walk_order(step: Step) -> tuple[int, bool, int]:
+    return step.hop, step.evidence != GRAPH, step.reached
 
 
 def _resolved_hop(

@@ -16,6 +16,7 @@ which every surface shares.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from ..base.jsonio import dumps_wire
@@ -138,7 +139,9 @@ def table(items: list[dict[str, Any]]) -> dict[str, Any]:
     rows share, when naming the few other rows' values in ``except``, by row index, is shorter
     than a column: sympy's callers are ``calls``/``extracted`` but for three ``indirect_call``
     rows), ``columns`` and ``rows`` (one list per item, in order); ``wire.section_items`` reads
-    it back."""
+    it back. The budget's fit builds a hub's answer several times, so a column costs one pass:
+    its values are grouped by ``_same_key`` (equal keys, equal spellings), each distinct value is
+    spelt once, and both layouts' lengths are summed from those spellings, never written out."""
     columns = list(dict.fromkeys(key for item in items for key in item))
     same: dict[str, Any] = {}
     unlike: dict[str, dict[str, Any]] = {}
@@ -147,14 +150,15 @@ def table(items: list[dict[str, Any]]) -> dict[str, Any]:
             if not all(key in item for item in items):
                 continue
             values = [item[key] for item in items]
-            common, others = _usual(values)
-            if not others:
-                same[key] = common
+            first, kind = values[0], type(values[0])
+            if kind in _SCALARS and all(type(value) is kind and value == first for value in values):
+                same[key] = first  # one spelling: no layout to weigh
                 continue
-            as_column = len(dumps_wire(key)) + 1 + sum(len(dumps_wire(value)) + 1 for value in values)
-            named = 2 * (len(dumps_wire(key)) + 2) + len(dumps_wire(common)) + len(dumps_wire(others))
-            if named < as_column:
-                same[key], unlike[key] = common, others
+            common, others = _usual(values, key)
+            if others is not None:
+                same[key] = common
+                if others:
+                    unlike[key] = others
     columns = [key for key in columns if key not in same]
     wire: dict[str, Any] = {"same": same} if same else {}
     if unlike:
@@ -164,17 +168,58 @@ def table(items: list[dict[str, Any]]) -> dict[str, Any]:
     return wire
 
 
-def _usual(values: list[Any]) -> tuple[Any, dict[str, Any]]:
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def spelled(value: Any) -> str:
+    """``dumps_wire(value)``, a scalar's spelling remembered (a label, a path or a relation word
+    recurs in every row and every build of an answer); keyed by its type too, so ``1`` and
+    ``True`` stay apart."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return _spelled_scalar(kind.__name__, value)
+    return dumps_wire(value)
+
+
+@lru_cache(maxsize=16384)
+def _spelled_scalar(kind: str, value: Any) -> str:
+    return dumps_wire(value)
+
+
+def _same_key(value: Any) -> Any:
+    """A key two values share exactly when ``dumps_wire`` spells them alike: a scalar's type and
+    value (``1`` and ``True`` compare equal but are spelt apart), else its spelling."""
+    kind = type(value)
+    return (kind, value) if kind in _SCALARS else dumps_wire(value)
+
+
+def _usual(values: list[Any], column: str) -> tuple[Any, dict[str, Any] | None]:
     """The value most rows hold (the first such in row order on a tie) and, by row index, every
-    other row's value."""
-    spelled = [dumps_wire(value) for value in values]
-    counts: dict[str, int] = {}
-    for text in spelled:
-        counts[text] = counts.get(text, 0) + 1
-    best = max(counts, key=lambda text: counts[text])  # max keeps the first of equal counts
-    common = values[spelled.index(best)]
-    return common, {str(index): value for index, (value, text) in enumerate(zip(values, spelled, strict=True))
-                    if text != best}
+    other row's value ({}: every row holds it), when naming those is shorter than the column;
+    else (``None``, ``None``): the column stays. The lengths are ``dumps_wire``'s exactly: its
+    escaping (``printable_json``) is character by character, so an object's spelling is its
+    keys' and values' spellings and its ASCII punctuation."""
+    keys = [_same_key(value) for value in values]
+    counts: dict[Any, int] = {}
+    texts: dict[Any, int] = {}  # each distinct value's spelt length, spelt at its first row
+    for index, key in enumerate(keys):
+        if key in counts:
+            counts[key] += 1
+        else:
+            counts[key] = 1
+            texts[key] = len(spelled(values[index]))
+    best = max(counts, key=counts.__getitem__)  # max keeps the first of equal counts
+    if counts[best] == len(keys):
+        return values[0], {}
+    name = len(spelled(column))
+    as_column = name + 1 + sum(count * (texts[key] + 1) for key, count in counts.items())
+    other_rows = [index for index, key in enumerate(keys) if key != best]
+    # "except": {"<index>":<value>,...}: braces, each index quoted with its colon, commas between.
+    named = (2 * (name + 2) + texts[best] + 2 + len(other_rows) - 1
+             + sum(len(str(index)) + 3 + texts[keys[index]] for index in other_rows))
+    if named >= as_column:
+        return None, None
+    return values[keys.index(best)], {str(index): values[index] for index in other_rows}
 
 
 def flat_item(item: dict[str, Any]) -> dict[str, Any]:

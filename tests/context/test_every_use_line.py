@@ -94,8 +94,9 @@ def test_a_use_of_the_anchor_inside_itself_is_cited_on_the_anchor(tmp_path: Path
              "edges": [edge("merge", "pick", "calls", path="m.py", location="L2")]}
     document = ask_context(published(make_repo(tmp_path / "repo", {"m.py": SELF}), state_dir, graph), "usage", "merge")
     [anchor] = document["anchors"]
-    assert [document_location(document, cid) for cid in anchor["also"]] == [("m.py", 2)]
-    assert f"It uses itself at `L2` [{anchor['also'][0]}]." in document["answer"]
+    # L3 too: `pick` returns its first argument, so the resolver knows `factory` is `merge`
+    assert [document_location(document, cid) for cid in anchor["also"]] == [("m.py", 2), ("m.py", 3)]
+    assert f"It uses itself at `L2` [{anchor['also'][0]}]" in document["answer"]
 
 
 def document_location(document: dict[str, Any], cid: str) -> tuple[str, int | None]:

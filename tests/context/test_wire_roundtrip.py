@@ -9,8 +9,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cm_graph.base.jsonio import dumps_wire
 from cm_graph.base.rules import citation_string
-from cm_graph.context.shape import AT_SITE, encode
+from cm_graph.context.shape import AT_SITE, encode, table
 from cm_graph.context.wire import cited, header, section_items
 
 PATHS = st.sampled_from(["pkg/a.py", "pkg/b.py", "tests/test_a.py"])
@@ -90,3 +91,47 @@ def test_a_v2_answer_reads_back_as_a_v3_one() -> None:
             assert (item["path"], item["line"], item["site"]) == ("pkg/a.py", 3,
                                                                   {"path": "pkg/a.py", "line": 4, "cite": "c1"})
             assert [(more["path"], more["line"]) for more in item["also"]] == [("pkg/a.py", 6)]
+
+
+def test_a_column_keeps_values_that_python_calls_equal_but_json_spells_apart() -> None:
+    """``shape.spelled`` remembers a scalar's spelling across rows and builds: ``1``, ``True``,
+    ``0`` and ``False`` compare equal in Python, but the wire spells them apart: a column where
+    every row but one holds ``1`` still names the ``True`` row in ``except``, so each row reads back
+    with its own value and type."""
+    values: list[Any] = [1] * 30
+    values[5], values[20] = True, False
+    shown = [{"label": f"f{number}()", "cite": None, "path": "pkg/a.py", "line": number + 1, "mark": value}
+             for number, value in enumerate(values)]
+    document: dict[str, Any] = {"answer": "", "citations": [], "sections": {"s": {
+        "status": "ok", "reason": None, "detail": None, "shown": len(shown), "total": len(shown),
+        "items": [dict(item) for item in shown]}}}
+    encode(document)
+    back = section_items(document["sections"]["s"], document["citations"])
+    assert [(type(item["mark"]), item["mark"]) for item in back] == [(type(value), value) for value in values]
+
+
+def test_a_column_is_named_in_except_exactly_when_that_is_shorter_as_the_wire_spells_both() -> None:
+    """``shape.table`` weighs a column against ``same`` plus ``except`` by summing spelt lengths
+    instead of writing both out: its choice is the shorter layout as ``dumps_wire`` writes them,
+    with values the wire escapes (a bidi control, non-ASCII, a quote) and row indexes of two
+    digits, and both choices occur."""
+    chose = set()
+    for others in range(1, 14):
+        for odd in ("x", "é\u202e\"q", "a-much-longer-odd-value", 7, None):
+            values: list[Any] = ["kind"] * 15
+            for index in range(others):
+                values[14 - index] = odd if index % 2 else f"{odd}{index}"
+            items = [{"label": f"f{number}", "mark": value} for number, value in enumerate(values)]
+            wire = table(items)
+            counted = {dumps_wire(v): values.count(v) for v in values}
+            common = max(counted, key=counted.__getitem__)
+            held = next(v for v in values if dumps_wire(v) == common)
+            named_rows = {str(i): v for i, v in enumerate(values) if dumps_wire(v) != common}
+            as_column = len(dumps_wire("mark")) + 1 + sum(len(dumps_wire(v)) + 1 for v in values)
+            named = 2 * (len(dumps_wire("mark")) + 2) + len(dumps_wire(held)) + len(dumps_wire(named_rows))
+            if named < as_column:
+                assert (wire["same"]["mark"], wire["except"]["mark"]) == (held, named_rows)
+            else:
+                assert "mark" in wire["columns"] and "mark" not in wire.get("except", {})
+            chose.add(named < as_column)
+    assert chose == {True, False}
