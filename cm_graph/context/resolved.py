@@ -104,18 +104,14 @@ def walk(connection: apsw.Connection, node: int, spec: WalkSpec, roles: tuple[st
             resolved_rows = resolved_rows[:room - len(graph_rows)]
         read += len(graph_rows) + len(resolved_rows)
         frontier = []
-        for origin, reached, _, relation, confidence, path, line in graph_rows:
-            if reached in seen:
-                continue
-            seen.add(reached)
-            frontier.append(reached)
-            steps.append(new(Step, (hop, reached, origin, GRAPH, relation, confidence, path, line)))
-        for origin, reached, evidence, relation, confidence, path, line in resolved_rows:
-            if reached in seen:
-                continue
-            seen.add(reached)
-            frontier.append(reached)
-            steps.append(new(Step, (hop, reached, origin, evidence, relation, confidence, path, line)))
+        # the graph's rows first (their third field is the edge, their evidence GRAPH), then the resolver's
+        for rows, labelled in ((graph_rows, GRAPH), (resolved_rows, None)):
+            for origin, reached, third, relation, confidence, path, line in rows:
+                if reached in seen:
+                    continue
+                seen.add(reached)
+                frontier.append(reached)
+                steps.append(new(Step, (hop, reached, origin, labelled or third, relation, confidence, path, line)))
         if limited:
             break
     steps.sort(key=_walk_order)
