@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from .store import Generation
 
 MAX_GAP_FILES_SAID = 5
+MAX_GAP_NAMES_SAID = 8  # per file: effect's Schema.ts has 139, one unreadable table cell
 
 
 def recorded_definitions(generation: Generation) -> dict[str, Any] | None:
@@ -58,8 +59,14 @@ def gaps_sentence(definitions: dict[str, Any]) -> str | None:
     if not total:
         return None
     files = definitions.get("by_file") or []
-    named = "; ".join(f"{item['path']} {item['count']} ({', '.join(n['name'] for n in item['names'])})"
-                      for item in files[:MAX_GAP_FILES_SAID])
+    named = "; ".join(f"{item['path']} {item['count']} ({_names(item)})" for item in files[:MAX_GAP_FILES_SAID])
     rest = int(definitions.get("files", 0)) - MAX_GAP_FILES_SAID
     more = f"; {rest} more file(s)" if rest > 0 else ""
     return f"{total} definitions in {definitions.get('files', 0)} file(s): {named}{more}"
+
+
+def _names(item: dict[str, Any]) -> str:
+    """A file's first dropped names, and how many more it has (``count``: every one, listed or not)."""
+    shown = [n["name"] for n in item["names"][:MAX_GAP_NAMES_SAID]]
+    rest = int(item["count"]) - len(shown)
+    return ", ".join(shown) + (f", …and {rest} more" if rest > 0 else "")

@@ -151,3 +151,16 @@ def test_an_agents_ask_about_a_dropped_definition_names_it_and_the_text_answer(
     assert "extraction gap" in said and "jinja2/environment.py:709" in said
     first = reply["next_actions"][0]
     assert (first["tool"], first["arguments"]) == ("code_context", {"intent": "usage", "target": "Environment.compile"})
+
+
+def test_the_gaps_sentence_names_a_few_per_file_and_counts_the_rest() -> None:
+    """effect's ``Schema.ts`` dropped 139 definitions: the status cell and the doctor's message
+    named every one of the 50 the record keeps. A file's first eight are named and the rest
+    counted; the JSON keeps them all."""
+    from cm_graph.generation.definitions import gaps_sentence
+
+    many = {"path": "src/Schema.ts", "count": 139, "names": [{"name": f"N{i}", "line": i} for i in range(50)]}
+    few = {"path": "src/a.ts", "count": 2, "names": [{"name": "f", "line": 1}, {"name": "g", "line": 2}]}
+    said = gaps_sentence({"gaps": 141, "files": 2, "by_file": [many, few]})
+    assert said == ("141 definitions in 2 file(s): src/Schema.ts 139 (N0, N1, N2, N3, N4, N5, N6, N7, …and 131 more); "
+                    "src/a.ts 2 (f, g)")
