@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -273,19 +274,22 @@ def authorize(
 
 
 def authorize_judged(
-    store: ConnectionStore, name: str, revision: str, now: datetime, *, trust_seal: bool = False
+    store: ConnectionStore, name: str, revision: str, now: datetime, *, trust_seal: bool = False,
+    judged: Callable[[Workspace], GraphStatus | None] | None = None,
 ) -> tuple[dict[str, Any], Workspace, GraphStatus]:
     """``authorize``, also returning the status the envelope was minted from, so a question can
     be answered from that same judgement. ``trust_seal``: judge graph.bin by its seal, as the
     question path does (the agent surfaces re-derive on every call and cannot re-hash a large
-    artifact each time)."""
+    artifact each time). ``judged``: a judgement already held for the connection's workspace
+    (a resident server's, for ``revision`` with ``trust_seal``), None to judge it now."""
     connection = store.read(name)
     if connection is None:
         raise ConnectionRefusal("No such connection.")
     if connection.state != "verified":
         raise ConnectionRefusal("The connection is disconnected.")
     workspace = Workspace(connection.repository_root, store.root)
-    status = graph_status(workspace, revision, trust_seal=trust_seal)
+    status = (judged(workspace) if judged is not None else None) or graph_status(workspace, revision,
+                                                                                trust_seal=trust_seal)
     if not status.usable or status.generation is None:
         raise Refusal(f"The local graph is not current for this revision ({status.state}).", reason=status.state)
     envelope = mint_envelope(

@@ -135,10 +135,14 @@ def ask(
     derive: bool = True,
     status: GraphStatus | None = None,
     qualified: bool = False,
+    held_index: apsw.Connection | None = None,
+    held_gaps: dict[str, list[dict[str, Any]]] | None = None,
 ) -> Outcome:
     """The question answered and minted into a packet (``open_question`` says what ``derive`` and
     ``status`` do). ``qualified``: read the target by the whole target grammar
-    (``query/targets.py``; the agents' ``ask``), not by the seed's three tiers alone (``query``)."""
+    (``query/targets.py``; the agents' ``ask``), not by the seed's three tiers alone (``query``).
+    ``held_index``/``held_gaps``: a resident server's open index of ``status``'s generation and
+    its recorded gaps, read instead of opening its own; it stays open for the next call."""
 
     now = now or datetime.now(UTC)
     required = authorization.policy.required
@@ -147,15 +151,23 @@ def ask(
         summary = unavailable_outcome(required, reason, detail, QUERY_WORDING, schema=QUERY_SUMMARY_SCHEMA, **advice)
         return Outcome(summary, None)
 
-    opened = open_question(workspace, question_name, depth, node_budget, revision=revision, derive=derive,
-                           status=status)
+    held = held_index is not None and status is not None and status.usable and status.generation is not None
+    if held:
+        assert held_index is not None and status is not None and status.generation is not None
+        spec = question(question_name)
+        opened: Opened | Unusable = Opened(spec, check_depth(depth, spec), check_budget(node_budget),
+                                           status.generation, held_index)
+    else:
+        opened = open_question(workspace, question_name, depth, node_budget, revision=revision, derive=derive,
+                               status=status)
     if isinstance(opened, Unusable):
         return unavailable(opened.reason, opened.detail, next_action=opened.remedy, remediation=opened.remediation)
     connection, generation = opened.connection, opened.generation
     try:
         try:
             result = answer(connection, opened.spec, target, opened.depth, opened.budget, qualified=qualified)
-            data = asked(connection, result, None, generation.id, recorded_gaps(generation))
+            data = asked(connection, result, None, generation.id,
+                         held_gaps if held and held_gaps is not None else recorded_gaps(generation))
         except apsw.Error:
             return unavailable("unreadable", INDEX_DAMAGED)
         if not result.resolved:
@@ -170,7 +182,8 @@ def ask(
         except apsw.Error:
             return unavailable("unreadable", INDEX_DAMAGED)
     finally:
-        connection.close()
+        if not held:
+            connection.close()
     try:
         packet = build_packet(result, documents, authorization, generation.manifest, now)
     except Uncitable as refusal:

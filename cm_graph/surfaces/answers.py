@@ -27,8 +27,9 @@ from ..base.errors import ConnectionRefusal, InvalidInput, Refusal
 from ..base.jsonio import dumps_wire
 from ..base.printable import printable
 from ..context.compose import context_action
-from ..context.from_workspace import code_context
+from ..context.from_workspace import code_context, settle
 from ..context.resident import Resident
+from ..context.settled import Settled
 from ..context.shape import CODE_CONTEXT_SCHEMA
 from ..evidence.ask import ask
 from ..evidence.askview import dropped_note
@@ -139,26 +140,61 @@ def unanswered_ids(kind: str, intent: str, target: str) -> dict[str, Any]:
     return {"capability_id": capability_id(kind, intent, target), "answer_id": None}
 
 
+class _Unsettled(Exception):
+    """The graph could not be settled for the resident server to hold (absent, damaged, no
+    index...): ``ask`` then judges on its own, exactly as before, and says why."""
+
+
+def _settled_for_ask(workspace: Workspace) -> Settled:
+    try:
+        return settle(workspace, derive=False, sweep=False)
+    except Refusal as refusal:
+        raise _Unsettled from refusal
+
+
 def ask_answer(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``ask`` on the resident server's held judgement (the one ``code_context`` keeps) while its
+    files are unchanged; a graph that cannot be held is judged for this call alone."""
     workspace, _ = approved_workspace(caller)
     question, target = arguments["question"], checked_target(arguments["target"])
+    try:
+        with RESIDENT.settled(workspace, lambda: _settled_for_ask(workspace),
+                              (caller.store.state_path(caller.connection),)) as held:
+            return _ask_once(caller, arguments, question, target, workspace, held)
+    except _Unsettled:
+        return _ask_once(caller, arguments, question, target, workspace, None)
+
+
+def _ask_once(
+    caller: Caller, arguments: dict[str, Any], question: str, target: str, workspace: Workspace,
+    held: Settled | None,
+) -> dict[str, Any]:
     now = datetime.now(UTC)
+
+    def judged(asked: Workspace) -> GraphStatus | None:
+        return held.status if held is not None and asked == workspace else None
+
+    def freshness() -> dict[str, Any]:
+        return freshness_of(held.status, held.head) if held is not None else freshness_now(workspace)
+
     # The consuming revision is HEAD as read now: one judgement of the graph at HEAD both mints
     # the authorization and answers the question, so the packet's commit is HEAD's.
     try:
-        authorization, workspace, status = evidence_authorization(caller, "HEAD", now)
+        authorization, workspace, status = evidence_authorization(caller, "HEAD", now, judged)
     except Refusal as refusal:
         if _is_refusal(refusal):
             raise
         detail, actions = located(caller, workspace, refusal.reason, refusal.message,
                                   reason_actions(refusal.reason, target=target))
-        return _ask_unavailable(arguments, refusal.reason, detail, freshness_now(workspace), actions=actions)
+        return _ask_unavailable(arguments, refusal.reason, detail, freshness(), actions=actions)
     outcome = ask(workspace, question, target, authorization, revision="HEAD", depth=arguments.get("depth"),
-                  node_budget=arguments.get("node_budget"), now=now, derive=False, status=status, qualified=True)
+                  node_budget=arguments.get("node_budget"), now=now, derive=False, status=status, qualified=True,
+                  held_index=held.connection if held is not None and status is held.status else None,
+                  held_gaps=held.gaps if held is not None and status is held.status else None)
     summary, packet = outcome.summary, outcome.packet
     if packet is None:
         unresolved = outcome.data if summary["reason"] == "unresolved" else None
-        return _ask_unavailable(arguments, summary["reason"], summary["detail"], freshness_now(workspace), unresolved)
+        return _ask_unavailable(arguments, summary["reason"], summary["detail"], freshness(), unresolved)
     head = packet["source_revision"]
     graph = {"generation": summary["generation"], "commit": head, "built_at": packet["source_built_at"]}
     documents = [{"text": d["text"], "confidence": d["confidence"], "citations": d["citations"]}
@@ -288,7 +324,12 @@ def freshness_now(workspace: Workspace, status: GraphStatus | None = None) -> di
             status = graph_status(workspace, "HEAD", trust_seal=True)
         except Refusal as refusal:
             return {"state": refusal.reason, "head": _head(workspace), "commit": None, "generation": None}
+    return freshness_of(status, _head(workspace))
+
+
+def freshness_of(status: GraphStatus, head: str | None) -> dict[str, Any]:
+    """``freshness`` of a judged graph whose checkout's HEAD is ``head`` (None: git could not say)."""
     generation = status.generation
-    return {"state": status.state, "head": _head(workspace),
+    return {"state": status.state, "head": head,
             "commit": generation.manifest.commit if generation is not None else None,
             "generation": generation.id if generation is not None else None}

@@ -9,6 +9,7 @@ restart. The consuming revision is the checkout's own HEAD, read per call for th
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -119,15 +120,18 @@ def head_commit(workspace: Workspace) -> str:
 
 
 def evidence_authorization(
-    caller: Caller, revision: str, now: datetime
+    caller: Caller, revision: str, now: datetime, judged: Callable[[Workspace], GraphStatus | None] | None = None,
 ) -> tuple[Authorization, Workspace, GraphStatus]:
     """An authorization re-derived from current state for one question at ``revision``: the
     connection's envelope for the generation current now (a ``Refusal`` with the graph's state
     when there is none), for the first approved repository, under the surfaces' policy; with the
-    status it was minted from, which the question then answers from."""
+    status it was minted from, which the question then answers from. ``judged``: the resident
+    server's held judgement of a workspace (None for any other), used instead of judging again;
+    the connection file is read, and the envelope minted, on every call all the same."""
     store = caller.store
     with store.lock(caller.connection, wait=5.0):
-        envelope, workspace, status = authorize_judged(store, caller.connection, revision, now, trust_seal=True)
+        envelope, workspace, status = authorize_judged(store, caller.connection, revision, now, trust_seal=True,
+                                                       judged=judged)
     if caller.recipient not in envelope["recipients"]:
         raise ConnectionRefusal("The connection does not name this recipient; evidence goes only where it says.")
     policy: dict[str, Any] = {

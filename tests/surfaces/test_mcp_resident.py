@@ -34,6 +34,7 @@ from .test_mcp_server import structured  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 ASKED = {"target": "parse_config", "intent": "usage"}
+ASKED_IMPACT = {"question": "impact", "target": "parse_config"}
 
 
 def counted_git(base: Path) -> tuple[Path, Path]:
@@ -102,6 +103,51 @@ async def test_unchanged_calls_start_no_git_and_every_change_is_seen_next_call(t
         artifact.write_bytes(bytes(data))
         damaged = await context()
         assert damaged["status"] == "unavailable" and damaged["reason"] == "corrupt", damaged
+
+
+async def test_unchanged_ask_calls_start_no_git_and_every_change_is_seen_next_call(tmp_path: Path) -> None:
+    """``ask`` answers from the same held judgement as ``code_context`` (its authorization is still
+    minted per call from the connection file read again): no git child while nothing changed,
+    the same bytes as a server that judged from scratch, and a refresh or another HEAD seen on the
+    very next call."""
+    served = connected(tmp_path)
+    directory, count = counted_git(tmp_path)
+    env = {**served.env(), "PATH": f"{directory}{os.pathsep}{os.environ['PATH']}"}
+
+    def client() -> Client:
+        return Client(StdioServerParameters(command=str(CM_GRAPH), args=served.args(), env=env,
+                                            cwd=str(served.repo)), read_timeout_seconds=60)
+
+    async def ask(session: Client) -> dict[str, Any]:
+        result = await session.call_tool("ask", ASKED_IMPACT)
+        assert result.is_error is False, result.content
+        return structured(result)
+
+    async with client() as session:
+        first = await ask(session)
+        assert first["status"] == "answered" and first["documents"]["total"] >= 1, first
+        before = starts(count)
+        for _ in range(3):
+            assert await ask(session) == first
+        assert starts(count) == before, "an unchanged checkout started a git child for ask"
+        assert await session.call_tool("code_context", ASKED)  # the other tool shares the judgement
+        assert await ask(session) == first and starts(count) == before
+
+        old_commit = first["graph"]["commit"]
+        write_files(served.repo, {"example_pkg/report.py": numbered_lines(25)})
+        head = commit_all(served.repo, "grow report")
+        ensure_index(publish(served.repo, served.state, g0_graph()))
+        fresh = await ask(session)
+        assert fresh["graph"]["commit"] == head and fresh["graph"]["generation"] != first["graph"]["generation"]
+
+        git(served.repo, "checkout", "-q", "-b", "older", old_commit)
+        stale = await ask(session)
+        assert stale["status"] == "unavailable" and stale["reason"] == "stale", stale
+        git(served.repo, "checkout", "-q", "main")
+        held = await ask(session)
+        assert held == fresh
+    async with client() as session:  # a server that judges from scratch gives the same answer
+        assert await ask(session) == held
 
 
 def test_the_held_index_is_one_connection_per_generation(tmp_path: Path) -> None:
