@@ -34,7 +34,8 @@ from .observed import Observed
 from .paging import Cursor, check_answer, check_generation, cursor_for
 from .relations import REACHES_TESTS
 from .resolve import Resolution, followable, resolve
-from .section_table import BY_NAME, SECTIONS_OF, used_primitives, used_relations
+from .resolved import file_status
+from .section_table import BY_NAME, NOT_RESOLVED, RESOLVER_SILENCE, SECTIONS_OF, used_primitives, used_relations
 from .sections import (
     DYNAMIC_SEARCHED,
     UNTRAVERSABLE,
@@ -81,6 +82,19 @@ class _Read:
     untraversable: bool
     freshness: dict[str, Any]
     reexported_by: str | None  # the package entry file a public import path resolved through
+
+
+_LANGUAGE_RESOLVERS = {"python": "Python", "javascript": "JavaScript/TypeScript", "typescript": "JavaScript/TypeScript"}
+
+
+def silence(connection: apsw.Connection, anchor: dict[str, Any]) -> tuple[str, str]:
+    """Why the resolver has no definition of ``anchor``, by what it made of the anchor's file (one
+    row of ``RESOLVER_SILENCE``)."""
+    path = anchor.get("path") or ""
+    found = file_status(connection, path) if path else None
+    reason, template = RESOLVER_SILENCE[found[1] if found is not None else None]
+    language = _LANGUAGE_RESOLVERS.get(found[0], found[0]) if found is not None else ""
+    return reason, template.format(path=path or "its file", language=language)
 
 
 def compose(
@@ -146,7 +160,8 @@ def _answer(
         for row in rows:
             name, found = row.name, raw[row.name]
             if found is None:
-                sections[name] = unavailable(row)
+                why = silence(connection, read.anchor) if row.unavailable == NOT_RESOLVED else None
+                sections[name] = unavailable(row, why)
                 continue
             keep = [cite_item(dict(item), book, row.of_users) for item in found.items[: shown[name]]]
             dropped_by = "max_chars" if dropped[name] else "max_items" if shown[name] < found.total else None

@@ -65,6 +65,12 @@ class Reach:
     read_limited: bool
 
 
+def file_status(connection: apsw.Connection, path: str) -> tuple[str, str] | None:
+    """(language, status) of what the resolver made of ``path``; None: it does not read it."""
+    row = connection.execute(query_sql("resolved_file_status"), {"path": path}).fetchone()
+    return (str(row[0]), str(row[1])) if row is not None else None
+
+
 def anchor_definitions(connection: apsw.Connection, node: int) -> list[int]:
     """The resolver's definitions of a graph node (none: the resolver does not cover it)."""
     rows = fetch_rows(connection.execute(query_sql("resolved_definitions_of"), {"nodes": json.dumps([node])}),

@@ -68,6 +68,19 @@ from .testrun import TEST_DEPTH, observed_section, ranked_section
 HISTORY = "run `cm-graph context history`."
 NOT_RESOLVED = ("not_resolved",
                 "The resolver, which reads Python, JavaScript and TypeScript files only, has no definition of it.")
+# Why a resolved section of an anchor the resolver has no definition of is unavailable, by what the
+# resolver made of the anchor's file (``resolved_files.status``; None: a file it does not read).
+# ``{path}`` and ``{language}`` are the anchor's.
+RESOLVER_SILENCE: dict[str | None, tuple[str, str]] = {
+    None: (NOT_RESOLVED[0], "The resolver, which reads Python, JavaScript and TypeScript files only (no `.d.ts` "
+                            "declarations), did not read {path}."),
+    "resolved": ("no_definition_matched", "The resolver read {path} but none of its definitions matches the graph's "
+                                          "node (path, line and name)."),
+    "unparsable": ("file_unparsable", "The resolver could not parse {path} (not Python 3.11 syntax)."),
+    "too_large": ("file_too_large", "{path} is over the resolver's size bound, so it was not read."),
+    "failed": ("resolver_failed", "The {language} resolver failed on this commit, so {path} and every other "
+                                  "{language} file has no resolved evidence; the graph's and the text's still answer."),
+}
 NOT_A_CLASS = ("not_a_class", "The target is no class.")
 
 SECTIONS: tuple[Section, ...] = (

@@ -158,9 +158,11 @@ def behind_borders(section: dict[str, Any], detail: str) -> None:
     section["status"], section["reason"], section["detail"] = "truncated", UNTRAVERSABLE, detail
 
 
-def unavailable(row: Section) -> dict[str, Any]:
+def unavailable(row: Section, why: tuple[str, str] | None = None) -> dict[str, Any]:
+    """The row's unavailable section, with its own reason and sentence unless ``why`` gives one
+    that knows more (a resolved section: what the resolver made of the anchor's file)."""
     assert row.unavailable is not None, row.name
-    reason, detail = row.unavailable
+    reason, detail = why or row.unavailable
     return {"status": "unavailable", "reason": reason, "detail": detail, "shown": 0, "total": 0, "items": []}
 
 

@@ -7,9 +7,10 @@ an operator's ``--exclude`` and the provider's scope rules hold here too. On a l
 worker process (``resolve_worker``) is started with the build and handed those paths as soon as
 the document's nodes end; otherwise, or when the worker's answer does not stand, the importer
 resolves them itself once the graph's tables and the text index are written. Either way the rows
-are ``resolve_blobs``' of the same blobs, so the index's bytes are too. A fault of the resolver
-itself (a bug meeting some file) costs only the resolved layer: its files are listed ``failed``
-and the rest of the index is written as ever.
+are ``resolve_blobs``' of the same blobs, so the index's bytes are too. A fault of a resolver
+itself (a bug meeting some file) costs only its language's resolved rows (``resolvers._guarded``),
+and a fault past them the whole layer: those files are listed ``failed`` and the rest of the index
+is written as ever.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ..base.sqlrows import fetch_rows
 from .pyresolve import read_python_blobs
 from .resolve_worker import ResolveWorker
 from .resolved import ResolvedLayer
-from .resolvers import file_language, is_resolved_path, resolve_blobs
+from .resolvers import failed_layer, is_resolved_path, resolve_blobs
 
 # As for the text scan, and from the same size: a smaller graph's files are resolved in the
 # importer's own thread, where a worker's start would cost more than it saves. Imported, so each
@@ -71,12 +72,6 @@ class Resolution:
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.close()
-
-
-def failed_layer(blobs: list[tuple[str, bytes | int]]) -> ResolvedLayer:
-    """The layer of a commit the resolver failed on: its files, marked ``failed``, and no rows (the
-    same blobs fail the same way, so this too is one function of them)."""
-    return ResolvedLayer([(path, file_language(path), "", "failed") for path, _ in sorted(blobs)], [], [])
 
 
 def write_resolved(connection: apsw.Connection, layer: ResolvedLayer) -> dict[str, int]:

@@ -11,7 +11,7 @@ version, 11, differs).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .jsresolve import resolve_javascript
 from .jsscope import is_js_path, language_of
@@ -30,16 +30,33 @@ def file_language(path: str) -> str:
 
 
 def resolve_blobs(blobs: Iterable[tuple[str, bytes | int]]) -> ResolvedLayer:
-    """The resolved layer of these ``(path, content)`` files, each read by its language's resolver."""
+    """The resolved layer of these ``(path, content)`` files, each read by its language's resolver.
+    A fault of one resolver (a bug meeting some file) costs its own language's files only: they
+    are listed ``failed``, and the other language's rows are kept."""
     python: list[tuple[str, bytes | int]] = []
     javascript: list[tuple[str, bytes | int]] = []
     for path, content in blobs:
         (python if is_python_path(path) else javascript).append((path, content))
     if not javascript:
-        return resolve_python(python)
+        return _guarded(resolve_python, python)
     if not python:
-        return resolve_javascript(javascript)
-    return merge(resolve_python(python), resolve_javascript(javascript))
+        return _guarded(resolve_javascript, javascript)
+    return merge(_guarded(resolve_python, python), _guarded(resolve_javascript, javascript))
+
+
+def _guarded(resolve: Callable[[list[tuple[str, bytes | int]]], ResolvedLayer],
+             blobs: list[tuple[str, bytes | int]]) -> ResolvedLayer:
+    """``resolve(blobs)``, or their failed layer when the resolver itself raises: the same blobs
+    fail the same way, so the layer is still one function of them."""
+    try:
+        return resolve(blobs)
+    except Exception:  # noqa: BLE001 - a resolver fault costs its language's resolved rows, never the index
+        return failed_layer(blobs)
+
+
+def failed_layer(blobs: list[tuple[str, bytes | int]]) -> ResolvedLayer:
+    """The layer of files a resolver failed on: listed, marked ``failed``, with no rows."""
+    return ResolvedLayer([(path, file_language(path), "", "failed") for path, _ in sorted(blobs)], [], [])
 
 
 def merge(*layers: ResolvedLayer) -> ResolvedLayer:
