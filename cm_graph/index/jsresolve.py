@@ -50,6 +50,8 @@ class _Linker:
                 return None
             elif kind in ("new", "typed", "called"):
                 return self.instance(binding)
+            elif kind == "alias":  # a const holding what a name or `ns.name` names
+                return self.aliased(binding)
             elif kind == "require":  # what module.exports holds, else the module's exports
                 facts = self.files.get(binding[1])
                 if facts is None:
@@ -75,6 +77,19 @@ class _Linker:
                 return self.returned(self.bound(binding[1], binding[2]))
             cls = self.bound(binding[1], binding[2])
             return ("instance", cls) if cls is not None and cls.kind == "class" else None
+        finally:
+            self.evaluating.discard(key)
+
+    def aliased(self, binding: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """The definition an ``("alias", expression, scope)`` binding's expression names, as a
+        ``def`` value; met again while being evaluated (``const a = b; const b = a``), none."""
+        key = id(binding)
+        if key in self.evaluating:
+            return None
+        self.evaluating.add(key)
+        try:
+            found = self.bound(binding[1], binding[2])
+            return ("def", found) if found is not None and found.kind != "module" else None
         finally:
             self.evaluating.discard(key)
 

@@ -40,7 +40,10 @@ CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"}
 FIELDS = frozenset({"field_definition", "public_field_definition"})
 # Where a bare name is a use of what it names (a callback, a value returned or stored).
 REFERENCE_PARENTS = frozenset({"arguments", "return_statement", "array", "pair", "assignment_expression",
-                               "variable_declarator", "export_statement"})
+                               "variable_declarator", "export_statement",
+                               # operands: `opts.isFile || defaultIsFile`, `c ? f : g`, `x instanceof C`
+                               "binary_expression", "ternary_expression", "spread_element",
+                               "parenthesized_expression"})
 
 
 def is_js_path(path: str) -> bool:
@@ -162,7 +165,8 @@ def resolve_spec(importer: str, spec: str, paths: frozenset[str]) -> str | None:
             stem = joined[: -len(suffix)]
             candidates += [stem + s for s in RESOLVE_SUFFIXES]
     candidates += [joined + s for s in RESOLVE_SUFFIXES]
-    candidates += [f"{joined}/index{s}" for s in RESOLVE_SUFFIXES]
+    # the top directory (`require('../')` from `test/`) is `.`, whose index is `index.js`, not `./index.js`
+    candidates += [f"{joined}/index{s}" if joined != "." else f"index{s}" for s in RESOLVE_SUFFIXES]
     return next((c for c in candidates if c in paths), None)
 
 
@@ -347,7 +351,18 @@ class _Scanner:
                 scope.bind(named.name, ("def", named))
                 return named
         own = node.child_by_field_name("name")  # a named function expression: its own name first
-        if own is not None and node.type in ("function_expression", "function", "generator_function"):
+        if own is not None and node.type not in ("function_expression", "function", "generator_function"):
+            own = None
+        if scope is self.facts.scope and parent is not None and parent.type == "assignment_expression" and \
+                parent.child_by_field_name("right") == node and \
+                _text(parent.child_by_field_name("left")) == "module.exports":
+            # a module's whole export (qs's `module.exports = function (str, opts)`): a definition,
+            # anonymous ones named by the property they are assigned to, and what `require` gives
+            named = self.define(node, "function", _text(own), enclosing) if own is not None else \
+                self.define(node, "function", "exports", enclosing, parent)
+            self.facts.exports[MODULE_EXPORTS] = ("def", named)
+            return named
+        if own is not None:
             return self.define(node, "function", _text(own), enclosing)
         if parent is not None and parent.type == "pair" and parent.child_by_field_name("value") == node:
             key = parent.child_by_field_name("key")  # { name: () => ... }: a property, no scope name
@@ -394,6 +409,11 @@ class _Scanner:
                 else:
                     scope.bind(_text(name), ("require", target))
                     self.refer(name, "import", ("require", target), scope, enclosing, _text(name))
+                return
+            held = _expression(value, None) if _is_const(node) else None
+            if held is not None and held[0] in ("n", "attr"):
+                # `const isObject = util.isObject`: a const holds what the name it is given names
+                scope.bind(_text(name), ("alias", held, scope))
                 return
             scope.bind(_text(name), ("local",))
             return
@@ -614,6 +634,13 @@ def _key(node: Any) -> str:
 
 def _object(node: Any, scope: Scope) -> tuple[Any, ...]:
     return ("object", {key: expression[1] for key, expression in right_members(node)}, scope)
+
+
+def _is_const(declarator: Any) -> bool:
+    """Whether a variable declarator is a ``const``'s (never rebound)."""
+    parent = declarator.parent
+    return parent is not None and parent.type == "lexical_declaration" and bool(parent.children) and \
+        _text(parent.children[0]) == "const"
 
 
 def _expression_name(expression: tuple[Any, ...]) -> str:

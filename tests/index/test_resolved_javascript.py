@@ -494,3 +494,104 @@ def test_a_value_typed_by_its_own_name_is_no_information_not_a_crash() -> None:
     assert statuses == ["resolved"]
     calls = sorted((row[1], row[5], row[4]) for row in layer.references if row[3] == "call")
     assert (9, "now", None) in calls
+
+
+CJS_PACKAGE: dict[str, bytes] = {  # qs's and resolve's shape: a module whose whole export is a function
+    "lib/parse.js": (b"var utils = require('./utils');\n"              # 1
+                     b"\n"
+                     b"module.exports = function (str, opts) {\n"       # 3 anonymous: named by what holds it
+                     b"    return utils.merge(str, opts);\n"            # 4
+                     b"};\n"),
+    "lib/utils.js": b"function merge(a, b) { return a; }\nmodule.exports = { merge: merge };\n",
+    "lib/async.js": (b"module.exports = function resolve(x, callback) {\n"  # 1 named: its own name
+                     b"    return callback(x);\n"
+                     b"};\n"),
+    "index.js": (b"var parse = require('./lib/parse');\n"
+                 b"var async = require('./lib/async');\n"
+                 b"module.exports = { parse: parse, resolve: async };\n"),
+    "test/parse.js": (b"var qs = require('../');\n"                         # 1
+                      b"var parse = require('../lib/parse');\n"
+                      b"var resolve = require('../lib/async');\n"
+                      b"qs.parse('a=b');\n"                                 # 4 through the package's object
+                      b"parse('a=b');\n"                                    # 5 the module itself, called
+                      b"resolve('x', function (r) { return r; });\n"),     # 6
+}
+
+
+def test_a_function_that_is_a_modules_whole_export_is_a_definition_its_require_calls_bind_to() -> None:
+    """``module.exports = function (...) {...}`` was no definition, so ``require('./parse')(...)``
+    and ``qs.parse(...)`` through a package's object bound nothing: 531 of qs's 4,703 uses the
+    TypeScript checker binds (benchmarks/resolver_js.py). The function is a definition (an
+    anonymous one named ``exports``, by what it is assigned to, as ``x.f = function`` is ``f``; a
+    named one by its own name) and is what a ``require`` of its module holds."""
+    from cm_graph.index.resolvers import resolve_blobs
+
+    layer = resolve_blobs(sorted(CJS_PACKAGE.items()))
+    qualnames = {row[0]: row[5] for row in layer.definitions}
+    by_file = {number: path for number, (path, *_rest) in enumerate(layer.files, start=1)}
+    calls = sorted((by_file[row[0]], row[1], qualnames.get(row[4]), qualnames[row[6]]) for row in layer.references
+                   if row[3] == "call")
+    assert ("test/parse.js", 4, "lib.parse.exports", "test.parse") in calls
+    assert ("test/parse.js", 5, "lib.parse.exports", "test.parse") in calls
+    assert ("test/parse.js", 6, "lib.async.resolve", "test.parse") in calls
+    assert ("lib/parse.js", 4, "lib.utils.merge", "lib.parse.exports") in calls
+
+
+ALIASES: dict[str, bytes] = {  # zod's shape: a const holding a function another module defines
+    "src/util.ts": (b"export function isObject(data: unknown): boolean {\n"
+                    b"  return typeof data === 'object';\n"
+                    b"}\n"
+                    b"export class Schema {\n"                              # 4
+                    b"  static create(): Schema { return new Schema(); }\n"  # 5
+                    b"}\n"),
+    "src/schemas.ts": (b"import * as util from './util.js';\n"             # 1
+                       b"import { Schema } from './util.js';\n"
+                       b"export const create = Schema.create;\n"            # 3 a class's static, held
+                       b"export function parse(input: unknown) {\n"         # 4
+                       b"  const isObject = util.isObject;\n"               # 5 a namespace member, held
+                       b"  const again = isObject;\n"                       # 6 held again
+                       b"  let changing = util.isObject;\n"                 # 7 a `let`: not certain
+                       b"  changing = () => true;\n"
+                       b"  return isObject(input) && again(input) && changing(input) && create();\n"),  # 9
+}
+
+
+def test_a_const_that_holds_a_named_function_binds_its_calls_to_that_function() -> None:
+    """``const isObject = util.isObject; isObject(x)`` (zod's schemas.ts, twice) had no row: a
+    local holding something other than a function literal was "no information". A ``const``
+    whose value is a name or ``ns.name``/``C.name`` holds what that names, so its calls bind to it;
+    a ``let`` may be rebound and stays unknown."""
+    from cm_graph.index.resolvers import resolve_blobs
+
+    layer = resolve_blobs(sorted(ALIASES.items()))
+    qualnames = {row[0]: row[5] for row in layer.definitions}
+    calls = sorted((row[1], row[5], qualnames.get(row[4])) for row in layer.references
+                   if row[3] == "call" and qualnames[row[6]] == "src.schemas.parse")
+    assert calls == [(9, "again", "src.util.isObject"), (9, "create", "src.util.Schema.create"),
+                     (9, "isObject", "src.util.isObject")]
+
+
+OPERANDS = (
+    b"function defaultIsFile(file, cb) { cb(null, true); }\n"      # 1
+    b"function defaultIsDir(dir, cb) { cb(null, true); }\n"        # 2
+    b"class Registry {}\n"                                          # 3
+    b"module.exports = function resolve(x, opts) {\n"              # 4
+    b"  var isFile = opts.isFile || defaultIsFile;\n"              # 5 resolve's lib/async.js
+    b"  var isDir = opts.dir ? opts.isDirectory : defaultIsDir;\n"  # 6
+    b"  return x instanceof Registry && [...[defaultIsFile]];\n"    # 7
+    b"};\n"
+)
+
+
+def test_a_function_or_class_read_as_an_operand_is_a_reference() -> None:
+    """``opts.isFile || defaultIsFile`` (resolve's lib/async.js), a ternary's branch and
+    ``x instanceof Registry`` (zod's to-json-schema.ts) read a definition as a value, which the
+    TypeScript checker binds; the layer recorded no row for them (a reference was only an
+    argument, a return value, an array or object member, an assignment's or declaration's value)."""
+    from cm_graph.index.resolvers import resolve_blobs
+
+    layer = resolve_blobs([("lib/async.js", OPERANDS)])
+    qualnames = {row[0]: row[5] for row in layer.definitions}
+    uses = sorted((row[1], qualnames.get(row[4])) for row in layer.references if row[3] == "reference")
+    assert uses == [(5, "lib.async.defaultIsFile"), (6, "lib.async.defaultIsDir"), (7, "lib.async.Registry"),
+                    (7, "lib.async.defaultIsFile")]
