@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+from collections.abc import Mapping
 from typing import Any
 
 import tree_sitter
@@ -210,9 +211,10 @@ def _pattern_names(node: Any) -> list[Any]:
 class _Scanner:
     """One walk of a file's tree: definitions and scopes first seen, references pending."""
 
-    def __init__(self, facts: FileFacts, paths: frozenset[str]) -> None:
+    def __init__(self, facts: FileFacts, paths: frozenset[str], packages: Mapping[str, str]) -> None:
         self.facts = facts
         self.paths = paths
+        self.packages = packages  # a bare specifier the commit's own manifests bind (``jsmanifest``)
 
     def define(self, node: Any, kind: str, name: str, parent: JsDefinition, line_node: Any | None = None,
                start_node: Any | None = None) -> JsDefinition:
@@ -225,7 +227,9 @@ class _Scanner:
 
     def spec(self, node: Any) -> str | None:
         value = _string_value(node)
-        return resolve_spec(self.facts.path, value, self.paths) if value is not None else None
+        if value is None:
+            return None
+        return resolve_spec(self.facts.path, value, self.paths) or self.packages.get(value)
 
     def refer(self, node: Any, role: str, expression: tuple[Any, ...], scope: Scope, enclosing: JsDefinition,
               name: str) -> None:
@@ -740,8 +744,10 @@ def _error_bytes(root: Any) -> int:
     return sum(child.end_byte - child.start_byte for child in root.children if child.has_error)
 
 
-def scan_file(path: str, content: bytes | int, paths: frozenset[str]) -> FileFacts:
-    """One file's facts (``content`` an int: the line count of a blob too large to parse)."""
+def scan_file(path: str, content: bytes | int, paths: frozenset[str],
+              packages: Mapping[str, str] | None = None) -> FileFacts:
+    """One file's facts (``content`` an int: the line count of a blob too large to parse);
+    ``packages``: the bare specifiers the commit's manifests bind to its files."""
     module = module_name(path)
     base = path.rpartition("/")[2]
     name = module.rpartition(".")[2] if "." in base else base
@@ -759,6 +765,6 @@ def scan_file(path: str, content: bytes | int, paths: frozenset[str]) -> FileFac
         facts.status = "too_large"
         facts.definitions.append(facts.module_def)
         return facts
-    _Scanner(facts, paths).walk(root, facts.module_def)
+    _Scanner(facts, paths, packages or {}).walk(root, facts.module_def)
     facts.definitions.insert(0, facts.module_def)
     return facts

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .jsmanifest import is_manifest
 from .jsresolve import resolve_javascript
 from .jsscope import is_js_path, language_of
 from .pymodules import is_python_path
@@ -30,11 +31,15 @@ def file_language(path: str) -> str:
 
 
 def resolve_blobs(blobs: Iterable[tuple[str, bytes | int]]) -> ResolvedLayer:
-    """The resolved layer of these ``(path, content)`` files, each read by its language's resolver."""
+    """The resolved layer of these ``(path, content)`` files, each read by its language's resolver
+    (``package.json`` manifests by JavaScript's, when there is a JS/TS file to read them for)."""
     python: list[tuple[str, bytes | int]] = []
     javascript: list[tuple[str, bytes | int]] = []
+    manifests: list[tuple[str, bytes | int]] = []
     for path, content in blobs:
-        (python if is_python_path(path) else javascript).append((path, content))
+        (python if is_python_path(path) else manifests if is_manifest(path) else javascript).append((path, content))
+    if javascript:  # a manifest only tells the JavaScript resolver what a package name binds
+        javascript += manifests
     if not javascript:
         return resolve_python(python)
     if not python:
