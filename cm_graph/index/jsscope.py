@@ -312,6 +312,8 @@ class _Scanner:
                 continue
             elif kind == "export_statement":
                 self._export(node, scope, enclosing)
+            elif kind == "internal_module":
+                self._namespace(node, scope)
             elif kind == "catch_clause":
                 parameter = node.child_by_field_name("parameter")
                 if parameter is not None:
@@ -496,6 +498,27 @@ class _Scanner:
         scope.bind(_text(local), binding)
         self.refer(local, "import", binding, scope, enclosing, _text(local))
 
+    def _namespace(self, node: Any, scope: Scope) -> None:
+        """``namespace util { export function f() {} }``: ``util`` is an object whose attributes
+        are the declarations its body exports (bound, as the body's are, in the enclosing scope)."""
+        name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+        if name is None or name.type != "identifier" or body is None or _merged(node, _text(name)):
+            return
+        members: dict[str, str] = {}
+        for statement in body.named_children:
+            declaration = statement.child_by_field_name("declaration") if statement.type == "export_statement" else None
+            if declaration is None:
+                continue
+            if declaration.type in ("lexical_declaration", "variable_declaration"):
+                named = [d.child_by_field_name("name") for d in declaration.named_children
+                         if d.type == "variable_declarator"]
+            else:
+                named = [declaration.child_by_field_name("name")]
+            for member in named:
+                if member is not None and member.type in ("identifier", "type_identifier"):
+                    members[_text(member)] = _text(member)
+        scope.bind(_text(name), ("object", members, scope))
+
     def _export(self, node: Any, scope: Scope, enclosing: JsDefinition) -> None:
         facts = self.facts
         source = node.child_by_field_name("source")
@@ -634,6 +657,23 @@ def _instance_binding(value: Any, annotation: Any, scope: Scope) -> tuple[Any, .
 
 def _key(node: Any) -> str:
     return _text(node).strip("'\"") if node.type == "string" else _text(node)
+
+
+def _merged(namespace: Any, name: str) -> bool:
+    """Whether a class, function or enum of the namespace's name is declared beside it (TypeScript
+    merges the two: the namespace's members are the other's statics, left to the other's binding)."""
+    statement = namespace.parent if namespace.parent is not None and namespace.parent.type in (
+        "export_statement", "expression_statement") else namespace
+    container = statement.parent
+    for sibling in container.named_children if container is not None else ():
+        declared = sibling.child_by_field_name("declaration") if sibling.type == "export_statement" else sibling
+        if declared is None or declared.type not in ("class_declaration", "abstract_class_declaration",
+                                                     "function_declaration", "enum_declaration"):
+            continue
+        found = declared.child_by_field_name("name")
+        if found is not None and _text(found) == name:
+            return True
+    return False
 
 
 def _object(node: Any, scope: Scope) -> tuple[Any, ...]:
