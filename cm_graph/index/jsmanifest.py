@@ -5,7 +5,8 @@ A project's tests often import the project by its own name (zod's ``import * as 
 map (with a source condition such as zod's ``@zod/source``) or, without one, its ``main``. The
 manifests read are the ``package.json`` files of the resolved files' directories and their
 ancestors (``manifest_paths``), from the bound commit; each is parsed as JSON, never run, and
-one that does not parse, or names no string ``name``, binds nothing. An ``exports`` key (``.``
+one that does not parse, or names no string ``name``, binds nothing (a ``main`` binds the
+directory it is in for a ``require`` by path, ``require('../')``, name or not). An ``exports`` key (``.``
 or ``./sub``; patterns with ``*`` are left out) binds ``name`` + the key's tail to its target
 when exactly one of the strings under it (conditions nested as deep as written) is a resolved
 file; two such files would be a guess between conditions, so the key binds nothing.
@@ -19,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 MANIFEST = "package.json"
+DIRECTORY = "dir:"  # a key no bare specifier has: a directory's main (``dir:lib``, ``dir:.``)
 
 
 def is_manifest(path: str) -> bool:
@@ -48,6 +50,15 @@ def _targets(value: Any) -> list[str]:
     return []
 
 
+def _main(main: Any, root: str, paths: frozenset[str]) -> str | None:
+    """The resolved file a manifest's ``main`` names (``lib/index.js``, ``./index``), as Node
+    loads it: the file, else with ``.js``, else its directory's ``index.js``."""
+    if not isinstance(main, str) or not main:
+        return None
+    joined = posixpath.normpath(posixpath.join(root, main))
+    return next((c for c in (joined, joined + ".js", joined + "/index.js") if c in paths), None)
+
+
 def package_specs(manifests: Mapping[str, bytes | int], paths: frozenset[str]) -> dict[str, str]:
     """Bare specifier (``zod``, ``zod/v4``) → the resolved file it names, from ``manifests``
     (path → content; an int is a blob too large to read, which binds nothing)."""
@@ -56,23 +67,32 @@ def package_specs(manifests: Mapping[str, bytes | int], paths: frozenset[str]) -
         content = manifests[path]
         try:
             manifest = json.loads(content) if isinstance(content, bytes) else None
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past what json reads
             continue
-        if not isinstance(manifest, dict) or not isinstance(manifest.get("name"), str):
+        if not isinstance(manifest, dict):
             continue
-        name, root = manifest["name"], posixpath.dirname(path)
+        root = posixpath.dirname(path)
+        main = _main(manifest.get("main"), root, paths)
+        if main is not None:  # a directory required by path (`require('../')`) loads its main
+            specs[DIRECTORY + (root or ".")] = main
+        name = manifest.get("name")
+        if not isinstance(name, str):
+            continue
         exports = manifest.get("exports")
         if isinstance(exports, dict) and any(isinstance(k, str) and k.startswith(".") for k in exports):
             entries = {key: value for key, value in exports.items() if isinstance(key, str)}
         elif exports is not None:
             entries = {".": exports}
         else:
-            entries = {".": manifest.get("main")}
+            entries = {".": f"./{main[len(root) + 1:] if root else main}" if main is not None else None}
         for key, value in sorted(entries.items()):
             if not (key == "." or key.startswith("./")) or "*" in key:
                 continue
-            files = {posixpath.normpath(posixpath.join(root, target)) for target in _targets(value)
-                     if target.startswith("./")}
+            try:
+                targets = _targets(value)
+            except RecursionError:
+                continue
+            files = {posixpath.normpath(posixpath.join(root, target)) for target in targets if target.startswith("./")}
             hits = sorted(file for file in files if file in paths)
             if len(hits) == 1:
                 specs.setdefault(name + key[1:], hits[0])

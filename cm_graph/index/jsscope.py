@@ -21,6 +21,7 @@ import tree_sitter
 import tree_sitter_javascript
 import tree_sitter_typescript
 
+from .jsmanifest import DIRECTORY
 from .pyscope import MAX_RESOLVED_BYTES
 from .tsrepair import repaired
 
@@ -229,7 +230,12 @@ class _Scanner:
         value = _string_value(node)
         if value is None:
             return None
-        return resolve_spec(self.facts.path, value, self.paths) or self.packages.get(value)
+        found = resolve_spec(self.facts.path, value, self.paths)
+        if value.startswith(".") and (found is None or found.rpartition("/")[2].startswith("index.")):
+            # a directory: its package.json's main before its index (Node's order)
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(self.facts.path), value))
+            found = self.packages.get(DIRECTORY + joined) or found
+        return found or self.packages.get(value)
 
     def refer(self, node: Any, role: str, expression: tuple[Any, ...], scope: Scope, enclosing: JsDefinition,
               name: str) -> None:

@@ -613,6 +613,10 @@ SELF_IMPORTS: dict[str, str | bytes] = {  # zod's shape: tests import the packag
     "lib/package.json": '{"name": "lib", "main": "./main.js"}\n',    # a package with no exports: main
     "lib/main.js": "module.exports = function main() { return 1; };\n",
     "lib/test/main.js": "var main = require('lib');\nmain();\n",
+    "cjs/package.json": '{"main": "lib/index.js"}\n',               # qs's: `require('../')` loads main
+    "cjs/lib/index.js": "module.exports = function parse() { return 1; };\n",
+    "cjs/index.js": "module.exports = function other() { return 2; };\n",  # main comes before index
+    "cjs/test/a.js": "var qs = require('../');\nqs();\n",
 }
 
 
@@ -632,6 +636,7 @@ def test_a_package_imported_by_its_own_name_binds_to_the_sources_its_manifest_na
     assert ("src/tests/a.test.ts", 4, "src.v4.index.string") in calls
     assert ("src/tests/a.test.ts", 5, "src.v4.index.string") in calls
     assert ("lib/test/main.js", 2, "lib.main.main") in calls
+    assert ("cjs/test/a.js", 2, "cjs.lib.index.parse") in calls
     assert not any(path == "src/tests/a.test.ts" and line == 6 for path, line, _ in calls)
     assert {row[0] for row in definitions(index)} == {p for p in SELF_IMPORTS if not p.endswith(".json")}
 
