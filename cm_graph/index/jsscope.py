@@ -306,6 +306,8 @@ class _Scanner:
                     field = self.define(node, "method", _text(name_node), enclosing)
                     this_class.members.setdefault(field.name, []).append(field)
                     field.scope = scope
+                    # `static create = (...): ZodString => ...` declares what it returns, as a method does
+                    field.returns = _type_expression(value.child_by_field_name("return_type"))
                     children_enclosing = field
                 elif this_class is enclosing and this_class is not None and name_node is not None:
                     typed = _instance_binding(value, node.child_by_field_name("type"), scope)

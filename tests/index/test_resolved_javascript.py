@@ -679,3 +679,36 @@ def test_a_namespaces_exported_members_are_its_attributes() -> None:
                      (8, "arrayToEnum", "src.helpers.util.arrayToEnum", "src.helpers.util")]
     made = [(row[1], row[3], qualnames.get(row[4])) for row in layer.references if row[1] == 10 and row[5] == "Merged"]
     assert made == [(10, "instantiate", "src.locales.en.Merged")]
+
+
+FIELD_RETURNS = (
+    b"export abstract class ZodType<O> {\n"                            # 1
+    b"  optional(): number { return 1; }\n"                            # 2
+    b"}\n"
+    b"export class ZodString extends ZodType<string> {\n"              # 4
+    b"  min(n: number): ZodString { return this; }\n"                  # 5
+    b"  static create = (params?: { coerce?: true }): ZodString => {\n"  # 6 zod v3's constructors
+    b"    return new ZodString();\n"
+    b"  };\n"
+    b"}\n"
+    b"const stringType = ZodString.create;\n"                          # 10
+    b"export function use() {\n"                                       # 11
+    b"  const s = stringType();\n"                                     # 12
+    b"  s.min(1);\n"                                                   # 13
+    b"  return stringType().optional();\n"                             # 14
+    b"}\n"
+)
+
+
+def test_a_class_fields_arrow_declares_its_return_type_as_a_method_does() -> None:
+    """``static create = (...): ZodString => ...`` is a method whose declared return type is
+    ``ZodString``, as ``static create(): ZodString`` is: ``z.string().optional()`` (zod v3's tests,
+    ``string`` being ``ZodString.create``) binds to ``ZodType.optional``; it was left unbound."""
+    from cm_graph.index.resolvers import resolve_blobs
+
+    layer = resolve_blobs([("src/types.ts", FIELD_RETURNS)])
+    qualnames = {row[0]: row[5] for row in layer.definitions}
+    calls = sorted((row[1], row[5], qualnames.get(row[4])) for row in layer.references
+                   if row[3] == "call" and row[1] in (13, 14))
+    assert calls == [(13, "min", "src.types.ZodString.min"), (14, "optional", "src.types.ZodType.optional"),
+                     (14, "stringType", "src.types.ZodString.create")]
