@@ -712,3 +712,26 @@ def test_a_class_fields_arrow_declares_its_return_type_as_a_method_does() -> Non
                    if row[3] == "call" and row[1] in (13, 14))
     assert calls == [(13, "min", "src.types.ZodString.min"), (14, "optional", "src.types.ZodType.optional"),
                      (14, "stringType", "src.types.ZodString.create")]
+
+
+def test_a_manifest_that_names_two_sources_or_does_not_parse_binds_nothing() -> None:
+    """Two resolved files under one ``exports`` key would be a guess between conditions, a
+    ``*`` pattern is not expanded, and a manifest that is not JSON (or is nested past what json
+    reads) is no manifest: the imports stay external, and the layer is still written."""
+    from cm_graph.index.resolvers import resolve_blobs
+
+    blobs: list[tuple[str, bytes | int]] = [
+        ("package.json", b'{"name": "pkg", "exports": {".": {"a": "./src/a.ts", "b": "./src/b.ts"},'
+                         b' "./*": "./src/*.ts"}}'),
+        ("bad/package.json", b'{"name": "bad", "main": "./x.js"'),
+        ("deep/package.json", b'{"name": "deep", "exports": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
+        ("src/a.ts", b"export function f() {}\n"),
+        ("src/b.ts", b"export function f() {}\n"),
+        ("bad/x.js", b"module.exports = function g() {};\n"),
+        ("src/use.ts", b"import { f } from 'pkg';\nimport { a } from 'pkg/a';\nimport g from 'bad';\nf(); g();\n"),
+    ]
+    layer = resolve_blobs(blobs)
+    assert [row[0] for row in layer.files] == ["bad/x.js", "src/a.ts", "src/b.ts", "src/use.ts"]
+    qualnames = {row[0]: row[5] for row in layer.definitions}
+    assert [(row[1], qualnames.get(row[4])) for row in layer.references if row[3] in ("call", "import")
+            and row[4]] == []
