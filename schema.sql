@@ -5,7 +5,7 @@
 -- in full relationship-identity order, so the file's bytes do not depend on the order the
 -- provider listed its records in. Text compares by code point (BINARY collation over UTF-8).
 PRAGMA application_id = 1668114290;  -- 0x636d6772, "cmgr": marks files this project wrote
-PRAGMA user_version = 12;            -- the schema version; see migrations/
+PRAGMA user_version = 13;            -- the schema version; see migrations/
 
 -- The generation this file was derived from: the one row that names it and its digests.
 CREATE TABLE generation (

@@ -24,7 +24,7 @@ INDEX_TABLES = (
     "undeclared_endpoints", "untraversable_borders", "rationale", "external_references", "census",
     "text_files", "mention_names", "resolved_files", "definitions", "resolved_references",
 )
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 PAGE_SIZE = 4096
 
 

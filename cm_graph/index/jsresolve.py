@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from .jsmanifest import is_manifest, package_specs
 from .jsscope import MODULE_EXPORTS, FileFacts, JsDefinition, Scope, language_of, scan_file
 from .resolved import ResolvedLayer, numbered_rows
 
@@ -50,6 +51,8 @@ class _Linker:
                 return None
             elif kind in ("new", "typed", "called"):
                 return self.instance(binding)
+            elif kind == "alias":  # a const holding what a name or `ns.name` names
+                return self.aliased(binding)
             elif kind == "require":  # what module.exports holds, else the module's exports
                 facts = self.files.get(binding[1])
                 if facts is None:
@@ -75,6 +78,19 @@ class _Linker:
                 return self.returned(self.bound(binding[1], binding[2]))
             cls = self.bound(binding[1], binding[2])
             return ("instance", cls) if cls is not None and cls.kind == "class" else None
+        finally:
+            self.evaluating.discard(key)
+
+    def aliased(self, binding: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """The definition an ``("alias", expression, scope)`` binding's expression names, as a
+        ``def`` value; met again while being evaluated (``const a = b; const b = a``), none."""
+        key = id(binding)
+        if key in self.evaluating:
+            return None
+        self.evaluating.add(key)
+        try:
+            found = self.bound(binding[1], binding[2])
+            return ("def", found) if found is not None and found.kind != "module" else None
         finally:
             self.evaluating.discard(key)
 
@@ -197,11 +213,14 @@ class _Linker:
 
 def resolve_javascript(blobs: Iterable[tuple[str, bytes | int]]) -> ResolvedLayer:
     """The resolved layer of these ``(path, content)`` JS/TS files, in any order (a content too
-    large to parse is given as its line count)."""
+    large to parse is given as its line count); ``package.json`` files among them are manifests
+    (``jsmanifest``), read for the specifiers they bind, not resolved files."""
     contents = dict(blobs)
+    manifests = {path: contents.pop(path) for path in sorted(contents) if is_manifest(path)}
     paths = sorted(contents)
     known = frozenset(paths)
-    scanned = [scan_file(path, contents.pop(path), known) for path in paths]
+    packages = package_specs(manifests, known)
+    scanned = [scan_file(path, contents.pop(path), known, packages) for path in paths]
     linker = _Linker(scanned)
     every = [definition for facts in scanned for definition in facts.definitions]
     definitions, ordered = numbered_rows(paths, every, linker.references, lambda _: 0)

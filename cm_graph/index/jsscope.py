@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import functools
 import posixpath
+from collections.abc import Mapping
 from typing import Any
 
 import tree_sitter
 import tree_sitter_javascript
 import tree_sitter_typescript
 
+from .jsmanifest import DIRECTORY
 from .pyscope import MAX_RESOLVED_BYTES
 from .tsrepair import repaired
 
@@ -40,7 +42,10 @@ CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"}
 FIELDS = frozenset({"field_definition", "public_field_definition"})
 # Where a bare name is a use of what it names (a callback, a value returned or stored).
 REFERENCE_PARENTS = frozenset({"arguments", "return_statement", "array", "pair", "assignment_expression",
-                               "variable_declarator", "export_statement"})
+                               "variable_declarator", "export_statement",
+                               # operands: `opts.isFile || defaultIsFile`, `c ? f : g`, `x instanceof C`
+                               "binary_expression", "ternary_expression", "spread_element",
+                               "parenthesized_expression"})
 
 
 def is_js_path(path: str) -> bool:
@@ -162,7 +167,8 @@ def resolve_spec(importer: str, spec: str, paths: frozenset[str]) -> str | None:
             stem = joined[: -len(suffix)]
             candidates += [stem + s for s in RESOLVE_SUFFIXES]
     candidates += [joined + s for s in RESOLVE_SUFFIXES]
-    candidates += [f"{joined}/index{s}" for s in RESOLVE_SUFFIXES]
+    # the top directory (`require('../')` from `test/`) is `.`, whose index is `index.js`, not `./index.js`
+    candidates += [f"{joined}/index{s}" if joined != "." else f"index{s}" for s in RESOLVE_SUFFIXES]
     return next((c for c in candidates if c in paths), None)
 
 
@@ -206,9 +212,10 @@ def _pattern_names(node: Any) -> list[Any]:
 class _Scanner:
     """One walk of a file's tree: definitions and scopes first seen, references pending."""
 
-    def __init__(self, facts: FileFacts, paths: frozenset[str]) -> None:
+    def __init__(self, facts: FileFacts, paths: frozenset[str], packages: Mapping[str, str]) -> None:
         self.facts = facts
         self.paths = paths
+        self.packages = packages  # a bare specifier the commit's own manifests bind (``jsmanifest``)
 
     def define(self, node: Any, kind: str, name: str, parent: JsDefinition, line_node: Any | None = None,
                start_node: Any | None = None) -> JsDefinition:
@@ -221,7 +228,14 @@ class _Scanner:
 
     def spec(self, node: Any) -> str | None:
         value = _string_value(node)
-        return resolve_spec(self.facts.path, value, self.paths) if value is not None else None
+        if value is None:
+            return None
+        found = resolve_spec(self.facts.path, value, self.paths)
+        if value.startswith(".") and (found is None or found.rpartition("/")[2].startswith("index.")):
+            # a directory: its package.json's main before its index (Node's order)
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(self.facts.path), value))
+            found = self.packages.get(DIRECTORY + joined) or found
+        return found or self.packages.get(value)
 
     def refer(self, node: Any, role: str, expression: tuple[Any, ...], scope: Scope, enclosing: JsDefinition,
               name: str) -> None:
@@ -292,6 +306,8 @@ class _Scanner:
                     field = self.define(node, "method", _text(name_node), enclosing)
                     this_class.members.setdefault(field.name, []).append(field)
                     field.scope = scope
+                    # `static create = (...): ZodString => ...` declares what it returns, as a method does
+                    field.returns = _type_expression(value.child_by_field_name("return_type"))
                     children_enclosing = field
                 elif this_class is enclosing and this_class is not None and name_node is not None:
                     typed = _instance_binding(value, node.child_by_field_name("type"), scope)
@@ -304,6 +320,8 @@ class _Scanner:
                 continue
             elif kind == "export_statement":
                 self._export(node, scope, enclosing)
+            elif kind == "internal_module":
+                self._namespace(node, scope)
             elif kind == "catch_clause":
                 parameter = node.child_by_field_name("parameter")
                 if parameter is not None:
@@ -347,7 +365,18 @@ class _Scanner:
                 scope.bind(named.name, ("def", named))
                 return named
         own = node.child_by_field_name("name")  # a named function expression: its own name first
-        if own is not None and node.type in ("function_expression", "function", "generator_function"):
+        if own is not None and node.type not in ("function_expression", "function", "generator_function"):
+            own = None
+        if scope is self.facts.scope and parent is not None and parent.type == "assignment_expression" and \
+                parent.child_by_field_name("right") == node and \
+                _text(parent.child_by_field_name("left")) == "module.exports":
+            # a module's whole export (qs's `module.exports = function (str, opts)`): a definition,
+            # anonymous ones named by the property they are assigned to, and what `require` gives
+            named = self.define(node, "function", _text(own), enclosing) if own is not None else \
+                self.define(node, "function", "exports", enclosing, parent)
+            self.facts.exports[MODULE_EXPORTS] = ("def", named)
+            return named
+        if own is not None:
             return self.define(node, "function", _text(own), enclosing)
         if parent is not None and parent.type == "pair" and parent.child_by_field_name("value") == node:
             key = parent.child_by_field_name("key")  # { name: () => ... }: a property, no scope name
@@ -394,6 +423,11 @@ class _Scanner:
                 else:
                     scope.bind(_text(name), ("require", target))
                     self.refer(name, "import", ("require", target), scope, enclosing, _text(name))
+                return
+            held = _expression(value, None) if _is_const(node) else None
+            if held is not None and held[0] in ("n", "attr"):
+                # `const isObject = util.isObject`: a const holds what the name it is given names
+                scope.bind(_text(name), ("alias", held, scope))
                 return
             scope.bind(_text(name), ("local",))
             return
@@ -471,6 +505,27 @@ class _Scanner:
             return
         scope.bind(_text(local), binding)
         self.refer(local, "import", binding, scope, enclosing, _text(local))
+
+    def _namespace(self, node: Any, scope: Scope) -> None:
+        """``namespace util { export function f() {} }``: ``util`` is an object whose attributes
+        are the declarations its body exports (bound, as the body's are, in the enclosing scope)."""
+        name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+        if name is None or name.type != "identifier" or body is None or _merged(node, _text(name)):
+            return
+        members: dict[str, str] = {}
+        for statement in body.named_children:
+            declaration = statement.child_by_field_name("declaration") if statement.type == "export_statement" else None
+            if declaration is None:
+                continue
+            if declaration.type in ("lexical_declaration", "variable_declaration"):
+                named = [d.child_by_field_name("name") for d in declaration.named_children
+                         if d.type == "variable_declarator"]
+            else:
+                named = [declaration.child_by_field_name("name")]
+            for member in named:
+                if member is not None and member.type in ("identifier", "type_identifier"):
+                    members[_text(member)] = _text(member)
+        scope.bind(_text(name), ("object", members, scope))
 
     def _export(self, node: Any, scope: Scope, enclosing: JsDefinition) -> None:
         facts = self.facts
@@ -612,8 +667,32 @@ def _key(node: Any) -> str:
     return _text(node).strip("'\"") if node.type == "string" else _text(node)
 
 
+def _merged(namespace: Any, name: str) -> bool:
+    """Whether a class, function or enum of the namespace's name is declared beside it (TypeScript
+    merges the two: the namespace's members are the other's statics, left to the other's binding)."""
+    statement = namespace.parent if namespace.parent is not None and namespace.parent.type in (
+        "export_statement", "expression_statement") else namespace
+    container = statement.parent
+    for sibling in container.named_children if container is not None else ():
+        declared = sibling.child_by_field_name("declaration") if sibling.type == "export_statement" else sibling
+        if declared is None or declared.type not in ("class_declaration", "abstract_class_declaration",
+                                                     "function_declaration", "enum_declaration"):
+            continue
+        found = declared.child_by_field_name("name")
+        if found is not None and _text(found) == name:
+            return True
+    return False
+
+
 def _object(node: Any, scope: Scope) -> tuple[Any, ...]:
     return ("object", {key: expression[1] for key, expression in right_members(node)}, scope)
+
+
+def _is_const(declarator: Any) -> bool:
+    """Whether a variable declarator is a ``const``'s (never rebound)."""
+    parent = declarator.parent
+    return parent is not None and parent.type == "lexical_declaration" and bool(parent.children) and \
+        _text(parent.children[0]) == "const"
 
 
 def _expression_name(expression: tuple[Any, ...]) -> str:
@@ -713,8 +792,10 @@ def _error_bytes(root: Any) -> int:
     return sum(child.end_byte - child.start_byte for child in root.children if child.has_error)
 
 
-def scan_file(path: str, content: bytes | int, paths: frozenset[str]) -> FileFacts:
-    """One file's facts (``content`` an int: the line count of a blob too large to parse)."""
+def scan_file(path: str, content: bytes | int, paths: frozenset[str],
+              packages: Mapping[str, str] | None = None) -> FileFacts:
+    """One file's facts (``content`` an int: the line count of a blob too large to parse);
+    ``packages``: the bare specifiers the commit's manifests bind to its files."""
     module = module_name(path)
     base = path.rpartition("/")[2]
     name = module.rpartition(".")[2] if "." in base else base
@@ -732,6 +813,6 @@ def scan_file(path: str, content: bytes | int, paths: frozenset[str]) -> FileFac
         facts.status = "too_large"
         facts.definitions.append(facts.module_def)
         return facts
-    _Scanner(facts, paths).walk(root, facts.module_def)
+    _Scanner(facts, paths, packages or {}).walk(root, facts.module_def)
     facts.definitions.insert(0, facts.module_def)
     return facts

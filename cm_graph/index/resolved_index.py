@@ -22,6 +22,8 @@ import apsw
 from ..base.git import Census
 from ..base.sqlfiles import query_sql
 from ..base.sqlrows import fetch_rows
+from .jsmanifest import manifest_paths
+from .jsscope import is_js_path
 from .pyresolve import read_python_blobs
 from .resolve_worker import ResolveWorker
 from .resolved import ResolvedLayer
@@ -48,8 +50,11 @@ class Resolution:
 
     def start(self, checkout: Path, commit: str, paths: set[str]) -> None:
         """The node paths, known when the nodes end: the Python and JavaScript/TypeScript ones are
-        resolved."""
-        self._paths = sorted(path for path in paths if is_resolved_path(path) and "\n" not in path)
+        resolved, with the ``package.json`` files that may hold a JS/TS one (those the commit
+        tracks are read: ``jsmanifest``)."""
+        resolved = {path for path in paths if is_resolved_path(path) and "\n" not in path}
+        manifests = manifest_paths(path for path in resolved if is_js_path(path))
+        self._paths = sorted(resolved | manifests)
         if self._worker is not None:
             self._worker.request(checkout, commit, self._paths)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from .jsmanifest import is_manifest
 from .jsresolve import resolve_javascript
 from .jsscope import is_js_path, language_of
 from .pymodules import is_python_path
@@ -32,11 +33,15 @@ def file_language(path: str) -> str:
 def resolve_blobs(blobs: Iterable[tuple[str, bytes | int]]) -> ResolvedLayer:
     """The resolved layer of these ``(path, content)`` files, each read by its language's resolver.
     A fault of one resolver (a bug meeting some file) costs its own language's files only: they
-    are listed ``failed``, and the other language's rows are kept."""
+    are listed ``failed``, and the other language's rows are kept (``package.json`` manifests are
+    read by JavaScript's, when there is a JS/TS file to read them for)."""
     python: list[tuple[str, bytes | int]] = []
     javascript: list[tuple[str, bytes | int]] = []
+    manifests: list[tuple[str, bytes | int]] = []
     for path, content in blobs:
-        (python if is_python_path(path) else javascript).append((path, content))
+        (python if is_python_path(path) else manifests if is_manifest(path) else javascript).append((path, content))
+    if javascript:  # a manifest only tells the JavaScript resolver what a package name binds
+        javascript += manifests
     if not javascript:
         return _guarded(resolve_python, python)
     if not python:
@@ -56,7 +61,8 @@ def _guarded(resolve: Callable[[list[tuple[str, bytes | int]]], ResolvedLayer],
 
 def failed_layer(blobs: list[tuple[str, bytes | int]]) -> ResolvedLayer:
     """The layer of files a resolver failed on: listed, marked ``failed``, with no rows."""
-    return ResolvedLayer([(path, file_language(path), "", "failed") for path, _ in sorted(blobs)], [], [])
+    return ResolvedLayer([(path, file_language(path), "", "failed") for path, _ in sorted(blobs)
+                          if not is_manifest(path)], [], [])
 
 
 def merge(*layers: ResolvedLayer) -> ResolvedLayer:

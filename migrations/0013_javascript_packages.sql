@@ -1,0 +1,14 @@
+-- Migration 0013 (schema version 13): the JavaScript/TypeScript resolver binds more, measured
+-- against the TypeScript checker (benchmarks/resolver_js.py).
+--
+-- A package imported by its own name binds through the commit's package.json (index/jsmanifest.py:
+-- an `exports` key with exactly one target, else `main`); `module.exports = function (...)` is a
+-- definition and what `require` of its file returns; `require('../')` and a directory's
+-- package.json `main`; `const x = ns.f` binds calls of `x`; operands (`a || f`, `x instanceof C`,
+-- spread) are references; a TypeScript namespace's exported declarations are its attributes; a
+-- class field's arrow carries its declared return type.
+--
+-- The tables keep their shape; a version 12 index of a JS/TS repository holds the rows of the
+-- resolver before these, so it is derived again rather than migrated in place; this step exists
+-- so the numbered steps still equal schema.sql.
+PRAGMA user_version = 13;            -- the schema version; see migrations/
