@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .jsscope import MODULE_EXPORTS, FileFacts, JsDefinition, Scope, language_of, scan_file
+from .jsscope import MODULE_EXPORTS, BareResolver, FileFacts, JsDefinition, Scope, language_of, scan_file
 from .resolved import ResolvedLayer, numbered_rows
 
 MAX_HOPS = 20  # re-exports and bases followed at most this far (a cycle is "no information")
@@ -195,13 +195,14 @@ class _Linker:
                         yield path, line, column, "call", constructor, name, enclosing
 
 
-def resolve_javascript(blobs: Iterable[tuple[str, bytes | int]]) -> ResolvedLayer:
+def resolve_javascript(blobs: Iterable[tuple[str, bytes | int]], bare: BareResolver | None = None) -> ResolvedLayer:
     """The resolved layer of these ``(path, content)`` JS/TS files, in any order (a content too
-    large to parse is given as its line count)."""
+    large to parse is given as its line count). ``bare`` resolves a package specifier to one of
+    these files (the fleet's members' packages); without it a package is external."""
     contents = dict(blobs)
     paths = sorted(contents)
     known = frozenset(paths)
-    scanned = [scan_file(path, contents.pop(path), known) for path in paths]
+    scanned = [scan_file(path, contents.pop(path), known, bare) for path in paths]
     linker = _Linker(scanned)
     every = [definition for facts in scanned for definition in facts.definitions]
     definitions, ordered = numbered_rows(paths, every, linker.references, lambda _: 0)

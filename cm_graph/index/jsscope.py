@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+from collections.abc import Callable
 from typing import Any
 
 import tree_sitter
@@ -119,6 +120,10 @@ class Scope:
 # field, name, class) (``this.field.name``) | ("ret", callee expression, name) (``make().name``) |
 # ("u", name) (on anything else: bound by name only).
 Pending = tuple[int, int, str, tuple[Any, ...], Scope, JsDefinition, str]
+# How a bare specifier (``koa-compose``, ``@scope/pkg/sub``) is resolved, when something outside
+# one commit can (the fleet: another member's package): (importing path, specifier, condition
+# ``import`` or ``require``) -> the resolved path, or None (external). A member alone has none.
+BareResolver = Callable[[str, str, str], str | None]
 
 
 class FileFacts:
@@ -148,14 +153,16 @@ def _string_value(node: Any) -> str | None:
     return _text(fragments[0])
 
 
-def resolve_spec(importer: str, spec: str, paths: frozenset[str]) -> str | None:
+def resolve_spec(importer: str, spec: str, paths: frozenset[str], bare: BareResolver | None = None,
+                 condition: str = "import") -> str | None:
     """The resolved file a relative import names (``./x``, ``../y/index``), or None (a package,
-    or nothing of the commit's resolved files)."""
+    or nothing of the commit's resolved files); a bare specifier is ``bare``'s to resolve (a
+    ``condition`` of ``import`` or ``require``), else None."""
     if not spec.startswith(("./", "../")) and spec not in (".", ".."):
-        return None
+        return bare(importer, spec, condition) if bare is not None and spec and not spec.startswith("/") else None
     joined = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
-    if joined.startswith("../"):
-        return None
+    if joined.startswith("../") or bare is not None and joined.split("/")[0] != importer.split("/")[0]:
+        return None  # outside the commit (with ``bare``, the fleet's: outside the importer's repository)
     candidates = [joined]
     for suffix in (".js", ".jsx", ".mjs", ".cjs"):
         if joined.endswith(suffix):
@@ -206,9 +213,10 @@ def _pattern_names(node: Any) -> list[Any]:
 class _Scanner:
     """One walk of a file's tree: definitions and scopes first seen, references pending."""
 
-    def __init__(self, facts: FileFacts, paths: frozenset[str]) -> None:
+    def __init__(self, facts: FileFacts, paths: frozenset[str], bare: BareResolver | None) -> None:
         self.facts = facts
         self.paths = paths
+        self.bare = bare
 
     def define(self, node: Any, kind: str, name: str, parent: JsDefinition, line_node: Any | None = None,
                start_node: Any | None = None) -> JsDefinition:
@@ -219,9 +227,9 @@ class _Scanner:
         self.facts.definitions.append(definition)
         return definition
 
-    def spec(self, node: Any) -> str | None:
+    def spec(self, node: Any, condition: str = "import") -> str | None:
         value = _string_value(node)
-        return resolve_spec(self.facts.path, value, self.paths) if value is not None else None
+        return resolve_spec(self.facts.path, value, self.paths, self.bare, condition) if value is not None else None
 
     def refer(self, node: Any, role: str, expression: tuple[Any, ...], scope: Scope, enclosing: JsDefinition,
               name: str) -> None:
@@ -380,7 +388,8 @@ class _Scanner:
         if name is None:
             return
         spec = _require_spec(value)
-        target = self.spec(value.child_by_field_name("arguments").named_children[0]) if spec is not None else None
+        argument = value.child_by_field_name("arguments").named_children[0] if spec is not None else None
+        target = self.spec(argument, "require") if argument is not None else None
         if name.type == "identifier":
             if value is not None and (value.type in FUNCTION_VALUES or value.type == "class"):
                 return  # bound where the value is walked
@@ -713,8 +722,9 @@ def _error_bytes(root: Any) -> int:
     return sum(child.end_byte - child.start_byte for child in root.children if child.has_error)
 
 
-def scan_file(path: str, content: bytes | int, paths: frozenset[str]) -> FileFacts:
-    """One file's facts (``content`` an int: the line count of a blob too large to parse)."""
+def scan_file(path: str, content: bytes | int, paths: frozenset[str], bare: BareResolver | None = None) -> FileFacts:
+    """One file's facts (``content`` an int: the line count of a blob too large to parse;
+    ``bare``: how a package specifier resolves, None for a commit alone)."""
     module = module_name(path)
     base = path.rpartition("/")[2]
     name = module.rpartition(".")[2] if "." in base else base
@@ -732,6 +742,6 @@ def scan_file(path: str, content: bytes | int, paths: frozenset[str]) -> FileFac
         facts.status = "too_large"
         facts.definitions.append(facts.module_def)
         return facts
-    _Scanner(facts, paths).walk(root, facts.module_def)
+    _Scanner(facts, paths, bare).walk(root, facts.module_def)
     facts.definitions.insert(0, facts.module_def)
     return facts
