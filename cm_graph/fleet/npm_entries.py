@@ -17,6 +17,12 @@ member's index resolved:
    bundlers read), then ``main``, then ``index``; a subpath is the file under the package root.
    Each names a file as a relative import does (``lib/x`` is ``lib/x.js``, ``lib/x/index.js``,
    a ``.js`` written for a TypeScript ``.ts``: ``jsscope.resolve_spec``).
+3. A file so named that the member's index does not hold (a build output its graph leaves out,
+   ``build/modern/index.js``) is looked for as its TypeScript source, the convention of a
+   package built from ``src/`` into an output directory: the path under ``src/`` with its
+   leading directories dropped one at a time (``src/modern/index``, then ``src/index``), each
+   named as a relative import is (``src/index.ts``). A package built otherwise resolves to
+   nothing (external), never to a guess outside ``src/``.
 """
 
 from __future__ import annotations
@@ -67,6 +73,12 @@ def entry_file(manifest: dict[str, Any], prefix: str, subpath: str, condition: s
 def _file(prefix: str, target: str, paths: frozenset[str]) -> str | None:
     relative = target if target.startswith(("./", "../")) else f"./{target}"
     found = resolve_spec(f"{prefix}/package.json", relative, paths)
+    if found is None:  # a build output the member's graph does not hold: its TypeScript source
+        parts = relative.removeprefix("./").split("/")
+        for start in range(1, len(parts)):
+            found = resolve_spec(f"{prefix}/package.json", "./src/" + "/".join(parts[start:]), paths)
+            if found is not None:
+                break
     return found if found is not None and found.startswith(f"{prefix}/") else None
 
 

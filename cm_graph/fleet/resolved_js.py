@@ -52,7 +52,7 @@ def resolved_js_uses(sources: list[MemberSources], members: dict[int, MemberPack
             return None  # no member declares it: external
         return entry_file(manifests[numbers[0]], str(numbers[0]), split[1], condition, paths)
 
-    layer = resolve_javascript(contents.items(), bare)
+    layer = resolve_javascript(contents.items(), bare, reads=True)
     files = [row[0] for row in layer.files]
     module_of_file = {row[0]: row[2] for row in layer.files}
     definitions = {row[0]: row for row in layer.definitions}
@@ -79,7 +79,7 @@ def resolved_js_uses(sources: list[MemberSources], members: dict[int, MemberPack
         if path not in lines:
             content = contents[path]
             lines[path] = content.splitlines() if isinstance(content, bytes) else []
-        form, written = _form(role, written_at(lines[path], line, column, name), imported.get(path, {}))
+        form, written = _form(role, written_at(lines[path], line, column, name), imported.get(path, {}), defined[3])
         for copy in copies:
             found = by_inner.get((f"{copy}/{relative}", inner))
             if found is None:
@@ -114,11 +114,12 @@ def _imported_names(layer: Any, files: list[str], definitions: dict[int, Any]) -
     return found
 
 
-def _form(role: str, written: str, imported: dict[str, str]) -> tuple[str, str]:
+def _form(role: str, written: str, imported: dict[str, str], kind: str) -> tuple[str, str]:
     """(form, written) of one site: ``import``; ``module_attribute`` (``ns.X`` of a namespace or
-    a required module); ``member`` (any other ``a.b``: a default object's property, a typed
-    value's method); ``imported_name``/``alias`` (a name an import binds, as exported or renamed);
-    ``name`` otherwise."""
+    a required module); ``member`` (any other ``a.b``, a default object's property or a typed
+    value's method, and a method called on what a call returns, ``make().m()``);
+    ``imported_name``/``alias`` (a name an import binds, as exported or renamed); ``name``
+    otherwise."""
     if role == "import":
         return "import", written
     head, _, rest = written.partition(".")
@@ -126,4 +127,4 @@ def _form(role: str, written: str, imported: dict[str, str]) -> tuple[str, str]:
         return ("module_attribute" if imported.get(head) == "" else "member"), written
     if written in imported:
         return ("imported_name" if imported[written] == written else "alias"), written
-    return "name", written
+    return ("member" if kind == "method" else "name"), written

@@ -195,14 +195,16 @@ class _Linker:
                         yield path, line, column, "call", constructor, name, enclosing
 
 
-def resolve_javascript(blobs: Iterable[tuple[str, bytes | int]], bare: BareResolver | None = None) -> ResolvedLayer:
+def resolve_javascript(blobs: Iterable[tuple[str, bytes | int]], bare: BareResolver | None = None,
+                       reads: bool = False) -> ResolvedLayer:
     """The resolved layer of these ``(path, content)`` JS/TS files, in any order (a content too
     large to parse is given as its line count). ``bare`` resolves a package specifier to one of
-    these files (the fleet's members' packages); without it a package is external."""
+    these files (the fleet's members' packages); without it a package is external. ``reads``
+    (the fleet's) also records a name read as an object (``statuses[code]``) as a reference."""
     contents = dict(blobs)
     paths = sorted(contents)
     known = frozenset(paths)
-    scanned = [scan_file(path, contents.pop(path), known, bare) for path in paths]
+    scanned = [scan_file(path, contents.pop(path), known, bare, reads) for path in paths]
     linker = _Linker(scanned)
     every = [definition for facts in scanned for definition in facts.definitions]
     definitions, ordered = numbered_rows(paths, every, linker.references, lambda _: 0)

@@ -42,6 +42,9 @@ FIELDS = frozenset({"field_definition", "public_field_definition"})
 # Where a bare name is a use of what it names (a callback, a value returned or stored).
 REFERENCE_PARENTS = frozenset({"arguments", "return_statement", "array", "pair", "assignment_expression",
                                "variable_declarator", "export_statement"})
+# Where else a name is read when every read is asked for (the fleet's cross-repository uses:
+# ``statuses[code]``, ``statuses.codes``, a property read of another package's function).
+READ_PARENTS = frozenset({"member_expression", "subscript_expression"})
 
 
 def is_js_path(path: str) -> bool:
@@ -213,10 +216,11 @@ def _pattern_names(node: Any) -> list[Any]:
 class _Scanner:
     """One walk of a file's tree: definitions and scopes first seen, references pending."""
 
-    def __init__(self, facts: FileFacts, paths: frozenset[str], bare: BareResolver | None) -> None:
+    def __init__(self, facts: FileFacts, paths: frozenset[str], bare: BareResolver | None, reads: bool) -> None:
         self.facts = facts
         self.paths = paths
         self.bare = bare
+        self.reads = reads
 
     def define(self, node: Any, kind: str, name: str, parent: JsDefinition, line_node: Any | None = None,
                start_node: Any | None = None) -> JsDefinition:
@@ -337,7 +341,8 @@ class _Scanner:
             elif kind in ("identifier", "shorthand_property_identifier") and node.parent is not None:
                 parent = node.parent
                 if kind == "shorthand_property_identifier" or (
-                        parent.type in REFERENCE_PARENTS and _is_value_child(parent, node)):
+                        parent.type in REFERENCE_PARENTS and _is_value_child(parent, node)) or (
+                        self.reads and parent.type in READ_PARENTS and parent.child_by_field_name("object") == node):
                     self.refer(node, "reference", ("n", _text(node)), scope, enclosing, _text(node))
             for child in reversed(node.children):
                 if child.is_named:
@@ -722,9 +727,11 @@ def _error_bytes(root: Any) -> int:
     return sum(child.end_byte - child.start_byte for child in root.children if child.has_error)
 
 
-def scan_file(path: str, content: bytes | int, paths: frozenset[str], bare: BareResolver | None = None) -> FileFacts:
+def scan_file(path: str, content: bytes | int, paths: frozenset[str], bare: BareResolver | None = None,
+              reads: bool = False) -> FileFacts:
     """One file's facts (``content`` an int: the line count of a blob too large to parse;
-    ``bare``: how a package specifier resolves, None for a commit alone)."""
+    ``bare``: how a package specifier resolves, None for a commit alone; ``reads``: a name read
+    as an object, ``x.y``/``x[k]``, is a reference too)."""
     module = module_name(path)
     base = path.rpartition("/")[2]
     name = module.rpartition(".")[2] if "." in base else base
@@ -742,6 +749,6 @@ def scan_file(path: str, content: bytes | int, paths: frozenset[str], bare: Bare
         facts.status = "too_large"
         facts.definitions.append(facts.module_def)
         return facts
-    _Scanner(facts, paths, bare).walk(root, facts.module_def)
+    _Scanner(facts, paths, bare, reads).walk(root, facts.module_def)
     facts.definitions.insert(0, facts.module_def)
     return facts

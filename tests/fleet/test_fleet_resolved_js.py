@@ -168,3 +168,42 @@ def test_the_js_uses_are_the_same_bytes_when_derived_again(tmp_path: Path) -> No
             fleet.close()
     assert digests[0] == digests[1]
     assert counts[0] == counts[1] == [(10,)]
+
+
+BUILT = {  # a TypeScript package whose exports name its build output, as @tanstack/query-core's do
+    "package.json": json.dumps({"name": "@tiny/built", "version": "2.0.0", "exports": {
+        ".": {"import": {"types": "./build/modern/index.d.ts", "default": "./build/modern/index.js"}}}}),
+    "src/index.ts": "export { Cache } from './cache'\n",
+    "src/cache.ts": "export class Cache {\n  clear(): void {}\n}\n",
+    "build/modern/index.js": "export { Cache } from './cache.js'\n",
+    "build/modern/cache.js": "export class Cache {\n  clear() {}\n}\n",
+}
+STATUS = {
+    "package.json": json.dumps({"name": "tiny-status", "version": "1.5.0", "main": "index.js"}),
+    "index.js": "module.exports = status\nstatus.codes = [200, 404]\n\nfunction status(code) {\n  return code\n}\n",
+}
+USER = {
+    "package.json": json.dumps({"name": "tiny-user", "version": "0.1.0"}),
+    "src/use.ts": "import { Cache } from '@tiny/built'\n\nexport const cache = new Cache()\n",
+    "lib/codes.js": "const statuses = require('tiny-status')\n\nfunction known(code) {\n"
+                    "  return statuses[code] || statuses.codes\n}\nmodule.exports = known\n",
+}
+
+
+def test_a_build_output_resolves_to_its_source_and_a_read_is_a_use(tmp_path: Path) -> None:
+    """``@tiny/built``'s ``exports`` name ``build/modern/index.js``, which the member's graph does
+    not hold (a build output): its TypeScript source ``src/index.ts`` is what the import binds,
+    and through it ``src/cache.ts``'s ``Cache``. ``statuses[code]`` and ``statuses.codes`` read
+    the function another package exports: each is a ``reference`` use of it at its line."""
+    state = _fleet(tmp_path, {"built": BUILT, "status": STATUS, "user": USER})
+    cache = "npm @tiny/built 2.0.0 src/cache.ts/Cache#"
+    assert _items(state, "Cache", tmp_path, "user") == [
+        _site("src/use.ts", 1, 10, "import", "import", "Cache", cache, "built:src/cache.ts#L1"),
+        _site("src/use.ts", 3, 26, "instantiate", "imported_name", "Cache", cache, "built:src/cache.ts#L1"),
+    ]
+    status = "npm tiny-status 1.5.0 index.js/status()."
+    assert _items(state, "status", tmp_path, "user") == [
+        _site("lib/codes.js", 1, 7, "import", "import", "statuses", status, "status:index.js#L4"),
+        _site("lib/codes.js", 4, 10, "reference", "alias", "statuses", status, "status:index.js#L4"),
+        _site("lib/codes.js", 4, 28, "reference", "alias", "statuses", status, "status:index.js#L4"),
+    ]
