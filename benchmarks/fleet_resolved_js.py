@@ -19,7 +19,12 @@ tracked JS/TS file of each member with acorn or @babel/parser (``benchmarks/js_t
 parsers), finds each ``import``/``require()`` whose bare specifier names another member's package,
 and resolves it with **Node's own resolver** (``import.meta.resolve`` for an ES import,
 ``require.resolve`` for ``require()``, over a ``node_modules`` of symlinks to the member
-checkouts: ``exports`` and its conditions, ``main``, ``index`` as Node applies them). It follows
+checkouts: ``exports`` and its conditions, ``main``, ``index`` as Node applies them), and each
+relative import whose re-exports lead into one (``export * from '@tanstack/query-core'`` in
+react-query's own ``src/index.ts``). Build outputs (``build/``, ``dist/``: the pinned provider's
+graph leaves them out) are not read as users, and a definition found in one is the definition of
+the same name in its ``src/`` TypeScript source (the convention ``fleet/npm_entries.py`` states,
+the line read from the source). It follows
 the target file's exports to a definition (``export {X} from``, ``export *``, ``export default``,
 ``module.exports = f``/``{...}``, ``exports.f = g``, an imported binding re-exported) and records
 every site that names it: the import's local name, every identifier reading that binding in an
