@@ -39,7 +39,7 @@ from .packages import Declared, declared_package, family_of_lang, family_of_path
 from .resolved_js import resolved_js_uses
 from .resolved_uses import MemberSources, read_sources, resolved_uses
 
-FLEET_FORMAT = 3
+FLEET_FORMAT = 4  # 4: JS/TS uses resolved across members (a format-3 file lacks them: derived again)
 FLEET_APPLICATION_ID = 0x636D6766
 FLEET_PAGE_SIZE = 4096
 MAX_PARSED_BYTES = 4 << 20  # a Python file larger than this gives no imported names

@@ -44,13 +44,16 @@ def resolved_js_uses(sources: list[MemberSources], members: dict[int, MemberPack
         if ecosystem == "npm" and package:
             declaring.setdefault(package, []).append(number)
     paths = frozenset(contents)
+    entries: dict[tuple[str, str], str | None] = {}  # one look-up per (specifier, condition)
 
-    def bare(importer: str, spec: str, condition: str) -> str | None:
-        split = split_specifier(spec)
-        numbers = declaring.get(split[0], []) if split is not None else []
-        if split is None or not numbers:
-            return None  # no member declares it: external
-        return entry_file(manifests[numbers[0]], str(numbers[0]), split[1], condition, paths)
+    def bare(_importer: str, spec: str, condition: str) -> str | None:
+        key = (spec, condition)
+        if key not in entries:
+            split = split_specifier(spec)
+            numbers = declaring.get(split[0], []) if split is not None else []
+            entries[key] = entry_file(manifests[numbers[0]], str(numbers[0]), split[1], condition, paths) \
+                if split is not None and numbers else None  # no member declares it: external
+        return entries[key]
 
     layer = resolve_javascript(contents.items(), bare, reads=True)
     files = [row[0] for row in layer.files]
