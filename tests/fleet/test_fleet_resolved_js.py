@@ -207,3 +207,47 @@ def test_a_build_output_resolves_to_its_source_and_a_read_is_a_use(tmp_path: Pat
         _site("lib/codes.js", 4, 10, "reference", "alias", "statuses", status, "status:index.js#L4"),
         _site("lib/codes.js", 4, 28, "reference", "alias", "statuses", status, "status:index.js#L4"),
     ]
+
+
+PATTERNS = {  # a subpath pattern in exports
+    "package.json": json.dumps({"name": "tiny-features", "version": "3.0.0", "exports": {
+        ".": "./lib/index.js", "./features/*": "./lib/features/*.js", "./internal/*": None}}),
+    "lib/index.js": "exports.version = version\n\nfunction version() {\n  return 3\n}\n",
+    "lib/features/flag.js": "exports.enable = enable\n\nfunction enable(name) {\n  return name\n}\n",
+}
+FIELDS = {  # no exports: module for an ES import, main for require(), a deep path as a file
+    "package.json": json.dumps({"name": "tiny-fields", "version": "0.9.0", "main": "cjs/main.js",
+                                "module": "esm/main.mjs"}),
+    "cjs/main.js": "module.exports = { start }\n\nfunction start() {\n  return 'cjs'\n}\n",
+    "esm/main.mjs": "export function begin() {\n  return 'esm'\n}\n",
+    "lib/deep.js": "module.exports = deep\n\nfunction deep() {\n  return 1\n}\n",
+}
+CALLER = {
+    "package.json": json.dumps({"name": "tiny-caller", "version": "0.1.0"}),
+    "src/call.mjs": ("import { enable } from 'tiny-features/features/flag'\n"
+                     "import { begin } from 'tiny-fields'\n\n"
+                     "export function go() {\n  enable('x')\n  return begin()\n}\n"),
+    "src/call.js": ("const { start } = require('tiny-fields')\n"
+                    "const deep = require('tiny-fields/lib/deep')\n\n"
+                    "function go() {\n  deep()\n  return start()\n}\nmodule.exports = go\n"),
+}
+
+
+def test_exports_patterns_module_main_and_deep_paths(tmp_path: Path) -> None:
+    """``tiny-features/features/flag`` is the ``./features/*`` pattern's ``lib/features/flag.js``;
+    ``tiny-fields`` has no ``exports``: an ES import is its ``module`` (``esm/main.mjs``), a
+    ``require()`` its ``main`` (``cjs/main.js``, a destructured ``start``), and
+    ``tiny-fields/lib/deep`` the file ``lib/deep.js``."""
+    state = _fleet(tmp_path, {"features": PATTERNS, "fields": FIELDS, "caller": CALLER})
+    lines = {name: [(i["path"], i["line"], i["role"], i["definition"]) for i in _items(state, name, tmp_path, "caller")]
+             for name in ("enable", "begin", "start", "deep")}
+    assert lines == {
+        "enable": [("src/call.mjs", 1, "import", "features:lib/features/flag.js#L3"),
+                   ("src/call.mjs", 5, "call", "features:lib/features/flag.js#L3")],
+        "begin": [("src/call.mjs", 2, "import", "fields:esm/main.mjs#L1"),
+                  ("src/call.mjs", 6, "call", "fields:esm/main.mjs#L1")],
+        "start": [("src/call.js", 1, "import", "fields:cjs/main.js#L3"),
+                  ("src/call.js", 6, "call", "fields:cjs/main.js#L3")],
+        "deep": [("src/call.js", 2, "import", "fields:lib/deep.js#L3"),
+                 ("src/call.js", 5, "call", "fields:lib/deep.js#L3")],
+    }
