@@ -35,10 +35,11 @@ from ..index.seal import SEAL_SUFFIX, derived_is_sealed, write_derived_seal
 from .imports import import_statements, imported_names
 from .judgement import MemberJudgement, judge_members
 from .members import fleet_dir, fleet_lock, read_members
-from .packages import Declared, declared_package, family_of_lang, family_of_path, import_root, module_of
+from .packages import Declared, declared_package, family_of_lang, family_of_path, import_root, module_of, npm_manifest
+from .resolved_js import resolved_js_uses
 from .resolved_uses import MemberSources, read_sources, resolved_uses
 
-FLEET_FORMAT = 3
+FLEET_FORMAT = 4  # 4: JS/TS uses resolved across members (a format-3 file lacks them: derived again)
 FLEET_APPLICATION_ID = 0x636D6766
 FLEET_PAGE_SIZE = 4096
 MAX_PARSED_BYTES = 4 << 20  # a Python file larger than this gives no imported names
@@ -192,6 +193,8 @@ def _derive(path: Path, name: str, digest: str, judged: list[MemberJudgement]) -
 def _collect(judged: list[MemberJudgement]) -> Rows:
     rows: Rows = {"members": [], "symbols": [], "references_out": [], "uses": []}
     sources: list[MemberSources] = []
+    scripts: list[MemberSources] = []
+    manifests: dict[int, dict[str, Any]] = {}
     for number, state in enumerate(judged, start=1):
         member = state.member
         declared, root, reason = Declared(), "", state.reason
@@ -201,7 +204,11 @@ def _collect(judged: list[MemberJudgement]) -> Rows:
             try:
                 declared = declared_package(member.checkout, state.generation.manifest.commit)
                 root = import_root(declared.ecosystem, declared.name)
-                sources.append(_read_member(number, state, root, own))
+                python, javascript = _read_member(number, state, root, own)
+                sources.append(python)
+                scripts.append(javascript)
+                if declared.ecosystem == "npm":
+                    manifests[number] = npm_manifest(member.checkout, state.generation.manifest.commit)
                 for table, found in own.items():
                     rows[table] += found
             except Refusal as refusal:  # its index or its clone could not be read: missing, with why
@@ -213,13 +220,16 @@ def _collect(judged: list[MemberJudgement]) -> Rows:
             gen.id if gen else None, gen.manifest.commit if gen else None, declared.ecosystem, declared.name,
             declared.version, root,
         ))
-    rows["uses"] = resolved_uses(sources, {row[0]: (row[7], row[8], row[9], row[10]) for row in rows["members"]})
+    packages = {row[0]: (row[7], row[8], row[9], row[10]) for row in rows["members"]}
+    covered = {row[0] for row in rows["members"] if row[4]}
+    rows["uses"] = resolved_uses(sources, packages) + resolved_js_uses(
+        [s for s in scripts if s.member in covered], packages, {n: m for n, m in manifests.items() if n in covered})
     return rows
 
 
-def _read_member(number: int, state: MemberJudgement, root: str, rows: Rows) -> MemberSources:
-    """The member's symbols and references into ``rows``; its Python sources for the resolved
-    uses (read now, while its index and clone are open)."""
+def _read_member(number: int, state: MemberJudgement, root: str, rows: Rows) -> tuple[MemberSources, MemberSources]:
+    """The member's symbols and references into ``rows``; its Python and its JS/TS sources for
+    the resolved uses (read now, while its index and clone are open)."""
     assert state.generation is not None
     report = index_for(state.generation)
     index = open_index(report.path)
@@ -246,7 +256,9 @@ def _read_member(number: int, state: MemberJudgement, root: str, rows: Rows) -> 
             rows["references_out"].append((bare, "name", number, path, line, qualifier, "", family_of_path(path)))
         _python_import_rows(number, state.member.checkout, census, python_imports, rows)
         python = fetch_rows(index.execute(query_sql("member_python_files")), tuple[str, str, int])
-        return read_sources(number, state.member.checkout, python)
+        javascript = fetch_rows(index.execute(query_sql("member_js_files")), tuple[str, str, int])
+        return (read_sources(number, state.member.checkout, python),
+                read_sources(number, state.member.checkout, javascript))
     finally:
         index.close()
 

@@ -147,6 +147,18 @@ def _package_json(text: str) -> Declared | None:
     return Declared("npm", _text(value.get("name")), _text(value.get("version")))
 
 
+def npm_manifest(checkout: Path, commit: str) -> dict[str, object]:
+    """The bound commit's root ``package.json`` as JSON (its ``exports``, ``module``, ``main``
+    say which file a specifier of the package names); empty when it is not there or not an
+    object."""
+    raw = _show(checkout, commit, "package.json")
+    try:
+        value = json.loads(raw.decode("utf-8")) if raw is not None else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def _cargo(text: str) -> Declared | None:
     return _toml_table(text, "package", "cargo")
 

@@ -176,7 +176,7 @@ class _Sites:
         if role == "import":
             named = from_modules.get((line, name), "")
             return "import", name, named if named and kind != "module" and named != module else ""
-        written = self._written(lines, line, column, name)
+        written = written_at(lines, line, column, name)
         head, _, rest = written.partition(".")
         if rest:
             binding = bound.get(head)
@@ -191,19 +191,19 @@ class _Sites:
             return form, written, binding[0] if binding[0] != module and kind != "module" else ""
         return ("alias" if written != own_name and kind != "method" else "name"), written, ""
 
-    @staticmethod
-    def _written(lines: list[bytes], line: int, column: int, name: str) -> str:
-        """The dotted text ending in ``name`` at the site (``httpcore.ConnectionPool``,
-        ``self._pool.handle_request``); the bare name when the text is not there as expected
-        (an expression over several lines)."""
-        if not 0 < line <= len(lines):
-            return name
-        text = lines[line - 1]
-        start = column - 1
-        word = _IDENTIFIER.match(text, start) if 0 <= start < len(text) else None
-        if word is None or word.group().decode("utf-8", "replace") != name:
-            return name
-        chain = _CHAIN.search(text[:start])
-        before = chain.group() if chain is not None and text[:start].endswith(b".") else b""
-        before = before.lstrip(b".0123456789")
-        return (before + word.group()).decode("utf-8", "replace")
+
+def written_at(lines: list[bytes], line: int, column: int, name: str) -> str:
+    """The dotted text ending in ``name`` at the site (``httpcore.ConnectionPool``,
+    ``self._pool.handle_request``); the bare name when the text is not there as expected
+    (an expression over several lines)."""
+    if not 0 < line <= len(lines):
+        return name
+    text = lines[line - 1]
+    start = column - 1
+    word = _IDENTIFIER.match(text, start) if 0 <= start < len(text) else None
+    if word is None or word.group().decode("utf-8", "replace") != name:
+        return name
+    chain = _CHAIN.search(text[:start])
+    before = chain.group() if chain is not None and text[:start].endswith(b".") else b""
+    before = before.lstrip(b".0123456789")
+    return (before + word.group()).decode("utf-8", "replace")

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .jsmanifest import is_manifest, package_specs
-from .jsscope import MODULE_EXPORTS, FileFacts, JsDefinition, Scope, language_of, scan_file
+from .jsscope import MODULE_EXPORTS, BareResolver, FileFacts, JsDefinition, Scope, language_of, scan_file
 from .resolved import ResolvedLayer, numbered_rows
 
 MAX_HOPS = 20  # re-exports and bases followed at most this far (a cycle is "no information")
@@ -211,16 +211,20 @@ class _Linker:
                         yield path, line, column, "call", constructor, name, enclosing
 
 
-def resolve_javascript(blobs: Iterable[tuple[str, bytes | int]]) -> ResolvedLayer:
+def resolve_javascript(blobs: Iterable[tuple[str, bytes | int]], bare: BareResolver | None = None,
+                       reads: bool = False) -> ResolvedLayer:
     """The resolved layer of these ``(path, content)`` JS/TS files, in any order (a content too
     large to parse is given as its line count); ``package.json`` files among them are manifests
-    (``jsmanifest``), read for the specifiers they bind, not resolved files."""
+    (``jsmanifest``), read for the specifiers they bind, not resolved files. ``bare`` resolves a
+    package specifier to one of these files (the fleet's members' packages); without it a package
+    no manifest here binds is external. ``reads`` (the fleet's) also records a name read as an
+    object (``statuses[code]``) as a reference."""
     contents = dict(blobs)
     manifests = {path: contents.pop(path) for path in sorted(contents) if is_manifest(path)}
     paths = sorted(contents)
     known = frozenset(paths)
     packages = package_specs(manifests, known)
-    scanned = [scan_file(path, contents.pop(path), known, packages) for path in paths]
+    scanned = [scan_file(path, contents.pop(path), known, bare, reads, packages) for path in paths]
     linker = _Linker(scanned)
     every = [definition for facts in scanned for definition in facts.definitions]
     definitions, ordered = numbered_rows(paths, every, linker.references, lambda _: 0)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import tree_sitter
@@ -46,6 +46,9 @@ REFERENCE_PARENTS = frozenset({"arguments", "return_statement", "array", "pair",
                                # operands: `opts.isFile || defaultIsFile`, `c ? f : g`, `x instanceof C`
                                "binary_expression", "ternary_expression", "spread_element",
                                "parenthesized_expression"})
+# Where else a name is read when every read is asked for (the fleet's cross-repository uses:
+# ``statuses[code]``, ``statuses.codes``, a property read of another package's function).
+READ_PARENTS = frozenset({"member_expression", "subscript_expression"})
 
 
 def is_js_path(path: str) -> bool:
@@ -124,6 +127,10 @@ class Scope:
 # field, name, class) (``this.field.name``) | ("ret", callee expression, name) (``make().name``) |
 # ("u", name) (on anything else: bound by name only).
 Pending = tuple[int, int, str, tuple[Any, ...], Scope, JsDefinition, str]
+# How a bare specifier (``koa-compose``, ``@scope/pkg/sub``) is resolved, when something outside
+# one commit can (the fleet: another member's package): (importing path, specifier, condition
+# ``import`` or ``require``) -> the resolved path, or None (external). A member alone has none.
+BareResolver = Callable[[str, str, str], str | None]
 
 
 class FileFacts:
@@ -153,14 +160,16 @@ def _string_value(node: Any) -> str | None:
     return _text(fragments[0])
 
 
-def resolve_spec(importer: str, spec: str, paths: frozenset[str]) -> str | None:
+def resolve_spec(importer: str, spec: str, paths: frozenset[str], bare: BareResolver | None = None,
+                 condition: str = "import") -> str | None:
     """The resolved file a relative import names (``./x``, ``../y/index``), or None (a package,
-    or nothing of the commit's resolved files)."""
+    or nothing of the commit's resolved files); a bare specifier is ``bare``'s to resolve (a
+    ``condition`` of ``import`` or ``require``), else None."""
     if not spec.startswith(("./", "../")) and spec not in (".", ".."):
-        return None
+        return bare(importer, spec, condition) if bare is not None and spec and not spec.startswith("/") else None
     joined = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
-    if joined.startswith("../"):
-        return None
+    if joined.startswith("../") or bare is not None and joined.split("/")[0] != importer.split("/")[0]:
+        return None  # outside the commit (with ``bare``, the fleet's: outside the importer's repository)
     candidates = [joined]
     for suffix in (".js", ".jsx", ".mjs", ".cjs"):
         if joined.endswith(suffix):
@@ -212,9 +221,12 @@ def _pattern_names(node: Any) -> list[Any]:
 class _Scanner:
     """One walk of a file's tree: definitions and scopes first seen, references pending."""
 
-    def __init__(self, facts: FileFacts, paths: frozenset[str], packages: Mapping[str, str]) -> None:
+    def __init__(self, facts: FileFacts, paths: frozenset[str], bare: BareResolver | None, reads: bool,
+                 packages: Mapping[str, str]) -> None:
         self.facts = facts
         self.paths = paths
+        self.bare = bare
+        self.reads = reads
         self.packages = packages  # a bare specifier the commit's own manifests bind (``jsmanifest``)
 
     def define(self, node: Any, kind: str, name: str, parent: JsDefinition, line_node: Any | None = None,
@@ -226,11 +238,11 @@ class _Scanner:
         self.facts.definitions.append(definition)
         return definition
 
-    def spec(self, node: Any) -> str | None:
+    def spec(self, node: Any, condition: str = "import") -> str | None:
         value = _string_value(node)
         if value is None:
             return None
-        found = resolve_spec(self.facts.path, value, self.paths)
+        found = resolve_spec(self.facts.path, value, self.paths, self.bare, condition)
         if value.startswith(".") and (found is None or found.rpartition("/")[2].startswith("index.")):
             # a directory: its package.json's main before its index (Node's order)
             joined = posixpath.normpath(posixpath.join(posixpath.dirname(self.facts.path), value))
@@ -347,7 +359,8 @@ class _Scanner:
             elif kind in ("identifier", "shorthand_property_identifier") and node.parent is not None:
                 parent = node.parent
                 if kind == "shorthand_property_identifier" or (
-                        parent.type in REFERENCE_PARENTS and _is_value_child(parent, node)):
+                        parent.type in REFERENCE_PARENTS and _is_value_child(parent, node)) or (
+                        self.reads and parent.type in READ_PARENTS and parent.child_by_field_name("object") == node):
                     self.refer(node, "reference", ("n", _text(node)), scope, enclosing, _text(node))
             for child in reversed(node.children):
                 if child.is_named:
@@ -409,7 +422,8 @@ class _Scanner:
         if name is None:
             return
         spec = _require_spec(value)
-        target = self.spec(value.child_by_field_name("arguments").named_children[0]) if spec is not None else None
+        argument = value.child_by_field_name("arguments").named_children[0] if spec is not None else None
+        target = self.spec(argument, "require") if argument is not None else None
         if name.type == "identifier":
             if value is not None and (value.type in FUNCTION_VALUES or value.type == "class"):
                 return  # bound where the value is walked
@@ -792,10 +806,12 @@ def _error_bytes(root: Any) -> int:
     return sum(child.end_byte - child.start_byte for child in root.children if child.has_error)
 
 
-def scan_file(path: str, content: bytes | int, paths: frozenset[str],
-              packages: Mapping[str, str] | None = None) -> FileFacts:
-    """One file's facts (``content`` an int: the line count of a blob too large to parse);
-    ``packages``: the bare specifiers the commit's manifests bind to its files."""
+def scan_file(path: str, content: bytes | int, paths: frozenset[str], bare: BareResolver | None = None,
+              reads: bool = False, packages: Mapping[str, str] | None = None) -> FileFacts:
+    """One file's facts (``content`` an int: the line count of a blob too large to parse;
+    ``bare``: how a package specifier resolves, None for a commit alone; ``reads``: a name read
+    as an object, ``x.y``/``x[k]``, is a reference too; ``packages``: the bare specifiers the
+    commit's own manifests bind to its files)."""
     module = module_name(path)
     base = path.rpartition("/")[2]
     name = module.rpartition(".")[2] if "." in base else base
@@ -813,6 +829,6 @@ def scan_file(path: str, content: bytes | int, paths: frozenset[str],
         facts.status = "too_large"
         facts.definitions.append(facts.module_def)
         return facts
-    _Scanner(facts, paths, packages or {}).walk(root, facts.module_def)
+    _Scanner(facts, paths, bare, reads, packages or {}).walk(root, facts.module_def)
     facts.definitions.insert(0, facts.module_def)
     return facts

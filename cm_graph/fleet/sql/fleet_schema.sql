@@ -1,4 +1,4 @@
--- cm-graph fleet index, format version 3.
+-- cm-graph fleet index, format version 4.
 -- Database: fleet (schema)
 --
 -- One file per fleet and per digest of its members' generations (fleet/<name>/<digest>.sqlite),
@@ -8,7 +8,7 @@
 -- (<digest>.sqlite.seal, cm_graph/index/seal.py); every citation it holds is checked again, when
 -- it is answered, against the census of the member index it came from.
 PRAGMA application_id = 1668114278;  -- 0x636d6766, "cmgf": marks fleet files this project wrote
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 -- The fleet and the digest this file was derived for.
 CREATE TABLE fleet (
@@ -70,7 +70,8 @@ CREATE TABLE references_out (
 
 -- Every use a covered member makes of another member's definition, bound by resolving the
 -- members' Python files together (fleet/resolved_uses.py: the index's own resolver, over the
--- union): the site (1-based byte column), the resolver's role, how the site names it (form:
+-- union), and their JS/TS files (fleet/resolved_js.py: a bare specifier names the member whose
+-- package.json declares it; symbol `npm <package> <version> <path>/<descriptor>`): the site (1-based byte column), the resolver's role, how the site names it (form:
 -- 'import', 'module_attribute' as in pkg.X or m.X, 'imported_name', 'alias' as in Y for
 -- `from pkg import X as Y`, 'member' as in obj.method on a typed value), the text written
 -- there, the module it names when that is not the defining one (a re-export, else ''), the
