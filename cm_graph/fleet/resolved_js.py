@@ -20,7 +20,7 @@ from typing import Any
 from ..index.jsresolve import resolve_javascript
 from ..index.jsscope import module_name
 from .npm_entries import entry_file, split_specifier
-from .resolved_uses import MemberSources, UseRow, scip_symbol, written_at
+from .resolved_uses import MemberSources, UseRow, inner_name, scip_symbol, written_at
 
 MemberPackage = tuple[str, str, str, str]  # (ecosystem, package, version, import root)
 
@@ -62,7 +62,7 @@ def resolved_js_uses(sources: list[MemberSources], members: dict[int, MemberPack
     by_inner: dict[tuple[str, str], int] = {}
     for number, file, _parent, _kind, _name, qualname, *_rest in layer.definitions:
         path = files[file - 1]
-        by_inner[(path, _inner(qualname, module_of_file[path]))] = number
+        by_inner[(path, inner_name(qualname, module_of_file[path]))] = number
     imported = _imported_names(layer, files, definitions)
     lines: dict[str, list[bytes]] = {}
     rows: list[UseRow] = []
@@ -77,7 +77,7 @@ def resolved_js_uses(sources: list[MemberSources], members: dict[int, MemberPack
         if target_member == using or defined[3] == "module":
             continue
         package = members[target_member][1]
-        inner = _inner(defined[5], module_of_file[target_path])
+        inner = inner_name(defined[5], module_of_file[target_path])
         copies = [n for n in declaring.get(package, []) if n != using] or [target_member]
         if path not in lines:
             content = contents[path]
@@ -97,13 +97,6 @@ def resolved_js_uses(sources: list[MemberSources], members: dict[int, MemberPack
                 scip_symbol(ecosystem, package, version, relative, inner, candidate[3]),
             ))
     return rows
-
-
-def _inner(qualname: str, module: str) -> str:
-    """A definition's name inside its file (``Application.use`` of ``1.lib.application.Application.use``)."""
-    if qualname == module:
-        return ""
-    return qualname[len(module) + 1:] if qualname.startswith(module + ".") else qualname
 
 
 def _imported_names(layer: Any, files: list[str], definitions: dict[int, Any]) -> dict[str, dict[str, str]]:

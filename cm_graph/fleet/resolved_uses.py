@@ -70,7 +70,7 @@ def resolved_uses(sources: list[MemberSources], members: dict[int, tuple[str, st
     by_inner: dict[tuple[str, str], int] = {}
     for number, file, _parent, _kind, _name, qualname, *_rest in layer.definitions:
         path = paths[file - 1]
-        by_inner[(path, _inner(qualname, modules.modules[path].qualified))] = number
+        by_inner[(path, inner_name(qualname, modules.modules[path].qualified))] = number
     sites = _Sites(contents, modules)
     rows: list[UseRow] = []
     for file, line, column, role, target, name, _enclosing in layer.references:
@@ -83,7 +83,7 @@ def resolved_uses(sources: list[MemberSources], members: dict[int, tuple[str, st
         if owner[target_path][0] == using:
             continue
         module = modules.modules[target_path].name
-        inner = _inner(defined[5], modules.modules[target_path].qualified)
+        inner = inner_name(defined[5], modules.modules[target_path].qualified)
         copies = [p for p in modules.files_named(module) if owner[p][0] != using] or [target_path]
         for copy in copies:
             found = by_inner.get((copy, inner))
@@ -103,8 +103,9 @@ def resolved_uses(sources: list[MemberSources], members: dict[int, tuple[str, st
     return rows
 
 
-def _inner(qualname: str, module: str) -> str:
-    """A definition's name inside its module (``Client.send`` of ``pkg._client.Client.send``)."""
+def inner_name(qualname: str, module: str) -> str:
+    """A definition's name inside its module or file (``Client.send`` of
+    ``pkg._client.Client.send``, ``Application.use`` of ``1.lib.application.Application.use``)."""
     if qualname == module:
         return ""
     return qualname[len(module) + 1:] if qualname.startswith(module + ".") else qualname
