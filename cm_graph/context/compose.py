@@ -82,6 +82,7 @@ class _Read:
     untraversable: bool
     freshness: dict[str, Any]
     reexported_by: str | None  # the package entry file a public import path resolved through
+    unavailable: dict[str, tuple[str, str]]  # resolved sections with nothing: why (``unavailable_reasons``)
 
 
 _LANGUAGE_RESOLVERS = {"python": "Python", "javascript": "JavaScript/TypeScript", "typescript": "JavaScript/TypeScript"}
@@ -95,6 +96,19 @@ def silence(connection: apsw.Connection, anchor: dict[str, Any]) -> tuple[str, s
     reason, template = RESOLVER_SILENCE[found[1] if found is not None else None]
     language = _LANGUAGE_RESOLVERS.get(found[0], found[0]) if found is not None else ""
     return reason, template.format(path=path or "its file", language=language)
+
+
+def unavailable_reasons(
+    connection: apsw.Connection, anchor: dict[str, Any], rows: tuple[Section, ...], raw: dict[str, Found | None],
+) -> dict[str, tuple[str, str]]:
+    """The reason and sentence of each resolved section that found nothing to fill it from, read
+    once per anchor (a section not listed says its row's own): what every answer composed from
+    sections (``code_context``, ``prime``) shows for them."""
+    silent = [row.name for row in rows if raw[row.name] is None and row.unavailable == NOT_RESOLVED]
+    if not silent:
+        return {}
+    why = silence(connection, anchor)
+    return dict.fromkeys(silent, why)
 
 
 def compose(
@@ -141,7 +155,7 @@ def _read(
     return _Read(rows, anchor, aside, len(resolution.set_aside), reading, raw,
                  [row for row in rows if (found := raw[row.name]) is not None and found.ran],
                  _borders_among(connection, reading.touched),
-                 freshness, entry)
+                 freshness, entry, unavailable_reasons(connection, anchor, rows, raw))
 
 
 def _answer(
@@ -160,8 +174,7 @@ def _answer(
         for row in rows:
             name, found = row.name, raw[row.name]
             if found is None:
-                why = silence(connection, read.anchor) if row.unavailable == NOT_RESOLVED else None
-                sections[name] = unavailable(row, why)
+                sections[name] = unavailable(row, read.unavailable.get(name))
                 continue
             keep = [cite_item(dict(item), book, row.of_users) for item in found.items[: shown[name]]]
             dropped_by = "max_chars" if dropped[name] else "max_items" if shown[name] < found.total else None

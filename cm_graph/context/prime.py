@@ -35,7 +35,7 @@ from ..query.answerids import answer_id, capability_id
 from ..query.questions import MAX_TARGET_CHARS
 from .budget import fit
 from .changes import changes as read_changes
-from .compose import cite_item, context_action
+from .compose import cite_item, context_action, unavailable_reasons
 from .diffread import DiffSpec
 from .from_workspace import bound_graph, on_settled
 from .nodes import describe
@@ -211,6 +211,7 @@ class _Read:
     anchor: dict[str, Any]
     rows: tuple[Section, ...]
     raw: dict[str, Found | None]
+    unavailable: dict[str, tuple[str, str]]  # compose.unavailable_reasons
 
 
 def _read(connection: apsw.Connection, anchor: Anchor, commit: str) -> _Read:
@@ -219,7 +220,7 @@ def _read(connection: apsw.Connection, anchor: Anchor, commit: str) -> _Read:
     rows = tuple(BY_NAME[name] for name in names)
     reading = Reading(connection, anchor.node, described, commit, None, None, PRIME_ITEMS)
     raw = {row.name: row.compose(reading, row) if row.compose is not None else None for row in rows}
-    return _Read(described, rows, raw)
+    return _Read(described, rows, raw, unavailable_reasons(connection, described, rows, raw))
 
 
 def _fitted(
@@ -240,7 +241,8 @@ def _fitted(
             anchor_items.append(item)
             for row in read.rows:
                 name = f"{anchor.id}.{row.name}"
-                section = _section(row, read.raw[row.name], shown[name], dropped[name], book)
+                section = _section(row, read.raw[row.name], shown[name], dropped[name], book,
+                                   read.unavailable.get(row.name))
                 sections[name] = section
                 if section["total"] > section["shown"]:
                     cut_by_anchor.setdefault(anchor.id, []).append(row.name)
@@ -271,10 +273,12 @@ def _fitted(
     return fit(shown, max_chars, build)
 
 
-def _section(row: Section, found: Found | None, shown: int, dropped: int, book: CitationBook) -> dict[str, Any]:
-    """One anchor's section, its sentence left out (its reason code says it; the prose counts it)."""
+def _section(row: Section, found: Found | None, shown: int, dropped: int, book: CitationBook,
+             why: tuple[str, str] | None) -> dict[str, Any]:
+    """One anchor's section, its sentence left out (its reason code says it; the prose counts it);
+    ``why``: the reason of a resolved section with nothing, when it knows more than its row's."""
     if found is None:
-        section = unavailable(row)
+        section = unavailable(row, why)
     else:
         keep = [cite_item(dict(item), book, row.of_users) for item in found.items[:shown]]
         cut = "read_limit" if found.read_limited else "max_chars" if dropped else (

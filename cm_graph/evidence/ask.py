@@ -102,6 +102,17 @@ def open_question(
     return Unusable("absent", GRAPH_CHANGED, Absent(GRAPH_CHANGED))
 
 
+def _on_held(
+    question_name: Any, depth: Any, node_budget: Any, status: GraphStatus | None, index: apsw.Connection | None,
+) -> Opened | None:
+    """The question set up on a resident server's open ``index`` of ``status``'s generation; None
+    when there is none to use (the question then opens its own, ``open_question``)."""
+    if index is None or status is None or not status.usable or status.generation is None:
+        return None
+    spec = question(question_name)
+    return Opened(spec, check_depth(depth, spec), check_budget(node_budget), status.generation, index)
+
+
 @record
 class Outcome:
     summary: dict[str, Any]
@@ -151,13 +162,9 @@ def ask(
         summary = unavailable_outcome(required, reason, detail, QUERY_WORDING, schema=QUERY_SUMMARY_SCHEMA, **advice)
         return Outcome(summary, None)
 
-    held = held_index is not None and status is not None and status.usable and status.generation is not None
-    if held:
-        assert held_index is not None and status is not None and status.generation is not None
-        spec = question(question_name)
-        opened: Opened | Unusable = Opened(spec, check_depth(depth, spec), check_budget(node_budget),
-                                           status.generation, held_index)
-    else:
+    opened: Opened | Unusable | None = _on_held(question_name, depth, node_budget, status, held_index)
+    held = opened is not None
+    if opened is None:
         opened = open_question(workspace, question_name, depth, node_budget, revision=revision, derive=derive,
                                status=status)
     if isinstance(opened, Unusable):

@@ -35,7 +35,7 @@ from ..index.seal import SEAL_SUFFIX, derived_is_sealed, write_derived_seal
 from .imports import import_statements, imported_names
 from .judgement import MemberJudgement, judge_members
 from .members import fleet_dir, fleet_lock, read_members
-from .packages import Declared, declared_package, family_of_lang, family_of_path, import_root, module_of, npm_manifest
+from .packages import Declared, declared_package, family_of_lang, family_of_path, import_root, module_of
 from .resolved_js import resolved_js_uses
 from .resolved_uses import MemberSources, read_sources, resolved_uses
 
@@ -208,7 +208,7 @@ def _collect(judged: list[MemberJudgement]) -> Rows:
                 sources.append(python)
                 scripts.append(javascript)
                 if declared.ecosystem == "npm":
-                    manifests[number] = npm_manifest(member.checkout, state.generation.manifest.commit)
+                    manifests[number] = declared.manifest
                 for table, found in own.items():
                     rows[table] += found
             except Refusal as refusal:  # its index or its clone could not be read: missing, with why

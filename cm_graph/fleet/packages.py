@@ -17,7 +17,7 @@ import json
 import re
 import tomllib
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..base.git import run_git
@@ -66,6 +66,9 @@ class Declared:
     ecosystem: str = ""
     name: str = ""
     version: str = ""
+    # An npm manifest as parsed (its ``exports``, ``module``, ``main`` say which file a specifier
+    # of the package names); empty for every other manifest.
+    manifest: dict[str, object] = field(default_factory=dict, compare=False)
 
 
 def declared_package(checkout: Path, commit: str) -> Declared:
@@ -144,19 +147,7 @@ def _package_json(text: str) -> Declared | None:
         return None
     if not isinstance(value, dict):
         return None
-    return Declared("npm", _text(value.get("name")), _text(value.get("version")))
-
-
-def npm_manifest(checkout: Path, commit: str) -> dict[str, object]:
-    """The bound commit's root ``package.json`` as JSON (its ``exports``, ``module``, ``main``
-    say which file a specifier of the package names); empty when it is not there or not an
-    object."""
-    raw = _show(checkout, commit, "package.json")
-    try:
-        value = json.loads(raw.decode("utf-8")) if raw is not None else None
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+    return Declared("npm", _text(value.get("name")), _text(value.get("version")), value)
 
 
 def _cargo(text: str) -> Declared | None:

@@ -20,23 +20,15 @@ from typing import Any
 from ..index.jsresolve import resolve_javascript
 from ..index.jsscope import module_name
 from .npm_entries import entry_file, split_specifier
-from .resolved_uses import MemberSources, UseRow, inner_name, scip_symbol, written_at
-
-MemberPackage = tuple[str, str, str, str]  # (ecosystem, package, version, import root)
+from .resolved_uses import MemberPackage, MemberSources, UseRow, inner_name, prefixed_sources, scip_symbol, written_at
 
 
 def resolved_js_uses(sources: list[MemberSources], members: dict[int, MemberPackage],
                      manifests: dict[int, dict[str, Any]]) -> list[UseRow]:
     """The JS/TS ``uses`` rows of these members (``manifests``: each npm member's parsed
     ``package.json``, by member number)."""
-    contents: dict[str, bytes | int] = {}
-    owner: dict[str, tuple[int, str]] = {}
-    for source in sources:
-        for path, content in source.files:
-            prefixed = f"{source.member}/{path}"
-            contents[prefixed] = content
-            owner[prefixed] = (source.member, path)
-    if len({member for member, _path in owner.values()}) < 2:
+    contents, owner = prefixed_sources(sources)
+    if not contents:
         return []
     declaring: dict[str, list[int]] = {}
     for number in sorted(manifests):

@@ -51,9 +51,13 @@ def read_sources(member: int, checkout: Path, rows: Iterable[tuple[str, str, int
     return MemberSources(member, list(read_python_blobs(checkout, entries)) if entries else [])
 
 
-def resolved_uses(sources: list[MemberSources], members: dict[int, tuple[str, str, str, str]]) -> list[UseRow]:
-    """The ``uses`` rows of these members (``members``: number -> (ecosystem, package, version,
-    import root))."""
+MemberPackage = tuple[str, str, str, str]  # (ecosystem, package, version, import root)
+
+
+def prefixed_sources(sources: list[MemberSources]) -> tuple[dict[str, bytes | int], dict[str, tuple[int, str]]]:
+    """Every member's files under a prefix of its own number (``2/src/x.py``), as one resolver
+    reads them together, and each prefixed path's (member, path); both empty unless two members
+    have files (one member alone has no use of another's)."""
     contents: dict[str, bytes | int] = {}
     owner: dict[str, tuple[int, str]] = {}
     for source in sources:
@@ -62,6 +66,15 @@ def resolved_uses(sources: list[MemberSources], members: dict[int, tuple[str, st
             contents[prefixed] = content
             owner[prefixed] = (source.member, path)
     if len({member for member, _path in owner.values()}) < 2:
+        return {}, {}
+    return contents, owner
+
+
+def resolved_uses(sources: list[MemberSources], members: dict[int, MemberPackage]) -> list[UseRow]:
+    """The ``uses`` rows of these members (``members``: number -> (ecosystem, package, version,
+    import root))."""
+    contents, owner = prefixed_sources(sources)
+    if not contents:
         return []
     layer = resolve_python(contents.items())
     modules = ModuleMap(contents)
