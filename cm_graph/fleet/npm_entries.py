@@ -31,7 +31,7 @@ from typing import Any
 
 from ..index.jsscope import resolve_spec
 
-MAX_DEPTH = 16  # nested conditions followed at most this far
+MAX_CONDITION_NESTING = 16  # nested conditions followed at most this far
 _CONDITIONS = {"import": ("import", "node", "default"), "require": ("require", "node", "default")}
 
 
@@ -97,7 +97,7 @@ def _exported(exports: Any, subpath: str, conditions: tuple[str, ...]) -> str | 
 
 
 def _target(value: Any, conditions: tuple[str, ...], star: str, depth: int) -> str | None:
-    if depth > MAX_DEPTH:
+    if depth > MAX_CONDITION_NESTING:
         return None
     if isinstance(value, str):
         return value.replace("*", star) if value.startswith("./") else None
